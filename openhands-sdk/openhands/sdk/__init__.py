@@ -1,0 +1,88 @@
+"""The OpenHands-compatible agent SDK: LLM, tools, events, agents and conversations.
+
+Importing this package is cheap: litellm is loaded on the first real completion.
+"""
+
+from openhands.sdk.agent import Agent, AgentBase
+from openhands.sdk.conversation import (
+    BaseConversation,
+    Conversation,
+    ConversationExecutionStatus,
+    ConversationRunError,
+    ConversationState,
+    LocalConversation,
+)
+from openhands.sdk.event import (
+    ActionEvent,
+    AgentErrorEvent,
+    ConversationErrorEvent,
+    ConversationStateUpdateEvent,
+    Event,
+    LLMConvertibleEvent,
+    MessageEvent,
+    ObservationEvent,
+    PauseEvent,
+    SystemPromptEvent,
+    UserRejectObservation,
+)
+from openhands.sdk.hooks import HookConfig
+from openhands.sdk.llm import (
+    LLM,
+    ImageContent,
+    LLMResponse,
+    Message,
+    MessageToolCall,
+    TextContent,
+)
+from openhands.sdk.tool import (
+    Action,
+    FinishTool,
+    Observation,
+    ThinkTool,
+    Tool,
+    ToolDefinition,
+    ToolExecutor,
+    register_tool,
+    resolve_tool,
+)
+from openhands.sdk.workspace import LocalWorkspace, RemoteWorkspace
+
+__all__ = [
+    "LLM",
+    "Action",
+    "ActionEvent",
+    "Agent",
+    "AgentBase",
+    "AgentErrorEvent",
+    "BaseConversation",
+    "Conversation",
+    "ConversationErrorEvent",
+    "ConversationExecutionStatus",
+    "ConversationRunError",
+    "ConversationState",
+    "ConversationStateUpdateEvent",
+    "Event",
+    "FinishTool",
+    "HookConfig",
+    "ImageContent",
+    "LLMConvertibleEvent",
+    "LLMResponse",
+    "LocalConversation",
+    "LocalWorkspace",
+    "Message",
+    "MessageEvent",
+    "MessageToolCall",
+    "Observation",
+    "ObservationEvent",
+    "PauseEvent",
+    "RemoteWorkspace",
+    "SystemPromptEvent",
+    "TextContent",
+    "ThinkTool",
+    "Tool",
+    "ToolDefinition",
+    "ToolExecutor",
+    "UserRejectObservation",
+    "register_tool",
+    "resolve_tool",
+]

@@ -1,0 +1,6 @@
+"""Agents: an LLM plus tools, stepping a conversation."""
+
+from openhands.sdk.agent.agent import Agent, AgentBase
+from openhands.sdk.agent.prompts import DEFAULT_SYSTEM_PROMPT
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "Agent", "AgentBase"]

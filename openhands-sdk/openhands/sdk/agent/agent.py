@@ -1,0 +1,173 @@
+"""`Agent`: an LLM plus tools. One `step` asks the LLM once and runs the tool calls it makes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from openhands.sdk.agent.prompts import DEFAULT_SYSTEM_PROMPT
+from openhands.sdk.event.action import (
+    ActionEvent,
+    AgentErrorEvent,
+    ObservationEvent,
+    UserRejectObservation,
+)
+from openhands.sdk.event.base import Event
+from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
+from openhands.sdk.hooks.config import HookEventType
+from openhands.sdk.llm.llm import LLM
+from openhands.sdk.llm.message import MessageToolCall, TextContent
+from openhands.sdk.tool.builtins import BUILTIN_TOOLS, FinishTool
+from openhands.sdk.tool.registry import resolve_tool
+from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.local import LocalConversation
+
+OnEvent = Callable[[Event], None]
+
+
+class AgentBase(BaseModel):
+    """What every agent has: an LLM, tool specs and a system prompt."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["Agent"] = "Agent"
+    llm: LLM
+    tools: list[Tool] = Field(default_factory=list)
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    include_default_tools: bool = Field(
+        default=True, description="Add the built-in `finish` and `think` tools."
+    )
+
+    def init_tools(self, context: ToolContext) -> dict[str, ToolDefinition]:
+        """Resolve the tool specs for one conversation, keyed by the name the LLM calls."""
+        resolved: dict[str, ToolDefinition] = {}
+        defaults = [cls() for cls in BUILTIN_TOOLS] if self.include_default_tools else []
+        for definition in defaults:
+            resolved[definition.name] = definition
+        for spec in self.tools:
+            for definition in resolve_tool(spec, context):
+                resolved[definition.name] = definition
+        return resolved
+
+    def step(self, conversation: LocalConversation, on_event: OnEvent) -> bool:
+        """Take one step; return True when the agent wants to end the run."""
+        raise NotImplementedError
+
+
+class Agent(AgentBase):
+    """The standard agent: ask the LLM, run its tool calls, finish on `finish` or plain text."""
+
+    def system_prompt_event(self, tools: dict[str, ToolDefinition]) -> SystemPromptEvent:
+        """The first event of a conversation: the system prompt and the tool schemas."""
+        return SystemPromptEvent(
+            system_prompt=TextContent(text=self.system_prompt),
+            tools=[tool.to_openai_tool() for tool in tools.values()],
+        )
+
+    def step(self, conversation: LocalConversation, on_event: OnEvent) -> bool:
+        messages = conversation.state.llm_messages()
+        response = self.llm.completion(messages, tools=conversation.tool_schemas)
+        reply = response.message
+        if not reply.tool_calls:
+            on_event(MessageEvent(source="agent", llm_message=reply))
+            return True
+
+        thought = [part for part in reply.content if isinstance(part, TextContent)]
+        planned: list[tuple[ActionEvent, Any, str | None]] = []
+        for index, call in enumerate(reply.tool_calls):
+            action, error = self._validate(call, conversation.tools)
+            event = ActionEvent(
+                thought=thought if index == 0 else [],
+                tool_name=call.name,
+                tool_call_id=call.id,
+                tool_call=call,
+                action=action.model_dump(mode="json") if action is not None else None,
+                llm_response_id=response.id or reply.tool_calls[0].id,
+            )
+            on_event(event)
+            planned.append((event, action, error))
+
+        finished = False
+        for event, action, error in planned:
+            if error is not None:
+                on_event(
+                    AgentErrorEvent(
+                        tool_name=event.tool_name, tool_call_id=event.tool_call_id, error=error
+                    )
+                )
+                continue
+            finished = self._execute(conversation, event, action, on_event) or finished
+        return finished
+
+    @staticmethod
+    def _validate(
+        call: MessageToolCall, tools: dict[str, ToolDefinition]
+    ) -> tuple[Any, str | None]:
+        tool = tools.get(call.name)
+        if tool is None:
+            return None, f"Unknown tool {call.name!r}. Available tools: {', '.join(sorted(tools))}."
+        try:
+            arguments = json.loads(call.arguments or "{}")
+            if not isinstance(arguments, dict):
+                raise ValueError("arguments must be a JSON object")
+            return tool.action_type.model_validate(arguments), None
+        except (ValueError, ValidationError) as exc:
+            return None, f"Invalid arguments for tool {call.name!r}: {exc}"
+
+    def _execute(
+        self, conversation: LocalConversation, event: ActionEvent, action: Any, on_event: OnEvent
+    ) -> bool:
+        tool = conversation.tools[event.tool_name]
+        hooks = conversation.hook_runner
+        tool_input = event.action or {}
+        pre = hooks.run(
+            HookEventType.PRE_TOOL_USE,
+            {"tool_name": event.tool_name, "tool_input": tool_input},
+            tool_name=event.tool_name,
+        )
+        if pre.blocked:
+            on_event(
+                UserRejectObservation(
+                    source="hook",
+                    tool_name=event.tool_name,
+                    tool_call_id=event.tool_call_id,
+                    action_id=event.id,
+                    rejection_reason=pre.feedback,
+                )
+            )
+            return False
+        try:
+            observation = tool(action, conversation)
+        except Exception as exc:  # a broken tool must not kill the run; the agent sees why
+            on_event(
+                AgentErrorEvent(
+                    tool_name=event.tool_name,
+                    tool_call_id=event.tool_call_id,
+                    error=f"Tool {event.tool_name!r} failed: {type(exc).__name__}: {exc}",
+                )
+            )
+            return False
+        on_event(
+            ObservationEvent(
+                tool_name=event.tool_name,
+                tool_call_id=event.tool_call_id,
+                action_id=event.id,
+                content=observation.to_llm_content(),
+                observation=observation.model_dump(mode="json"),
+                is_error=observation.is_error,
+            )
+        )
+        hooks.run(
+            HookEventType.POST_TOOL_USE,
+            {
+                "tool_name": event.tool_name,
+                "tool_input": tool_input,
+                "tool_response": observation.content,
+            },
+            tool_name=event.tool_name,
+        )
+        return isinstance(tool, FinishTool)

@@ -1,0 +1,28 @@
+"""Conversations: local or remote, their state, persistence and errors."""
+
+from openhands.sdk.conversation.base import BaseConversation
+from openhands.sdk.conversation.errors import (
+    ConversationAlreadyRunningError,
+    ConversationError,
+    ConversationRunError,
+    UserPromptBlockedError,
+)
+from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemoryEventLog
+from openhands.sdk.conversation.factory import Conversation
+from openhands.sdk.conversation.local import LocalConversation
+from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+
+__all__ = [
+    "BaseConversation",
+    "Conversation",
+    "ConversationAlreadyRunningError",
+    "ConversationError",
+    "ConversationExecutionStatus",
+    "ConversationRunError",
+    "ConversationState",
+    "EventLog",
+    "FileEventLog",
+    "InMemoryEventLog",
+    "LocalConversation",
+    "UserPromptBlockedError",
+]

@@ -1,0 +1,56 @@
+"""`BaseConversation`: what local and remote conversations have in common."""
+
+from __future__ import annotations
+
+import uuid
+from abc import ABC, abstractmethod
+from typing import Any
+
+from openhands.sdk.llm.message import Message, TextContent
+
+
+def as_user_message(message: str | Message) -> Message:
+    """Accept a plain string or a `Message` and return a user `Message`."""
+    if isinstance(message, Message):
+        if message.role != "user":
+            raise ValueError(f"send_message takes a user message, got role {message.role!r}")
+        return message
+    if not isinstance(message, str) or not message.strip():
+        raise ValueError("message must be a non-blank string or a Message")
+    return Message(role="user", content=[TextContent(text=message)])
+
+
+class BaseConversation(ABC):
+    """A conversation between a user and an agent, run locally or on a server."""
+
+    @property
+    @abstractmethod
+    def id(self) -> uuid.UUID:
+        """The conversation id."""
+
+    @property
+    @abstractmethod
+    def state(self) -> Any:
+        """The conversation state; `state.events` is the event history."""
+
+    @abstractmethod
+    def send_message(self, message: str | Message) -> None:
+        """Append a user message (it is read by the agent on its next step)."""
+
+    @abstractmethod
+    def run(self) -> None:
+        """Run the agent until it finishes, pauses, errors, gets stuck or hits the step cap."""
+
+    @abstractmethod
+    def pause(self) -> None:
+        """Ask a running conversation to stop after its current step."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release resources (files, processes, connections)."""
+
+    def __enter__(self) -> BaseConversation:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,37 @@
+"""Conversation errors.
+
+ConversationError                 base class
+├── ConversationRunError          a run failed; carries conversation_id, code and detail
+├── ConversationAlreadyRunningError   run() while another run is in progress
+└── UserPromptBlockedError        a UserPromptSubmit hook refused the message (also ValueError)
+"""
+
+from __future__ import annotations
+
+import uuid
+
+
+class ConversationError(RuntimeError):
+    """Base class of conversation errors."""
+
+
+class ConversationRunError(ConversationError):
+    """A run failed. `code` names the failure (e.g. the exception class), `detail` explains."""
+
+    def __init__(self, conversation_id: uuid.UUID, code: str, detail: str) -> None:
+        super().__init__(f"Conversation {conversation_id} run failed ({code}): {detail}")
+        self.conversation_id = conversation_id
+        self.code = code
+        self.detail = detail
+
+
+class ConversationAlreadyRunningError(ConversationError):
+    """`run()` was called while the conversation is already running."""
+
+
+class UserPromptBlockedError(ConversationError, ValueError):
+    """A UserPromptSubmit hook blocked the message; `feedback` is the hook's output."""
+
+    def __init__(self, feedback: str) -> None:
+        super().__init__(f"A UserPromptSubmit hook blocked the message: {feedback}")
+        self.feedback = feedback

@@ -1,0 +1,32 @@
+"""`Conversation(...)`: builds a local or a remote conversation from the workspace type."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from openhands.sdk.agent.agent import AgentBase
+from openhands.sdk.conversation.base import BaseConversation
+from openhands.sdk.workspace.local import LocalWorkspace
+from openhands.sdk.workspace.remote import RemoteWorkspace
+
+
+class Conversation:
+    """Factory: a `RemoteWorkspace` gives a `RemoteConversation`, anything else a local one."""
+
+    def __new__(  # type: ignore[misc]
+        cls,
+        agent: AgentBase,
+        workspace: LocalWorkspace | RemoteWorkspace | str | Path | None = None,
+        **kwargs: Any,
+    ) -> BaseConversation:
+        if isinstance(workspace, RemoteWorkspace):
+            from openhands.sdk.conversation.remote import RemoteConversation
+
+            return RemoteConversation(agent, workspace, **kwargs)
+        from openhands.sdk.conversation.local import LocalConversation
+
+        return LocalConversation(
+            agent, workspace if workspace is not None else os.getcwd(), **kwargs
+        )

@@ -1,0 +1,154 @@
+"""`ConversationState`: everything about a conversation except its events, plus the event log."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from openhands.sdk.agent.agent import Agent
+from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemoryEventLog
+from openhands.sdk.event.base import Event
+from openhands.sdk.event.to_messages import MessageHistory
+from openhands.sdk.hooks.config import HookConfig
+from openhands.sdk.llm.message import Message
+from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.workspace.local import LocalWorkspace
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+BASE_STATE_FILE = "base_state.json"
+
+
+class ConversationExecutionStatus(StrEnum):
+    """Where a conversation is in its life cycle."""
+
+    IDLE = "idle"
+    RUNNING = "running"
+    PAUSED = "paused"
+    WAITING_FOR_CONFIRMATION = "waiting_for_confirmation"
+    FINISHED = "finished"
+    ERROR = "error"
+    STUCK = "stuck"
+
+    @property
+    def is_terminal(self) -> bool:
+        """True for statuses that end a run (finished, error, stuck, paused)."""
+        return self in (
+            ConversationExecutionStatus.FINISHED,
+            ConversationExecutionStatus.ERROR,
+            ConversationExecutionStatus.STUCK,
+            ConversationExecutionStatus.PAUSED,
+        )
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ConversationState(BaseModel):
+    """The persisted state of one conversation (`base_state.json`) and its event log."""
+
+    model_config = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
+
+    id: uuid.UUID
+    agent: Agent
+    workspace: LocalWorkspace
+    execution_status: ConversationExecutionStatus = ConversationExecutionStatus.IDLE
+    max_iterations: int = Field(default=500, ge=1, description="Agent steps allowed per run.")
+    hook_config: HookConfig | None = None
+    title: str | None = None
+    created_at: datetime = Field(default_factory=_now)
+    updated_at: datetime = Field(default_factory=_now)
+    metrics: dict[str, Metrics] = Field(default_factory=dict)
+    persistence_dir: str | None = Field(default=None, exclude=True)
+
+    _events: EventLog = PrivateAttr()
+    _history: MessageHistory = PrivateAttr(default_factory=MessageHistory)
+    _history_upto: int = PrivateAttr(default=0)
+    _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
+
+    def model_post_init(self, __context: Any) -> None:
+        if self.persistence_dir is not None:
+            self._events = FileEventLog(self.folder)  # type: ignore[arg-type]
+        else:
+            self._events = InMemoryEventLog()
+
+    # -- persistence --------------------------------------------------------------------------
+
+    @property
+    def folder(self) -> Path | None:
+        """`<persistence_dir>/<id.hex>`, or None for an in-memory conversation."""
+        if self.persistence_dir is None:
+            return None
+        return Path(self.persistence_dir) / self.id.hex
+
+    @classmethod
+    def load(
+        cls, persistence_dir: str | Path, conversation_id: uuid.UUID
+    ) -> ConversationState | None:
+        """Read a persisted conversation, or None if it was never saved."""
+        path = Path(persistence_dir) / conversation_id.hex / BASE_STATE_FILE
+        if not path.exists():
+            return None
+        data = json.loads(path.read_text())
+        data["persistence_dir"] = str(persistence_dir)
+        return cls.model_validate(data)
+
+    def save(self) -> None:
+        """Write `base_state.json` atomically (temp file, fsync, os.replace)."""
+        folder = self.folder
+        if folder is None:
+            return
+        with self._lock:
+            self.updated_at = _now()
+            self.metrics = {self.agent.llm.usage_id: self.agent.llm.metrics.model_copy()}
+            payload = self.model_dump_json(indent=2)
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".base_state.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, folder / BASE_STATE_FILE)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    # -- events -------------------------------------------------------------------------------
+
+    @property
+    def events(self) -> EventLog:
+        """The conversation's event log (read it; append through the conversation)."""
+        return self._events
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Guards status changes and appends; hold it for read-modify-write sequences."""
+        return self._lock
+
+    def append_event(self, event: Event) -> None:
+        """Persist `event` (fsynced for file logs)."""
+        with self._lock:
+            self._events.append(event)
+
+    def llm_messages(self) -> list[Message]:
+        """The LLM message list for the events so far, converting only new events."""
+        with self._lock:
+            total = len(self._events)
+            if total > self._history_upto:
+                self._history.extend(self._events.read(self._history_upto, total))
+                self._history_upto = total
+            return self._history.messages
+
+    def close(self) -> None:
+        """Release the event log's file."""
+        closer = getattr(self._events, "close", None)
+        if callable(closer):
+            closer()

@@ -1,0 +1,27 @@
+"""Events about the conversation itself: pauses, errors and state updates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openhands.sdk.event.base import Event, EventSource
+
+
+class PauseEvent(Event):
+    """The user asked the conversation to pause after its current step."""
+
+    source: EventSource = "user"
+
+
+class ConversationErrorEvent(Event):
+    """A run failed: `code` names the failure class, `detail` says what happened."""
+
+    code: str
+    detail: str
+
+
+class ConversationStateUpdateEvent(Event):
+    """A piece of conversation state changed (`key`, `value`), e.g. the goal chip."""
+
+    key: str
+    value: Any = None

@@ -1,0 +1,39 @@
+"""Errors raised by `LLM.completion`.
+
+LLMError                      base class; carries the model name
+├── LLMConfigurationError     the LLM is not set up (no model, no key): says what to set
+├── LLMAuthenticationError    401/403 from the provider: says which key to fix
+├── LLMBadRequestError        other 4xx: the request was refused, retrying will not help
+├── LLMTransientError         429, 5xx, timeouts, connection errors still failing after retries
+└── LLMResponseError          the provider answered something we cannot use
+"""
+
+from __future__ import annotations
+
+
+class LLMError(RuntimeError):
+    """Base class of every error raised while calling an LLM."""
+
+    def __init__(self, message: str, *, model: str | None = None) -> None:
+        super().__init__(message)
+        self.model = model
+
+
+class LLMConfigurationError(LLMError, ValueError):
+    """The LLM is missing a setting (model, key, base URL); the message names it."""
+
+
+class LLMAuthenticationError(LLMError):
+    """The provider rejected the credentials (HTTP 401/403)."""
+
+
+class LLMBadRequestError(LLMError):
+    """The provider rejected the request with a 4xx other than auth or rate limit."""
+
+
+class LLMTransientError(LLMError):
+    """A retryable failure (429, 5xx, timeout, connection) that persisted after all retries."""
+
+
+class LLMResponseError(LLMError):
+    """The provider's answer had no usable message."""

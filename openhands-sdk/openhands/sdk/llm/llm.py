@@ -1,0 +1,276 @@
+"""`LLM`: one configured model, called through litellm (imported lazily)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from openhands.sdk.llm.errors import (
+    LLMAuthenticationError,
+    LLMBadRequestError,
+    LLMConfigurationError,
+    LLMError,
+    LLMResponseError,
+    LLMTransientError,
+)
+from openhands.sdk.llm.message import Message, MessageToolCall, TextContent
+from openhands.sdk.llm.metrics import Metrics
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    SerializationInfo,
+    field_serializer,
+)
+
+logger = logging.getLogger(__name__)
+
+ENV_HELP = (
+    "Set LLM_MODEL (any litellm model, e.g. 'openai/gpt-4o-mini'), LLM_API_KEY and, for a "
+    "local OpenAI-compatible server, LLM_BASE_URL (e.g. 'http://127.0.0.1:8080/v1')."
+)
+
+
+class LLMResponse(BaseModel):
+    """The result of one completion: the assistant message plus what it cost."""
+
+    message: Message
+    id: str = ""
+    cost: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class _Attempt:
+    """How one failed attempt should be handled."""
+
+    retry: bool
+    error: LLMError
+
+
+class LLM(BaseModel):
+    """A language model reachable through litellm, with retries and cost metrics.
+
+    litellm is imported on the first real completion, never at import time.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(description="litellm model name, e.g. 'openai/gpt-4o-mini'.")
+    api_key: SecretStr | None = Field(default=None, description="Provider key; never logged.")
+    base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint URL.")
+    usage_id: str = Field(default="default", description="Name under which metrics are kept.")
+    temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    num_retries: int = Field(default=4, ge=0, description="Retries on 429, 5xx and timeouts.")
+    retry_min_wait: float = Field(default=1.0, ge=0.0, description="First backoff, seconds.")
+    retry_max_wait: float = Field(default=20.0, ge=0.0, description="Largest backoff, seconds.")
+    timeout: float | None = Field(default=120.0, gt=0, description="Seconds per HTTP request.")
+    stream: bool = Field(default=False, description="Stream tokens (the judge never streams).")
+
+    _metrics: Metrics = PrivateAttr()
+
+    def model_post_init(self, __context: Any) -> None:
+        self._metrics = Metrics(usage_id=self.usage_id)
+
+    @field_serializer("api_key", when_used="always")
+    def _serialize_api_key(self, value: SecretStr | None, info: SerializationInfo) -> Any:
+        # Secrets never reach disk or logs: JSON dumps drop the key unless the caller asks for
+        # it explicitly with context={"expose_secrets": True} (e.g. sending a spec to a server).
+        if value is None:
+            return None
+        if isinstance(info.context, dict) and info.context.get("expose_secrets"):
+            return value.get_secret_value()
+        return None if info.mode == "json" else value
+
+    @classmethod
+    def from_env(cls, usage_id: str = "default", **overrides: Any) -> LLM:
+        """Build an LLM from LLM_MODEL, LLM_API_KEY and LLM_BASE_URL, or say what to set."""
+        model = os.environ.get("LLM_MODEL", "").strip()
+        if not model:
+            raise LLMConfigurationError(f"No LLM configured. {ENV_HELP}")
+        api_key = os.environ.get("LLM_API_KEY") or None
+        base_url = os.environ.get("LLM_BASE_URL") or None
+        return cls(
+            model=model,
+            api_key=SecretStr(api_key) if api_key else None,
+            base_url=base_url,
+            usage_id=usage_id,
+            **overrides,
+        )
+
+    @property
+    def metrics(self) -> Metrics:
+        """Cost and token usage accumulated by this LLM object."""
+        return self._metrics
+
+    def copy_for(self, usage_id: str, **changes: Any) -> LLM:
+        """A copy with another `usage_id` and fresh metrics (e.g. a judge from an agent LLM)."""
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data.update(changes, usage_id=usage_id)
+        return type(self)(**data)
+
+    def completion(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        stream: bool | None = None,
+    ) -> LLMResponse:
+        """Ask the model for the next assistant message (tool calls included)."""
+        if not messages:
+            raise ValueError("completion() needs at least one message")
+        use_stream = self.stream if stream is None else stream
+        response = self._complete(messages, tools or None, use_stream)
+        self._metrics.add(
+            cost=response.cost,
+            prompt_tokens=response.prompt_tokens,
+            completion_tokens=response.completion_tokens,
+        )
+        return response
+
+    # -- transport ---------------------------------------------------------------------------
+
+    def _complete(
+        self, messages: list[Message], tools: list[dict[str, Any]] | None, stream: bool
+    ) -> LLMResponse:
+        """One completion with retries; subclasses (TestLLM) replace this."""
+        litellm = _import_litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.to_chat_dict() for m in messages],
+            "num_retries": 0,
+            "drop_params": True,
+        }
+        if tools:
+            kwargs["tools"] = tools
+        if self.api_key is not None:
+            kwargs["api_key"] = self.api_key.get_secret_value()
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.max_output_tokens is not None:
+            kwargs["max_tokens"] = self.max_output_tokens
+        if self.timeout is not None:
+            kwargs["timeout"] = self.timeout
+
+        attempt = 0
+        while True:
+            try:
+                if stream:
+                    chunks = list(litellm.completion(stream=True, **kwargs))
+                    raw = litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
+                else:
+                    raw = litellm.completion(**kwargs)
+                return self._parse(raw, litellm)
+            except LLMError:
+                raise
+            except Exception as exc:  # litellm raises many exception types; classify them
+                outcome = self._classify(exc, litellm)
+                if not outcome.retry or attempt >= self.num_retries:
+                    raise outcome.error from exc
+                wait = min(self.retry_max_wait, self.retry_min_wait * (2**attempt))
+                wait *= 0.5 + random.random() / 2
+                attempt += 1
+                logger.warning(
+                    "LLM %s failed (%s); retry %d/%d in %.1fs",
+                    self.model,
+                    type(exc).__name__,
+                    attempt,
+                    self.num_retries,
+                    wait,
+                )
+                time.sleep(wait)
+
+    def _classify(self, exc: Exception, litellm: Any) -> _Attempt:
+        status = getattr(exc, "status_code", None)
+        detail = str(exc).strip() or type(exc).__name__
+        if isinstance(exc, litellm.AuthenticationError) or status in (401, 403):
+            return _Attempt(
+                False,
+                LLMAuthenticationError(
+                    f"The provider rejected the API key for model {self.model!r} "
+                    f"(HTTP {status or 401}). Check LLM_API_KEY (the `api_key` field). {detail}",
+                    model=self.model,
+                ),
+            )
+        retryable = (
+            litellm.RateLimitError,
+            litellm.Timeout,
+            litellm.APIConnectionError,
+            litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+        )
+        if isinstance(exc, retryable) or status == 429 or (status or 0) >= 500:
+            return _Attempt(
+                True,
+                LLMTransientError(
+                    f"LLM {self.model!r} kept failing after {self.num_retries} retries: {detail}",
+                    model=self.model,
+                ),
+            )
+        if isinstance(exc, litellm.BadRequestError) or (status and 400 <= status < 500):
+            hint = ""
+            if "LLM Provider NOT provided" in detail:
+                hint = f" The model name needs a provider prefix. {ENV_HELP}"
+            return _Attempt(
+                False,
+                LLMBadRequestError(
+                    f"LLM {self.model!r} refused the request (HTTP {status}): {detail}{hint}",
+                    model=self.model,
+                ),
+            )
+        return _Attempt(
+            False, LLMError(f"LLM {self.model!r} call failed: {detail}", model=self.model)
+        )
+
+    def _parse(self, raw: Any, litellm: Any) -> LLMResponse:
+        choices = getattr(raw, "choices", None) or []
+        if not choices:
+            raise LLMResponseError(f"LLM {self.model!r} returned no choices", model=self.model)
+        msg = choices[0].message
+        content = [TextContent(text=msg.content)] if msg.content else []
+        calls = [
+            MessageToolCall(
+                id=call.id or f"call_{index}",
+                name=call.function.name or "",
+                arguments=call.function.arguments or "{}",
+            )
+            for index, call in enumerate(getattr(msg, "tool_calls", None) or [])
+        ]
+        usage = getattr(raw, "usage", None)
+        return LLMResponse(
+            message=Message(role="assistant", content=content, tool_calls=calls or None),
+            id=getattr(raw, "id", "") or "",
+            cost=_response_cost(raw, litellm),
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        )
+
+
+def _response_cost(raw: Any, litellm: Any) -> float:
+    hidden = getattr(raw, "_hidden_params", None) or {}
+    cost = hidden.get("response_cost")
+    if cost is None:
+        try:
+            cost = litellm.completion_cost(completion_response=raw)
+        except Exception:  # unknown models have no price; that is not an error
+            cost = 0.0
+    return float(cost or 0.0)
+
+
+def _import_litellm() -> Any:
+    """Import litellm on first use, keeping its model price map offline unless asked."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm

@@ -1,0 +1,5 @@
+"""Test doubles shipped with the SDK: scripted LLMs and a fake OpenAI-compatible server."""
+
+from openhands.sdk.testing.test_llm import TestLLM, TestLLMExhaustedError
+
+__all__ = ["TestLLM", "TestLLMExhaustedError"]
