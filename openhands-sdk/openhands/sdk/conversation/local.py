@@ -127,6 +127,10 @@ class LocalConversation(BaseConversation):
         """True while `run()` is executing in some thread."""
         return self._run_lock.locked()
 
+    def append_event(self, event: Event) -> None:
+        """Append an event from outside the agent (e.g. a goal status update) and publish it."""
+        self._emit(event)
+
     def add_callback(self, callback: Callback) -> None:
         """Call `callback(event)` for every event appended from now on."""
         self._callbacks.append(callback)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -60,7 +61,5 @@ def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[Tool
 
 def _import_known_tool_packages() -> None:
     """Make the standard tools resolvable by name without an explicit import."""
-    try:
+    with contextlib.suppress(ImportError):
         import openhands.tools  # noqa: F401  (registers terminal, file_editor, task)
-    except ImportError:
-        pass
