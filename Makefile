@@ -1,0 +1,58 @@
+# Everything a newcomer needs: `make serve` and `make test` (both install what they need).
+SHELL := /bin/bash
+export UV_PYTHON_DOWNLOADS := never
+export LITELLM_LOCAL_MODEL_COST_MAP ?= True
+
+# uv from PyPI: use the one on PATH, else bootstrap it with pip and run it as a module.
+UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: help uv install serve test lint format typecheck pytest browser bench docs clean
+
+help:
+	@echo "make serve   install and start the agent server with its web page (http://$(HOST):$(PORT)/)"
+	@echo "make test    install and run lint, type checks and the whole test suite"
+	@echo "make lint | format | typecheck | pytest | bench | clean"
+
+uv:
+	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || \
+		python3 -m pip install --quiet --disable-pip-version-check uv
+
+install: uv
+	$(UV) sync --frozen
+
+serve: install
+	$(UV) run openhands-agent-server --host $(HOST) --port $(PORT)
+
+# Debian's chromium drives the web page test (tests/e2e); install it when we can.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's chromium for the browser tests"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else \
+			echo "chromium is missing: run 'sudo apt-get install chromium' for the browser tests"; \
+		fi; }
+
+lint: install
+	$(UV) run ruff check .
+	$(UV) run ruff format --check .
+
+format: install
+	$(UV) run ruff check --fix .
+	$(UV) run ruff format .
+
+typecheck: install
+	$(UV) run pyright
+
+pytest: install browser
+	$(UV) run pytest -q --timeout=300
+
+test: lint typecheck pytest
+
+bench: install
+	@for script in bench/*.py; do echo "== $$script" >&2; $(UV) run python "$$script" || exit 1; done
+
+clean:
+	rm -rf .venv .pytest_cache .ruff_cache workspace
