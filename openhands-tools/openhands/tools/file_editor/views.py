@@ -1,0 +1,134 @@
+"""Read-only views for the file editor: numbered file lines and a shallow directory tree."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+MAX_VIEW_CHARS = 20_000  # what one view may return (the LLM's context is the scarce thing)
+MAX_LINE_CHARS = 2_000  # a minified line is cut, not allowed to fill the view
+DEFAULT_PAGE_LINES = 400  # suggested page size when a file is too big to show whole
+MAX_TREE_ENTRIES = 600
+BINARY_SNIFF_BYTES = 8192
+
+
+class EditorError(Exception):
+    """An editor command could not be carried out; the message tells the agent what to do."""
+
+
+def is_binary(path: Path) -> bool:
+    """True if the file looks binary (a NUL byte in its first bytes)."""
+    with path.open("rb") as handle:
+        return b"\x00" in handle.read(BINARY_SNIFF_BYTES)
+
+
+def binary_error(path: Path) -> EditorError:
+    """The refusal given for binary or non-UTF-8 files."""
+    return EditorError(
+        f"{path} is a binary file (or not UTF-8 text); file_editor only views and edits text. "
+        "Inspect it with the terminal instead (e.g. `file`, `xxd <path> | head`)."
+    )
+
+
+def number_line(number: int, line: str) -> str:
+    """One line as `cat -n` shows it; very long lines are cut with a marker."""
+    line = line.rstrip("\r\n")
+    if len(line) > MAX_LINE_CHARS:
+        line = f"{line[:MAX_LINE_CHARS]}... [line cut: {len(line)} characters in all]"
+    return f"{number:6}\t{line}"
+
+
+def view_file(path: Path, view_range: list[int] | None) -> str:
+    """Numbered lines of a text file: all of it, the range asked for, or a first page."""
+    if is_binary(path):
+        raise binary_error(path)
+    start, end = _parse_range(view_range)
+    shown: list[str] = []
+    used = 0
+    last_shown = start - 1
+    total = 0
+    budget_hit = False
+    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+        for total, line in enumerate(handle, start=1):
+            if total < start or (end is not None and total > end) or budget_hit:
+                continue
+            rendered = number_line(total, line)
+            if used + len(rendered) + 1 > MAX_VIEW_CHARS and shown:
+                budget_hit = True
+                continue
+            shown.append(rendered)
+            used += len(rendered) + 1
+            last_shown = total
+    if start > max(total, 1):
+        raise EditorError(
+            f"view_range starts at line {start} but {path} has only {total} lines; "
+            f"use a start between 1 and {max(total, 1)}."
+        )
+    header = f"Here's the result of running `cat -n` on {path}:"
+    if end is not None and end > total:
+        header += f" (view_range end {end} is past the last line, {total})"
+    body = "\n".join(shown)
+    wanted_end = total if end is None else min(end, total)
+    if last_shown < wanted_end:
+        page_end = min(last_shown + DEFAULT_PAGE_LINES, total)
+        body += (
+            f"\n[Showing lines {start}-{last_shown} of {total}: the rest did not fit in one "
+            f"view. Use view_range=[{last_shown + 1}, {page_end}] to see more, or search "
+            "with `grep -n` in the terminal.]"
+        )
+    return f"{header}\n{body}\n"
+
+
+def _parse_range(view_range: list[int] | None) -> tuple[int, int | None]:
+    if view_range is None:
+        return 1, None
+    if len(view_range) != 2:
+        raise EditorError("view_range must be two integers [start, end]; end -1 means the end.")
+    start, end = view_range
+    if start < 1:
+        raise EditorError(
+            f"view_range start must be >= 1 (lines are numbered from 1), got {start}."
+        )
+    if end == -1:
+        return start, None
+    if end < start:
+        raise EditorError(
+            f"view_range end ({end}) is before its start ({start}); use end >= start or -1."
+        )
+    return start, end
+
+
+def view_directory(path: Path, depth: int = 2) -> str:
+    """Files and folders up to `depth` levels below `path`, hidden ones skipped."""
+    entries: list[str] = []
+    truncated = False
+
+    def walk(folder: Path, level: int) -> None:
+        nonlocal truncated
+        try:
+            children = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            return
+        for child in children:
+            if child.name.startswith("."):
+                continue
+            if len(entries) >= MAX_TREE_ENTRIES:
+                truncated = True
+                return
+            is_dir = child.is_dir(follow_symlinks=False)
+            entries.append(f"{child.path}/" if is_dir else child.path)
+            if is_dir and level < depth:
+                walk(Path(child.path), level + 1)
+
+    walk(path, 1)
+    lines = [
+        f"Here are the files and directories up to {depth} levels deep in {path}, "
+        "excluding hidden items:",
+        f"{path}/",
+        *entries,
+    ]
+    if truncated:
+        lines.append(
+            f"[Listing stopped at {MAX_TREE_ENTRIES} entries; view a subdirectory to see more.]"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,27 @@
+"""The terminal tool: a persistent bash session per conversation."""
+
+from openhands.tools.terminal.definition import (
+    TerminalAction,
+    TerminalExecutor,
+    TerminalObservation,
+    TerminalTool,
+)
+from openhands.tools.terminal.session import (
+    CommandResult,
+    NoCommandRunningError,
+    TerminalBusyError,
+    TerminalSession,
+    TerminalSessionError,
+)
+
+__all__ = [
+    "CommandResult",
+    "NoCommandRunningError",
+    "TerminalAction",
+    "TerminalBusyError",
+    "TerminalExecutor",
+    "TerminalObservation",
+    "TerminalSession",
+    "TerminalSessionError",
+    "TerminalTool",
+]

@@ -1,0 +1,237 @@
+"""`TerminalTool`: the agent's persistent bash shell in the workspace."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.tools.terminal.output import clean_output, truncate_middle
+from openhands.tools.terminal.session import (
+    CommandResult,
+    TerminalSession,
+    TerminalSessionError,
+)
+from pydantic import Field
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.base import BaseConversation
+
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_INPUT_TIMEOUT = 10.0
+DEFAULT_MAX_OUTPUT_CHARS = 30_000
+_KEY = re.compile(r"^C-([a-zA-Z])$")
+
+DESCRIPTION = """Run a bash command in a persistent shell in the workspace.
+* State persists between calls: `cd`, exported variables and shell functions stay in effect.
+* Several lines, pipes, `&&` and heredocs are fine; one call runs them as one command.
+* A command that runs longer than `timeout` seconds (default 120) keeps running: you get the
+  output so far. Then send `is_input=true` with an empty command to wait for more, with
+  text to type it into the program (a newline is added), or with `C-c` to interrupt it
+  (`C-d`, `C-z` and other `C-<letter>` keys work too).
+* Long output is truncated in the middle; redirect it to a file and read parts of it.
+* Run long-lived servers in the background (`cmd > server.log 2>&1 &`).
+* Interactive full-screen programs (editors, pagers) are not supported; pagers are off."""
+
+
+class TerminalAction(Action):
+    """Arguments of `terminal`."""
+
+    command: str = Field(
+        description=(
+            "The bash command to run. With is_input=true: text for the running command, "
+            "or a key such as C-c; empty to wait for more output."
+        )
+    )
+    is_input: bool = Field(
+        default=False,
+        description="Send `command` to the still-running previous command instead of the shell.",
+    )
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=86_400,
+        description="Seconds to wait before returning with the command still running.",
+    )
+
+
+class TerminalObservation(Observation):
+    """The output of a terminal call and how the command ended."""
+
+    command: str = ""
+    exit_code: int | None = Field(
+        default=None, description="The command's exit status; None while it is still running."
+    )
+    timed_out: bool = False
+    working_dir: str | None = None
+
+
+class TerminalExecutor:
+    """Runs terminal actions on one lazily started `TerminalSession` per conversation."""
+
+    def __init__(
+        self,
+        working_dir: str,
+        *,
+        default_timeout: float = DEFAULT_TIMEOUT,
+        max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.working_dir = working_dir
+        self.default_timeout = default_timeout
+        self.max_output_chars = max_output_chars
+        self._env = env
+        self._session: TerminalSession | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __call__(
+        self, action: TerminalAction, conversation: BaseConversation | None = None
+    ) -> TerminalObservation:
+        """Run the action and describe the outcome for the LLM."""
+        with self._lock:
+            if self._closed:
+                return self._error(action, "The terminal was closed with its conversation.")
+            notes: list[str] = []
+            try:
+                session = self._live_session(notes, restart=not action.is_input)
+                if action.is_input:
+                    return self._input(session, action, notes)
+                return self._command(session, action, notes)
+            except TerminalSessionError as exc:
+                return self._error(action, f"{exc}")
+
+    def close(self) -> None:
+        """Kill the shell and everything it started."""
+        with self._lock:
+            self._closed = True
+            if self._session is not None:
+                self._session.close()
+                self._session = None
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def _command(
+        self, session: TerminalSession, action: TerminalAction, notes: list[str]
+    ) -> TerminalObservation:
+        if session.is_running:
+            if action.command.strip():
+                notes.append("Your command was NOT run: the previous command is still running.")
+                return self._observe(action, session.wait(0), notes, waited=None, is_error=True)
+            timeout = action.timeout or self.default_timeout
+            return self._observe(action, session.wait(timeout), notes, waited=timeout)
+        if not action.command.strip():
+            return self._error(action, "The command is empty: give a bash command to run.")
+        timeout = action.timeout or self.default_timeout
+        return self._observe(action, session.run(action.command, timeout), notes, waited=timeout)
+
+    def _input(
+        self, session: TerminalSession, action: TerminalAction, notes: list[str]
+    ) -> TerminalObservation:
+        if not session.is_running:
+            return self._error(
+                action,
+                "No command is running, so there is nothing to send input to. "
+                "Send the command with is_input=false.",
+            )
+        timeout = action.timeout or DEFAULT_INPUT_TIMEOUT
+        key = _KEY.match(action.command.strip())
+        if key is not None:
+            result = session.send_input(chr(ord(key.group(1).upper()) - 64), timeout)
+        elif action.command:
+            text = action.command if action.command.endswith("\n") else action.command + "\n"
+            result = session.send_input(text, timeout)
+        else:
+            result = session.wait(timeout)
+        return self._observe(action, result, notes, waited=timeout)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _live_session(self, notes: list[str], *, restart: bool) -> TerminalSession:
+        session = self._session
+        if session is not None and session.is_alive:
+            return session
+        if session is not None:
+            session.close()
+            self._session = None
+            if not restart:
+                raise TerminalSessionError(
+                    "The shell has exited, so there is no command to send input to. "
+                    "Send a command with is_input=false to start a new shell."
+                )
+            notes.append(
+                f"The previous shell had exited; this command ran in a new shell in "
+                f"{self.working_dir} (earlier cd and exported variables are gone)."
+            )
+        session = TerminalSession(self.working_dir, env=self._env)
+        session.start()
+        self._session = session
+        return session
+
+    def _observe(
+        self,
+        action: TerminalAction,
+        result: CommandResult,
+        notes: list[str],
+        *,
+        waited: float | None,
+        is_error: bool = False,
+    ) -> TerminalObservation:
+        output = truncate_middle(clean_output(result.output).strip("\n"), self.max_output_chars)
+        if result.shell_exited:
+            footer = (
+                f"The shell exited (exit code {result.exit_code}); "
+                "the next command starts a new shell in the workspace."
+            )
+        elif result.finished:
+            footer = f"Exit code: {result.exit_code}. Working directory: {result.working_dir}"
+        else:
+            since = f" (no exit after {waited:g} s)" if waited else ""
+            footer = (
+                f"The command is still running{since}. Send is_input=true with an empty command to wait for more output, with text to "
+                "give it input, or with C-c to interrupt it."
+            )
+        parts = [output] if output else []
+        parts.extend(f"[{note}]" for note in [*notes, footer])
+        return TerminalObservation(
+            content="\n".join(parts),
+            is_error=is_error,
+            command=action.command,
+            exit_code=result.exit_code if result.finished else None,
+            timed_out=not result.finished,
+            working_dir=result.working_dir,
+        )
+
+    @staticmethod
+    def _error(action: TerminalAction, message: str) -> TerminalObservation:
+        return TerminalObservation(content=message, is_error=True, command=action.command)
+
+
+class TerminalTool(ToolDefinition):
+    """A persistent bash shell in the workspace (cd and variables survive between calls)."""
+
+    description = DESCRIPTION
+    action_type = TerminalAction
+    observation_type = TerminalObservation
+
+    @classmethod
+    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
+        """Build the terminal for one conversation.
+
+        Params: `timeout` (default seconds per command), `max_output_chars`, `env` (extra
+        environment variables). The shell starts on the first command.
+        """
+        unknown = set(params) - {"timeout", "max_output_chars", "env"}
+        if unknown:
+            raise ValueError(
+                f"Unknown terminal params {sorted(unknown)}; use timeout, max_output_chars, env."
+            )
+        executor = TerminalExecutor(
+            context.working_dir,
+            default_timeout=float(params.get("timeout", DEFAULT_TIMEOUT)),
+            max_output_chars=int(params.get("max_output_chars", DEFAULT_MAX_OUTPUT_CHARS)),
+            env=params.get("env"),
+        )
+        return [cls(executor=executor)]

@@ -1,0 +1,52 @@
+"""Cleaning terminal output for an LLM: ANSI codes stripped, carriage returns resolved, truncation."""
+
+from __future__ import annotations
+
+import re
+
+# CSI (colours, cursor moves), OSC (window titles, hyperlinks) and two-byte escapes.
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    r"|\x1b[@-Z\\-_]"
+)
+# Control characters other than tab and newline (carriage returns are handled separately).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def strip_ansi(text: str) -> str:
+    """Remove ANSI escape sequences and stray control characters."""
+    return _CONTROL.sub("", _ANSI.sub("", text))
+
+
+def _resolve_carriage_returns(line: str) -> str:
+    # "\r" moves back to the start of the line and later text overwrites it, as on a screen:
+    # a progress bar that redraws itself leaves only its last drawing.
+    if "\r" not in line:
+        return line
+    shown = ""
+    for part in line.split("\r"):
+        shown = part + shown[len(part) :]
+    return shown
+
+
+def clean_output(text: str) -> str:
+    """Terminal bytes as the LLM should read them: no escapes, one drawing per line."""
+    text = text.replace("\r\n", "\n")
+    lines = [_resolve_carriage_returns(line) for line in strip_ansi(text).split("\n")]
+    return "\n".join(lines)
+
+
+def truncate_middle(text: str, limit: int) -> str:
+    """Keep the head and tail of `text` within `limit` characters, marking what was cut."""
+    if limit <= 0 or len(text) <= limit:
+        return text
+    head_len = limit // 2
+    tail_len = limit - head_len
+    head, tail = text[:head_len], text[-tail_len:]
+    cut = text[head_len : len(text) - tail_len]
+    marker = (
+        f"\n[... output truncated: {len(cut)} characters ({cut.count(chr(10))} lines) "
+        "omitted from the middle; redirect to a file and view parts of it to see them ...]\n"
+    )
+    return head + marker + tail
