@@ -1,0 +1,202 @@
+"""`RemoteClient`: the agent server's REST API over a sync httpx client, errors mapped."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+from openhands.sdk.conversation.errors import ConversationAlreadyRunningError
+from openhands.sdk.conversation.remote.errors import (
+    RemoteAuthenticationError,
+    RemoteConnectionError,
+    RemoteConversationNotFoundError,
+    RemoteRequestError,
+    RemoteServerError,
+)
+from pydantic import SecretStr
+
+API_KEY_HEADER = "X-Session-API-Key"
+PAGE_LIMIT = 100
+
+
+def _detail(response: httpx.Response) -> str:
+    """The server's error detail as one readable line (FastAPI bodies or plain text)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:500] or response.reason_phrase
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]  # this server's one-line summary naming the field
+    detail = body.get("detail", body) if isinstance(body, dict) else body
+    if isinstance(detail, list):
+        parts = []
+        for item in detail:
+            if isinstance(item, dict):
+                loc = ".".join(str(p) for p in item.get("loc", []) if p != "body")
+                parts.append(f"{loc}: {item.get('msg', item)}" if loc else str(item.get("msg")))
+            else:
+                parts.append(str(item))
+        return "; ".join(parts)
+    return str(detail)
+
+
+class RemoteClient:
+    """Calls one agent server; every failure becomes a `RemoteConversationError` subclass."""
+
+    def __init__(self, host: str, api_key: SecretStr | None, timeout: float = 30.0) -> None:
+        """Prepare a client for `host` (an http(s) URL) sending `api_key` when given."""
+        self.host = host.rstrip("/")
+        self._api_key = api_key.get_secret_value() if api_key is not None else None
+        headers = {API_KEY_HEADER: self._api_key} if self._api_key else {}
+        self._http = httpx.Client(base_url=self.host, headers=headers, timeout=timeout)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Headers every request carries (the session key, when set)."""
+        return {API_KEY_HEADER: self._api_key} if self._api_key else {}
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._http.close()
+
+    # -- transport ----------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+        not_found: str | None = None,
+    ) -> Any:
+        """Send one request and return its JSON body; map errors to specific exceptions."""
+        try:
+            response = self._http.request(method, path, json=json, params=params)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise RemoteConnectionError(self.host, str(exc) or type(exc).__name__) from exc
+        except (httpx.TimeoutException, httpx.RemoteProtocolError) as exc:
+            cause = f"{type(exc).__name__} on {method} {path}"
+            raise RemoteConnectionError(self.host, cause) from exc
+        status = response.status_code
+        if status < 400:
+            if not response.content:
+                return None
+            try:
+                return response.json()
+            except ValueError as exc:
+                raise RemoteServerError(status, f"not JSON: {response.text[:200]!r}") from exc
+        detail = _detail(response)
+        if status in (401, 403):
+            raise RemoteAuthenticationError(self.host, status, self._api_key is not None)
+        if status == 404:
+            raise RemoteConversationNotFoundError(
+                f"{not_found or 'Not found'} on the agent server at {self.host} "
+                f"({method} {path}: {detail})."
+            )
+        if status == 409:
+            raise ConversationAlreadyRunningError(detail)
+        if status in (400, 422):
+            raise RemoteRequestError(status, detail)
+        raise RemoteServerError(status, detail)
+
+    # -- conversations ------------------------------------------------------------------------
+
+    def _conv(self, conversation_id: uuid.UUID) -> str:
+        return f"/api/conversations/{conversation_id}"
+
+    def create_conversation(self, request: dict[str, Any]) -> dict[str, Any]:
+        """POST /api/conversations: create (or return the existing) conversation."""
+        return self.request("POST", "/api/conversations", json=request)
+
+    def get_conversation(self, conversation_id: uuid.UUID) -> dict[str, Any]:
+        """GET /api/conversations/{id}: the ConversationInfo."""
+        return self.request(
+            "GET", self._conv(conversation_id), not_found=f"Conversation {conversation_id}"
+        )
+
+    def send_message(self, conversation_id: uuid.UUID, message: dict[str, Any]) -> None:
+        """POST /{id}/events: append a user message."""
+        self.request(
+            "POST",
+            f"{self._conv(conversation_id)}/events",
+            json=message,
+            not_found=f"Conversation {conversation_id}",
+        )
+
+    def run(self, conversation_id: uuid.UUID) -> None:
+        """POST /{id}/run: start a run in the background (409 if one is running)."""
+        self.request(
+            "POST",
+            f"{self._conv(conversation_id)}/run",
+            not_found=f"Conversation {conversation_id}",
+        )
+
+    def pause(self, conversation_id: uuid.UUID) -> None:
+        """POST /{id}/pause: ask the running agent to stop after its current step."""
+        self.request(
+            "POST",
+            f"{self._conv(conversation_id)}/pause",
+            not_found=f"Conversation {conversation_id}",
+        )
+
+    def count_events(self, conversation_id: uuid.UUID) -> int:
+        """GET /{id}/events/count."""
+        return int(self.request("GET", f"{self._conv(conversation_id)}/events/count"))
+
+    def iter_events(self, conversation_id: uuid.UUID) -> Iterator[dict[str, Any]]:
+        """Every event of the conversation, oldest first, paging through events/search."""
+        page_id: str | None = None
+        while True:
+            params: dict[str, Any] = {"limit": PAGE_LIMIT}
+            if page_id:
+                params["page_id"] = page_id
+            page = self.request(
+                "GET",
+                f"{self._conv(conversation_id)}/events/search",
+                params=params,
+                not_found=f"Conversation {conversation_id}",
+            )
+            yield from page.get("items", [])
+            page_id = page.get("next_page_id")
+            if not page_id:
+                return
+
+    # -- goals --------------------------------------------------------------------------------
+
+    def start_goal(self, conversation_id: uuid.UUID, request: dict[str, Any]) -> None:
+        """POST /{id}/goal: start the goal loop."""
+        self.request(
+            "POST",
+            f"{self._conv(conversation_id)}/goal",
+            json=request,
+            not_found=f"Conversation {conversation_id}",
+        )
+
+    def goal_status(self, conversation_id: uuid.UUID) -> dict[str, Any] | None:
+        """GET /{id}/goal: the latest GoalStatus as a dict, or None when no goal ever ran."""
+        return self.request(
+            "GET",
+            f"{self._conv(conversation_id)}/goal",
+            not_found=f"Conversation {conversation_id}",
+        )
+
+    def goal_action(self, conversation_id: uuid.UUID, action: str) -> None:
+        """POST /{id}/goal/stop or /{id}/goal/resume."""
+        self.request(
+            "POST",
+            f"{self._conv(conversation_id)}/goal/{action}",
+            not_found=f"Conversation {conversation_id}",
+        )
+
+    # -- sockets ------------------------------------------------------------------------------
+
+    def socket_url(self, conversation_id: uuid.UUID, after: str | None) -> str:
+        """The events WebSocket URL: replay after `after` (an event id), or everything."""
+        base = "ws" + self.host.removeprefix("http")
+        # The key goes in a header (see `headers`), never the URL: URLs end up in access logs.
+        query = {"after": after} if after else {"resend_all": "true"}
+        return f"{base}/sockets/events/{conversation_id}?{urlencode(query)}"

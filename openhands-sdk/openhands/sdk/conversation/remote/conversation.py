@@ -1,0 +1,258 @@
+"""`RemoteConversation`: a conversation that lives on an agent server, driven over REST + WS."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from openhands.sdk.agent.agent import AgentBase
+from openhands.sdk.conversation.base import BaseConversation, as_user_message
+from openhands.sdk.conversation.errors import ConversationError, ConversationRunError
+from openhands.sdk.conversation.remote.client import RemoteClient
+from openhands.sdk.conversation.remote.events import (
+    Callback,
+    EventStream,
+    RemoteEventCache,
+    parse_event,
+)
+from openhands.sdk.conversation.remote.goals import RemoteGoals
+from openhands.sdk.conversation.remote.state import RemoteState
+from openhands.sdk.conversation.state import ConversationExecutionStatus
+from openhands.sdk.event.state import ConversationErrorEvent, ConversationStateUpdateEvent
+from openhands.sdk.hooks.config import HookConfig
+from openhands.sdk.llm.llm import LLM
+from openhands.sdk.llm.message import Message
+from openhands.sdk.workspace.remote import RemoteWorkspace
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.goal import GoalStatus
+
+logger = logging.getLogger(__name__)
+
+Status = ConversationExecutionStatus
+
+RECHECK_INTERVAL = 30.0
+"""Seconds without any event after which `run()` re-reads the status over REST (a safety net
+for a socket that is silently stuck; normally the terminal status arrives as an event)."""
+
+
+class RemoteConversation(BaseConversation):
+    """A conversation on an agent server: same API as a local one, plus the goal API.
+
+    Events are mirrored into `state.events` by a background WebSocket reader; `callbacks`
+    run on that thread for every new event. `persistence_dir` is accepted for signature
+    compatibility and ignored: the server persists the conversation (OH_CONVERSATIONS_PATH).
+    `close()` disconnects but leaves the conversation on the server.
+    """
+
+    def __init__(
+        self,
+        agent: AgentBase,
+        workspace: RemoteWorkspace,
+        *,
+        conversation_id: uuid.UUID | None = None,
+        callbacks: Sequence[Callback] | None = None,
+        max_iteration_per_run: int = 500,
+        hook_config: HookConfig | None = None,
+        persistence_dir: str | Path | None = None,
+    ) -> None:
+        """Create the conversation on the server (or attach to `conversation_id`) and subscribe."""
+        del persistence_dir  # the server owns persistence
+        if max_iteration_per_run < 1:
+            raise ValueError("max_iteration_per_run must be >= 1")
+        self._agent = agent
+        self._workspace = workspace
+        self._client = RemoteClient(workspace.host, workspace.api_key)
+        self._closed = False
+        self._run_lock = threading.Lock()
+        try:
+            request: dict[str, Any] = {
+                "agent": agent.model_dump(mode="json", context={"expose_secrets": True}),
+                "workspace": {"kind": "LocalWorkspace", "working_dir": workspace.working_dir},
+                "max_iterations": max_iteration_per_run,
+            }
+            if conversation_id is not None:
+                request["conversation_id"] = str(conversation_id)
+            if hook_config is not None:
+                request["hook_config"] = hook_config.model_dump(mode="json", exclude_none=True)
+            info = self._client.create_conversation(request)
+            self._id = uuid.UUID(str(info["id"]))
+            self._events = RemoteEventCache()
+            for raw in self._client.iter_events(self._id):
+                event = parse_event(raw)
+                if event is not None:
+                    self._events.add(event)
+            self._stream = EventStream(self._client, self._id, self._events, callbacks or [])
+            self._stream.start()
+        except BaseException:
+            self._client.close()
+            raise
+        self._state = RemoteState(self._id, agent, self._client, self._events)
+        self._goals = RemoteGoals(self._client, self._id, self._events)
+
+    # -- BaseConversation ---------------------------------------------------------------------
+
+    @property
+    def id(self) -> uuid.UUID:
+        return self._id
+
+    @property
+    def state(self) -> RemoteState:
+        return self._state
+
+    @property
+    def agent(self) -> AgentBase:
+        """The agent this conversation was created with."""
+        return self._agent
+
+    @property
+    def workspace(self) -> RemoteWorkspace:
+        """The server (and working directory on it) this conversation runs in."""
+        return self._workspace
+
+    def send_message(self, message: str | Message) -> None:
+        self._check_open()
+        msg = as_user_message(message)
+        body = {
+            "role": "user",
+            "content": [part.model_dump(mode="json") for part in msg.content],
+            "run": False,
+        }
+        self._client.send_message(self._id, body)
+
+    def run(self) -> None:
+        """Start a run on the server and block until it is over (finished, paused, error, stuck).
+
+        Raises `ConversationRunError` on `error` or `stuck`, with the server's error detail,
+        and `ConversationAlreadyRunningError` if a run (or a goal) is already in progress.
+        """
+        self._check_open()
+        with self._run_lock:
+            # Events the server appends from now on sit at positions >= start in the mirror
+            # (the socket streams in log order), so a stale status from an earlier run that is
+            # still in flight on the socket can never end this run.
+            start = self._client.count_events(self._id)
+            self._client.run(self._id)
+            self._wait_for_run_end(start)
+
+    def pause(self) -> None:
+        self._check_open()
+        self._client.pause(self._id)
+
+    def close(self) -> None:
+        """Disconnect (socket and HTTP); the conversation stays on the server."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stream.close()
+        self._client.close()
+
+    # -- goals --------------------------------------------------------------------------------
+
+    def start_goal(
+        self,
+        objective: str,
+        *,
+        max_iterations: int = 10,
+        verify: str | None = None,
+        judge_llm: LLM | None = None,
+        max_cost: float | None = None,
+        time_limit: float | None = None,
+    ) -> None:
+        """Start the server's goal loop on this conversation (it runs in the background).
+
+        `verify` is a shell command that must exit 0 before the goal can be complete;
+        `judge_llm` defaults to a copy of the agent's LLM; `max_cost` caps USD spent
+        (agent + judge) and `time_limit` the seconds; None means unlimited. Follow it with
+        `wait_for_goal()`.
+        """
+        self._check_open()
+        self._goals.start(
+            objective,
+            max_iterations=max_iterations,
+            verify=verify,
+            judge_llm=judge_llm,
+            max_cost=max_cost,
+            time_limit=time_limit,
+        )
+
+    def goal_status(self) -> GoalStatus | None:
+        """The latest goal status (the UI chip's value), or None if no goal ever ran."""
+        self._check_open()
+        return self._goals.status()
+
+    def stop_goal(self) -> None:
+        """Stop the running goal: the server cancels it and pauses the conversation."""
+        self._check_open()
+        self._goals.action("stop")
+
+    def resume_goal(self) -> None:
+        """Resume an interrupted goal (same objective, same iteration count)."""
+        self._check_open()
+        self._goals.action("resume")
+
+    def wait_for_goal(self, timeout: float | None = None) -> GoalStatus:
+        """Block until the goal is no longer active and return its final status.
+
+        Raises `TimeoutError` after `timeout` seconds (None waits forever) and `ValueError`
+        if no goal was ever started on this conversation.
+        """
+        self._check_open()
+        return self._goals.wait(timeout)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConversationError(f"RemoteConversation {self._id} is closed; create a new one.")
+
+    def _wait_for_run_end(self, start: int) -> None:
+        """Follow the mirrored events from `start` until this run's terminal status."""
+        position = start
+        started = False
+        while True:
+            if not self._events.wait_for_length(position, timeout=RECHECK_INTERVAL):
+                if self._status_via_rest_is_final(start, started):
+                    return
+                continue
+            for event in self._events.read(position):
+                position += 1
+                status = _execution_status(event)
+                if status is None:
+                    continue
+                if status == Status.RUNNING:
+                    started = True
+                elif started and status.is_terminal:
+                    if status in (Status.ERROR, Status.STUCK):
+                        self._raise_run_error(start, status)
+                    # Confirm with one read: the server may have started another run since.
+                    if self._status_via_rest_is_final(start, started):
+                        return
+
+    def _status_via_rest_is_final(self, start: int, started: bool) -> bool:
+        status = self._state.execution_status
+        if not started or not status.is_terminal:
+            return False
+        if status in (Status.ERROR, Status.STUCK):
+            self._raise_run_error(start, status)
+        return True
+
+    def _raise_run_error(self, start: int, status: Status) -> None:
+        for event in reversed(self._events.read(start)):
+            if isinstance(event, ConversationErrorEvent):
+                raise ConversationRunError(self._id, event.code, event.detail)
+        code = "Stuck" if status == Status.STUCK else "Error"
+        raise ConversationRunError(self._id, code, f"The run ended with status {status.value}.")
+
+
+def _execution_status(event: Any) -> Status | None:
+    if isinstance(event, ConversationStateUpdateEvent) and event.key == "execution_status":
+        try:
+            return Status(event.value)
+        except ValueError:
+            return None
+    return None

@@ -1,0 +1,106 @@
+"""The goal API of a `RemoteConversation`: start, stop, resume, status and wait."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from openhands.sdk.conversation.remote.client import RemoteClient
+from openhands.sdk.conversation.remote.events import RemoteEventCache
+from openhands.sdk.event.state import ConversationStateUpdateEvent
+from openhands.sdk.llm.llm import LLM
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.goal import GoalStatus
+
+GOAL_KEY = "goal"
+RECHECK_INTERVAL = 5.0
+"""Seconds between REST re-reads while waiting, in case a goal event is late or missed."""
+
+
+def _goal_status_model(value: dict[str, Any]) -> GoalStatus:
+    from openhands.sdk.conversation.goal import GoalStatus
+
+    return GoalStatus.model_validate(value)
+
+
+class RemoteGoals:
+    """Calls the server's goal routes for one conversation and waits on its goal events."""
+
+    def __init__(
+        self, client: RemoteClient, conversation_id: uuid.UUID, events: RemoteEventCache
+    ) -> None:
+        """Bind to one conversation and its mirrored events."""
+        self._client = client
+        self._id = conversation_id
+        self._events = events
+
+    def start(
+        self,
+        objective: str,
+        *,
+        max_iterations: int,
+        verify: str | None,
+        judge_llm: LLM | None,
+        max_cost: float | None,
+        time_limit: float | None,
+    ) -> None:
+        """POST /{id}/goal with a StartGoalRequest."""
+        if not isinstance(objective, str) or not objective.strip():
+            raise ValueError("objective must be a non-blank string saying what 'done' means")
+        if max_iterations < 1:
+            raise ValueError("max_iterations must be >= 1")
+        body: dict[str, Any] = {"objective": objective, "max_iterations": max_iterations}
+        if verify is not None:
+            body["verify"] = verify
+        if judge_llm is not None:
+            body["judge_llm"] = judge_llm.model_dump(mode="json", context={"expose_secrets": True})
+        if max_cost is not None:
+            body["max_cost"] = max_cost
+        if time_limit is not None:
+            body["time_limit"] = time_limit
+        self._client.start_goal(self._id, body)
+
+    def status(self) -> GoalStatus | None:
+        """GET /{id}/goal as a `GoalStatus`, or None when no goal ever ran."""
+        raw = self._client.goal_status(self._id)
+        return None if raw is None else _goal_status_model(raw)
+
+    def action(self, name: str) -> None:
+        """POST /{id}/goal/stop or /{id}/goal/resume."""
+        self._client.goal_action(self._id, name)
+
+    def wait(self, timeout: float | None) -> GoalStatus:
+        """Block until the goal is inactive; woken by goal events, confirmed over REST."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            position = len(self._events)
+            status = self.status()
+            if status is None:
+                raise ValueError(
+                    f"No goal was started on conversation {self._id}; call start_goal() first."
+                )
+            if not status.active:
+                return status
+            while True:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise TimeoutError(
+                        f"The goal on conversation {self._id} is still {status.status} after "
+                        f"{timeout} s (iteration {status.iteration}/{status.max_iterations})."
+                    )
+                wait = RECHECK_INTERVAL if remaining is None else min(remaining, RECHECK_INTERVAL)
+                if not self._events.wait_for_length(position, timeout=wait):
+                    break  # nothing new for a while: re-read over REST
+                new = self._events.read(position)
+                position += len(new)
+                if any(_is_inactive_goal_event(event) for event in new):
+                    break
+
+
+def _is_inactive_goal_event(event: Any) -> bool:
+    if not isinstance(event, ConversationStateUpdateEvent) or event.key != GOAL_KEY:
+        return False
+    value = event.value
+    return isinstance(value, dict) and value.get("active") is False
