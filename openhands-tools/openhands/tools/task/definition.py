@@ -1,0 +1,134 @@
+"""`TaskTool`: lets the agent delegate a self-contained task to a sub-agent, and resume it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from openhands.sdk.llm import LLM
+from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.tools.task.index import TaskRecord
+from openhands.tools.task.manager import DEFAULT_MAX_ITERATIONS, TaskError, TaskManager
+from openhands.tools.task.subagents import DEFAULT_SUBAGENT_TYPE
+from pydantic import Field
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.base import BaseConversation
+
+DESCRIPTION = """Delegate a self-contained task to a sub-agent that works in the same workspace
+with its own terminal and file editor, and get back its final report.
+* `prompt`: everything the sub-agent needs to know (it does not see this conversation).
+* `description`: a 3-5 word label for the task.
+* `subagent_type`: the kind of sub-agent; "general-purpose" by default.
+* `resume`: a task_id from an earlier task call, to continue that sub-agent with a new prompt
+  (it remembers its earlier work).
+The call blocks until the sub-agent finishes. The answer names the task_id."""
+
+
+class TaskAction(Action):
+    """Arguments of `task`."""
+
+    prompt: str = Field(min_length=1, description="The instructions for the sub-agent.")
+    description: str = Field(default="", description="A short (3-5 word) label for the task.")
+    subagent_type: str = Field(
+        default=DEFAULT_SUBAGENT_TYPE, description="Which kind of sub-agent to run."
+    )
+    resume: str | None = Field(
+        default=None, description="A task_id to continue instead of starting a new task."
+    )
+
+
+class TaskObservation(Observation):
+    """The outcome of a task call: the task's id, status and the sub-agent's report."""
+
+    task_id: str | None = None
+    status: str | None = None
+    conversation_id: str | None = None
+
+
+class TaskExecutor:
+    """Runs task actions through one `TaskManager`."""
+
+    def __init__(self, manager: TaskManager) -> None:
+        self.manager = manager
+
+    def __call__(
+        self, action: TaskAction, conversation: BaseConversation | None = None
+    ) -> TaskObservation:
+        """Start or resume the task and report what the sub-agent said."""
+        llm = _conversation_llm(conversation)
+        try:
+            if action.resume:
+                record = self.manager.resume(action.resume, action.prompt, llm=llm)
+            else:
+                record = self.manager.start(
+                    action.prompt,
+                    description=action.description,
+                    subagent_type=action.subagent_type,
+                    llm=llm,
+                )
+        except (TaskError, ValueError) as exc:
+            return TaskObservation(content=f"Error: {exc}", is_error=True, task_id=action.resume)
+        return _observe(record)
+
+    def close(self) -> None:
+        """Close the manager's live sub-conversations."""
+        self.manager.close()
+
+
+def _conversation_llm(conversation: BaseConversation | None) -> LLM | None:
+    agent = getattr(conversation, "agent", None)
+    llm = getattr(agent, "llm", None)
+    return llm if isinstance(llm, LLM) else None
+
+
+def _observe(record: TaskRecord) -> TaskObservation:
+    label = f" ({record.description})" if record.description else ""
+    if record.status == "completed":
+        head = f"Task {record.id}{label} completed. The sub-agent's final report:"
+        body = record.result or "(the sub-agent gave no final message)"
+    else:
+        head = f"Task {record.id}{label} failed: {record.error}"
+        body = f"Its last message: {record.result}" if record.result else ""
+    tail = f"[To continue this sub-agent, call task with resume={record.id!r} and a new prompt.]"
+    return TaskObservation(
+        content="\n\n".join(part for part in (head, body, tail) if part),
+        is_error=record.status != "completed",
+        task_id=record.id,
+        status=record.status,
+        conversation_id=record.conversation_id,
+    )
+
+
+class TaskTool(ToolDefinition):
+    """Runs sub-agents for self-contained tasks; their tasks can be resumed by task_id."""
+
+    description = DESCRIPTION
+    action_type = TaskAction
+    observation_type = TaskObservation
+
+    @classmethod
+    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
+        """Build the task tool and its `TaskManager` for one conversation.
+
+        Params: `max_iterations` (sub-agent steps per run, default 100). Sub-conversations
+        persist under the parent's folder when the parent persists.
+        """
+        unknown = set(params) - {"max_iterations"}
+        if unknown:
+            raise ValueError(f"Unknown task params {sorted(unknown)}; use max_iterations.")
+        manager = TaskManager(
+            context.working_dir,
+            persistence_dir=context.persistence_dir,
+            max_iterations=int(params.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
+        )
+        return [cls(executor=TaskExecutor(manager))]
+
+
+class TaskToolSet:
+    """Registry factory for the task tool (`{"name": "TaskToolSet"}` resolves to `task`)."""
+
+    @classmethod
+    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
+        """The same tools as `TaskTool.create`."""
+        return TaskTool.create(context, **params)
