@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -20,7 +21,7 @@ from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import MessageToolCall, TextContent
 from openhands.sdk.tool.builtins import BUILTIN_TOOLS, FinishTool
 from openhands.sdk.tool.registry import resolve_tool
-from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
+from openhands.sdk.tool.tool import Observation, Tool, ToolContext, ToolDefinition
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 if TYPE_CHECKING:
@@ -77,6 +78,8 @@ class Agent(AgentBase):
             return True
 
         thought = [part for part in reply.content if isinstance(part, TextContent)]
+        # Ties this reply's calls together so the history can merge them into one message.
+        response_id = response.id or uuid.uuid4().hex
         planned: list[tuple[ActionEvent, Any, str | None]] = []
         for index, call in enumerate(reply.tool_calls):
             action, error = self._validate(call, conversation.tools)
@@ -86,7 +89,7 @@ class Agent(AgentBase):
                 tool_call_id=call.id,
                 tool_call=call,
                 action=action.model_dump(mode="json") if action is not None else None,
-                llm_response_id=response.id or reply.tool_calls[0].id,
+                llm_response_id=response_id,
             )
             on_event(event)
             planned.append((event, action, error))
@@ -142,6 +145,8 @@ class Agent(AgentBase):
             return False
         try:
             observation = tool(action, conversation)
+            if not isinstance(observation, Observation):
+                raise TypeError(f"it returned {type(observation).__name__}, not an Observation")
         except Exception as exc:  # a broken tool must not kill the run; the agent sees why
             on_event(
                 AgentErrorEvent(

@@ -3,6 +3,7 @@
 from openhands.sdk.conversation.base import BaseConversation
 from openhands.sdk.conversation.errors import (
     ConversationAlreadyRunningError,
+    ConversationClosedError,
     ConversationError,
     ConversationRunError,
     UserPromptBlockedError,
@@ -16,6 +17,7 @@ __all__ = [
     "BaseConversation",
     "Conversation",
     "ConversationAlreadyRunningError",
+    "ConversationClosedError",
     "ConversationError",
     "ConversationExecutionStatus",
     "ConversationRunError",

@@ -3,6 +3,7 @@
 ConversationError                 base class
 ├── ConversationRunError          a run failed; carries conversation_id, code and detail
 ├── ConversationAlreadyRunningError   run() while another run is in progress
+├── ConversationClosedError       send_message() or run() after close()
 └── UserPromptBlockedError        a UserPromptSubmit hook refused the message (also ValueError)
 """
 
@@ -27,6 +28,10 @@ class ConversationRunError(ConversationError):
 
 class ConversationAlreadyRunningError(ConversationError):
     """`run()` was called while the conversation is already running."""
+
+
+class ConversationClosedError(ConversationError):
+    """The conversation was closed; reopen it (same id and persistence_dir) to continue."""
 
 
 class UserPromptBlockedError(ConversationError, ValueError):

@@ -2,7 +2,8 @@
 
 `FileEventLog` writes `events.jsonl`: one event per line, flushed and fsynced before
 `append` returns, so an event that was published is on disk. A torn last line (a crash
-mid-write) is dropped with a warning when the log is reopened.
+mid-write) is dropped with a warning when the log is reopened, and cut from the file so the
+next append starts on a clean line.
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from openhands.sdk.event.base import Event, UnknownEventKindError
-from pydantic import ValidationError
+from openhands.sdk.event.base import Event, event_from_json
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +76,14 @@ class InMemoryEventLog:
         return self._events[index]
 
 
+class EventLogCorruptError(ValueError):
+    """A line before the end of `events.jsonl` is not a valid event (the tail is tolerated)."""
+
+
+class EventLogClosedError(RuntimeError):
+    """An event was appended after the log was closed (the conversation was closed)."""
+
+
 class FileEventLog(InMemoryEventLog):
     """An event log backed by `<folder>/events.jsonl`, also kept in memory for reads."""
 
@@ -83,45 +91,75 @@ class FileEventLog(InMemoryEventLog):
         super().__init__()
         self.path = Path(folder) / EVENTS_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        created = not self.path.exists()
         self._load()
         self._file = open(self.path, "ab")  # noqa: SIM115  (kept open for appends)
+        if created:
+            _fsync_dir(self.path.parent)  # the new file's directory entry is durable too
 
     def _load(self) -> None:
-        if not self.path.exists():
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
             return
-        data = self.path.read_bytes()
         lines = data.split(b"\n")
-        good_bytes = 0
+        tail = lines.pop()  # b"" when the file ends with a newline, else an unfinished line
+        events: list[Event] = []
+        offset = 0  # where the current line starts
         for number, line in enumerate(lines, start=1):
-            is_last = number == len(lines)
-            if not line.strip():
-                good_bytes += len(line) + (0 if is_last else 1)
+            line_start, offset = offset, offset + len(line) + 1
+            if not line or line.isspace():
                 continue
             try:
-                event = Event.model_validate_json(line)
-            except (ValidationError, ValueError, UnknownEventKindError) as exc:
-                if number >= len(lines) - 1:
-                    logger.warning(
-                        "Dropping a torn last line of %s (a crash mid-write?): %s",
-                        self.path,
-                        str(exc).splitlines()[0],
-                    )
+                events.append(event_from_json(line))
+            except ValueError as exc:  # ValidationError, JSONDecodeError, unknown kind
+                if number == len(lines) and not tail.strip():
+                    # A corrupt last line is what a crash mid-write leaves: keep the rest.
+                    self._drop_tail(line_start, exc)
                     break
-                raise ValueError(f"{self.path}:{number} is not a valid event: {exc}") from exc
-            super().append(event)
-            good_bytes += len(line) + (0 if is_last else 1)
-        if good_bytes < len(data):
-            # Cut the torn tail so the next append starts on a clean line.
-            with open(self.path, "r+b") as handle:
-                handle.truncate(good_bytes)
-        elif data and not data.endswith(b"\n"):
-            with open(self.path, "ab") as handle:
-                handle.write(b"\n")
+                raise EventLogCorruptError(
+                    f"{self.path}:{number} is not a valid event ({_first_line(exc)}); "
+                    "the log is damaged before its end: restore it or remove that line."
+                ) from exc
+        else:
+            if tail.strip():
+                try:
+                    events.append(event_from_json(tail))
+                except ValueError as exc:
+                    self._drop_tail(len(data) - len(tail), exc)
+                else:
+                    # A complete event missing only its newline: end the line before appending.
+                    with open(self.path, "ab") as handle:
+                        handle.write(b"\n")
+                        handle.flush()
+                        os.fsync(handle.fileno())
+            elif tail:
+                self._drop_tail(len(data) - len(tail), None)
+        self._ids = {event.id: index for index, event in enumerate(events)}
+        self._events = events
+
+    def _drop_tail(self, keep_bytes: int, exc: Exception | None) -> None:
+        """Cut a torn last line so the next append starts on a clean line."""
+        if exc is not None:
+            logger.warning(
+                "Dropping a torn last line of %s (a crash mid-write?): %s",
+                self.path,
+                _first_line(exc),
+            )
+        with open(self.path, "r+b") as handle:
+            handle.truncate(keep_bytes)
+            handle.flush()
+            os.fsync(handle.fileno())
 
     def append(self, event: Event) -> None:
         """Write `event` as one line, flush and fsync, then keep it in memory."""
         line = event.model_dump_json().encode() + b"\n"
         with self._lock:
+            if self._file.closed:
+                raise EventLogClosedError(
+                    f"Cannot append {event.kind} to {self.path}: the log is closed. "
+                    "Reopen the conversation to continue it."
+                )
             self._file.write(line)
             self._file.flush()
             os.fsync(self._file.fileno())
@@ -133,3 +171,17 @@ class FileEventLog(InMemoryEventLog):
         with self._lock:
             if not self._file.closed:
                 self._file.close()
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a folder's entries (a new or renamed file) durable."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -5,17 +5,22 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.base import BaseConversation, as_user_message
 from openhands.sdk.conversation.errors import (
     ConversationAlreadyRunningError,
+    ConversationClosedError,
     ConversationRunError,
     UserPromptBlockedError,
 )
+from openhands.sdk.conversation.event_log import EventLogClosedError
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+from openhands.sdk.conversation.stuck import REPEATS as STUCK_REPEATS
 from openhands.sdk.conversation.stuck import WINDOW, is_stuck
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
@@ -37,9 +42,27 @@ Callback = Callable[[Event], None]
 
 STOP_HOOK_FEEDBACK_PREFIX = "[Stop hook feedback]"
 
+CLOSE_WAIT_SECONDS = 30.0
+"""How long `close()` waits for a running step to end before releasing files anyway."""
+
+
+@dataclass(frozen=True)
+class _RunOutcome:
+    """How a run ended; published only after the run lock is released."""
+
+    status: ConversationExecutionStatus
+    code: str | None = None
+    detail: str = ""
+    cause: BaseException | None = None
+
 
 class LocalConversation(BaseConversation):
-    """An agent working in a local workspace; every event goes to the log, then to callbacks."""
+    """An agent working in a local workspace; every event goes to the log, then to callbacks.
+
+    Callbacks run in the thread that produced the event, one event at a time and in log order,
+    while the state lock is held: they may read the conversation (and even call `pause()`),
+    but must not block on another thread that needs this conversation.
+    """
 
     def __init__(
         self,
@@ -72,6 +95,7 @@ class LocalConversation(BaseConversation):
                 persistence_dir=persist,
             )
         else:
+            _restore_metrics(state, agent)
             # The caller's agent wins: it holds the live LLM (and its key), which disk never does.
             state.agent = agent
             state.max_iterations = max_iteration_per_run
@@ -80,9 +104,13 @@ class LocalConversation(BaseConversation):
                 # The process that ran it died; nothing is running now.
                 state.execution_status = Status.IDLE
         self._state = state
+        self._lock = state.lock  # cached: read on every event
         self._callbacks: list[Callback] = list(callbacks or [])
+        self._backlog: deque[Event] = deque()
+        self._publishing = False
         self._pause_requested = threading.Event()
         self._run_lock = threading.Lock()
+        self._run_thread: int | None = None
         self._closed = False
         self.stuck_detection = stuck_detection
 
@@ -93,7 +121,9 @@ class LocalConversation(BaseConversation):
         )
         self.tools: dict[str, ToolDefinition] = agent.init_tools(context)
         self.tool_schemas = [tool.to_openai_tool() for tool in self.tools.values()]
-        self.hook_runner = HookRunner(state.hook_config, state.workspace.working_dir)
+        self.hook_runner = HookRunner(
+            state.hook_config, state.workspace.working_dir, session_id=cid.hex
+        )
         state.save()
         if len(state.events) == 0:
             self._emit(
@@ -124,23 +154,31 @@ class LocalConversation(BaseConversation):
 
     @property
     def is_running(self) -> bool:
-        """True while `run()` is executing in some thread."""
+        """True while `run()` is executing in some thread (until its final status is set)."""
         return self._run_lock.locked()
+
+    @property
+    def is_closed(self) -> bool:
+        """True once `close()` was called."""
+        return self._closed
 
     def append_event(self, event: Event) -> None:
         """Append an event from outside the agent (e.g. a goal status update) and publish it."""
+        self._check_open()
         self._emit(event)
 
     def add_callback(self, callback: Callback) -> None:
         """Call `callback(event)` for every event appended from now on."""
-        self._callbacks.append(callback)
+        with self._lock:
+            self._callbacks.append(callback)
 
     def send_message(self, message: str | Message) -> None:
+        self._check_open()
         msg = as_user_message(message)
         hook = self.hook_runner.run(HookEventType.USER_PROMPT_SUBMIT, {"prompt": msg.text})
         if hook.blocked:
             raise UserPromptBlockedError(hook.feedback)
-        with self._state.lock:
+        with self._lock:
             if self._state.title is None and msg.text.strip():
                 self._state.title = msg.text.strip().splitlines()[0][:80]
             self._emit(MessageEvent(source="user", llm_message=msg))
@@ -148,69 +186,121 @@ class LocalConversation(BaseConversation):
                 self._set_status(Status.IDLE)
 
     def run(self) -> None:
+        """Run the agent until it finishes, pauses, errors, gets stuck or hits the step cap.
+
+        Raises `ConversationRunError` (with the error's code and detail) when the run fails,
+        and `ConversationAlreadyRunningError` if another thread is running it.
+        """
+        self._check_open()
         if not self._run_lock.acquire(blocking=False):
             raise ConversationAlreadyRunningError(
                 f"Conversation {self.id} is already running; pause it or wait for it to finish."
             )
+        outcome = _RunOutcome(Status.PAUSED)  # if interrupted (KeyboardInterrupt) mid-step
         try:
-            self._pause_requested.clear()
-            self._set_status(Status.RUNNING)
-            self._run_loop()
+            self._run_thread = threading.get_ident()
+            with self._lock:
+                # A pause requested before this run started (or left from the last) is spent.
+                self._pause_requested.clear()
+                self._set_status(Status.RUNNING)
+            outcome = self._run_loop()
         finally:
-            self._run_lock.release()
+            with self._lock:
+                # Free the run lock before publishing the final status, so a callback that
+                # sees `finished` can start the next run at once.
+                self._run_thread = None
+                self._run_lock.release()
+                self._publish_outcome(outcome)
+        if outcome.status == Status.ERROR:
+            raise ConversationRunError(self.id, outcome.code or "Error", outcome.detail) from (
+                outcome.cause
+            )
 
     def pause(self) -> None:
-        with self._state.lock:
+        """Stop after the current step (a running conversation) or mark an idle one paused."""
+        if self._closed:
+            return
+        with self._lock:
+            status = self._state.execution_status
+            if status == Status.PAUSED and not self.is_running:
+                return
             self._pause_requested.set()
             self._emit(PauseEvent())
-            if not self.is_running and self._state.execution_status != Status.PAUSED:
+            if status != Status.RUNNING:
                 self._set_status(Status.PAUSED)
 
     def close(self) -> None:
+        """Stop a running agent after its current step, then release tools and files.
+
+        Waits up to CLOSE_WAIT_SECONDS for that step; the conversation can be reopened later
+        with the same id and persistence_dir.
+        """
         if self._closed:
             return
         self._closed = True
         self._pause_requested.set()
-        for tool in self.tools.values():
-            try:
-                tool.close()
-            except Exception:
-                logger.exception("closing tool %s failed", tool.name)
-        self._state.save()
-        self._state.close()
+        waited = self._run_thread == threading.get_ident() or self._run_lock.acquire(
+            timeout=CLOSE_WAIT_SECONDS
+        )
+        if not waited:
+            logger.warning(
+                "conversation %s: closing while a step is still running (%ss passed)",
+                self.id,
+                CLOSE_WAIT_SECONDS,
+            )
+        try:
+            for tool in self.tools.values():
+                try:
+                    tool.close()
+                except Exception:
+                    logger.exception("closing tool %s failed", tool.name)
+            with self._lock:
+                self._state.save()
+                self._state.close()
+        finally:
+            if waited and self._run_thread != threading.get_ident():
+                self._run_lock.release()
 
     # -- the run loop -------------------------------------------------------------------------
 
-    def _run_loop(self) -> None:
+    def _run_loop(self) -> _RunOutcome:
         steps = 0
         while True:
             if self._pause_requested.is_set():
-                self._set_status(Status.PAUSED)
-                return
+                return _RunOutcome(Status.PAUSED)
             if steps >= self._state.max_iterations:
-                self._fail(
+                return _RunOutcome(
+                    Status.ERROR,
                     "MaxIterationsReached",
-                    f"The agent took {steps} steps without finishing (max_iteration_per_run).",
+                    f"The agent took {steps} steps without finishing; raise "
+                    "max_iteration_per_run or send a message and run again to continue.",
                 )
             try:
                 wants_to_finish = self._state.agent.step(self, self._emit)
             except Exception as exc:
-                self._fail(type(exc).__name__, str(exc) or repr(exc), cause=exc)
+                return _RunOutcome(Status.ERROR, type(exc).__name__, str(exc) or repr(exc), exc)
             steps += 1
             if wants_to_finish:
                 if self._stop_denied():
                     continue
-                self._set_status(Status.FINISHED)
-                return
+                return _RunOutcome(Status.FINISHED)
             if self.stuck_detection and self._is_stuck():
-                self._emit(
-                    ConversationErrorEvent(
-                        code="Stuck",
-                        detail="The agent repeated the same action with the same result.",
-                    )
+                return _RunOutcome(
+                    Status.STUCK,
+                    "Stuck",
+                    "The agent repeated the same action with the same result "
+                    f"{STUCK_REPEATS} times; send it a message with new guidance and run again.",
                 )
-                self._set_status(Status.STUCK)
-                return
+
+    def _publish_outcome(self, outcome: _RunOutcome) -> None:
+        try:
+            if outcome.code is not None:
+                self._emit(ConversationErrorEvent(code=outcome.code, detail=outcome.detail))
+            self._set_status(outcome.status)
+        except EventLogClosedError:
+            # close() gave up waiting for this run; the status is only kept in memory.
+            self._state.execution_status = outcome.status
+            logger.warning("conversation %s: run ended %s after close", self.id, outcome.status)
 
     def _stop_denied(self) -> bool:
         """Run Stop hooks; if one blocks, give its feedback to the agent and keep going."""
@@ -231,26 +321,56 @@ class LocalConversation(BaseConversation):
         total = len(events)
         return is_stuck(events.read(max(0, total - WINDOW), total))
 
-    def _fail(self, code: str, detail: str, cause: BaseException | None = None) -> None:
-        self._emit(ConversationErrorEvent(code=code, detail=detail))
-        self._set_status(Status.ERROR)
-        raise ConversationRunError(self.id, code, detail) from cause
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ConversationClosedError(
+                f"Conversation {self.id} is closed; reopen it with the same conversation_id "
+                "and persistence_dir to continue."
+            )
 
     # -- events and status --------------------------------------------------------------------
 
     def _emit(self, event: Event) -> None:
-        """Persist `event` (fsynced when on disk), then hand it to every callback."""
-        self._state.append_event(event)
-        for callback in self._callbacks:
+        """Persist `event` (fsynced when on disk), then hand it to every callback, in order.
+
+        An event emitted by a callback is delivered after the current one has reached every
+        callback, so all callbacks see the same order as the log.
+        """
+        with self._lock:
+            self._state.append_event(event)
+            self._backlog.append(event)
+            if self._publishing:
+                return
+            self._publishing = True
             try:
-                callback(event)
-            except Exception:
-                logger.exception("conversation %s: callback failed on %s", self.id, event.kind)
+                while self._backlog:
+                    current = self._backlog.popleft()
+                    for callback in tuple(self._callbacks):
+                        try:
+                            callback(current)
+                        except Exception:
+                            logger.exception(
+                                "conversation %s: callback failed on %s", self.id, current.kind
+                            )
+            finally:
+                self._publishing = False
 
     def _set_status(self, status: Status) -> None:
-        with self._state.lock:
+        with self._lock:
             if self._state.execution_status == status:
                 return
             self._state.execution_status = status
             self._state.save()
             self._emit(ConversationStateUpdateEvent(key="execution_status", value=status.value))
+
+
+def _restore_metrics(state: ConversationState, agent: AgentBase) -> None:
+    """Carry the persisted cost of a reopened conversation into a fresh LLM object."""
+    saved = state.metrics.get(agent.llm.usage_id)
+    live = agent.llm.metrics
+    if saved is None or live.completions:
+        return  # nothing saved, or this LLM object already counted those calls itself
+    live.accumulated_cost = saved.accumulated_cost
+    live.prompt_tokens = saved.prompt_tokens
+    live.completion_tokens = saved.completion_tokens
+    live.completions = saved.completions

@@ -12,7 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from openhands.sdk.agent.agent import Agent
+from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemoryEventLog
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.to_messages import MessageHistory
@@ -20,7 +20,7 @@ from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
 from openhands.sdk.workspace.local import LocalWorkspace
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 BASE_STATE_FILE = "base_state.json"
 
@@ -57,7 +57,7 @@ class ConversationState(BaseModel):
     model_config = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
 
     id: uuid.UUID
-    agent: Agent
+    agent: AgentBase = Field(description="Any AgentBase in memory; read from JSON as an Agent.")
     workspace: LocalWorkspace
     execution_status: ConversationExecutionStatus = ConversationExecutionStatus.IDLE
     max_iterations: int = Field(default=500, ge=1, description="Agent steps allowed per run.")
@@ -68,16 +68,19 @@ class ConversationState(BaseModel):
     metrics: dict[str, Metrics] = Field(default_factory=dict)
     persistence_dir: str | None = Field(default=None, exclude=True)
 
-    _events: EventLog = PrivateAttr()
-    _history: MessageHistory = PrivateAttr(default_factory=MessageHistory)
-    _history_upto: int = PrivateAttr(default=0)
-    _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
+    # One private attribute holding plain objects: pydantic's private-attribute lookup is slow
+    # and these are read several times per agent step.
+    _live: _Live = PrivateAttr()
+
+    @field_validator("agent", mode="before")
+    @classmethod
+    def _agent_from_json(cls, value: Any) -> Any:
+        # A bare AgentBase cannot step; persisted agents are the standard Agent.
+        return Agent.model_validate(value) if isinstance(value, dict) else value
 
     def model_post_init(self, __context: Any) -> None:
-        if self.persistence_dir is not None:
-            self._events = FileEventLog(self.folder)  # type: ignore[arg-type]
-        else:
-            self._events = InMemoryEventLog()
+        folder = self.folder
+        self._live = _Live(FileEventLog(folder) if folder is not None else InMemoryEventLog())
 
     # -- persistence --------------------------------------------------------------------------
 
@@ -105,9 +108,11 @@ class ConversationState(BaseModel):
         folder = self.folder
         if folder is None:
             return
-        with self._lock:
+        with self._live.lock:
             self.updated_at = _now()
-            self.metrics = {self.agent.llm.usage_id: self.agent.llm.metrics.model_copy()}
+            # Only the agent's entry is refreshed: others (e.g. a goal judge's) are kept.
+            llm = self.agent.llm
+            self.metrics = {**self.metrics, llm.usage_id: llm.metrics.model_copy()}
             payload = self.model_dump_json(indent=2)
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".base_state.", suffix=".tmp", dir=folder)
@@ -126,29 +131,43 @@ class ConversationState(BaseModel):
     @property
     def events(self) -> EventLog:
         """The conversation's event log (read it; append through the conversation)."""
-        return self._events
+        return self._live.events
 
     @property
     def lock(self) -> threading.RLock:
         """Guards status changes and appends; hold it for read-modify-write sequences."""
-        return self._lock
+        return self._live.lock
 
     def append_event(self, event: Event) -> None:
         """Persist `event` (fsynced for file logs)."""
-        with self._lock:
-            self._events.append(event)
+        live = self._live
+        with live.lock:
+            live.events.append(event)
 
     def llm_messages(self) -> list[Message]:
         """The LLM message list for the events so far, converting only new events."""
-        with self._lock:
-            total = len(self._events)
-            if total > self._history_upto:
-                self._history.extend(self._events.read(self._history_upto, total))
-                self._history_upto = total
-            return self._history.messages
+        live = self._live
+        with live.lock:
+            total = len(live.events)
+            if total > live.history_upto:
+                live.history.extend(live.events.read(live.history_upto, total))
+                live.history_upto = total
+            return live.history.messages
 
     def close(self) -> None:
         """Release the event log's file."""
-        closer = getattr(self._events, "close", None)
+        closer = getattr(self._live.events, "close", None)
         if callable(closer):
             closer()
+
+
+class _Live:
+    """The in-memory side of a state: its event log, lock and incremental message history."""
+
+    __slots__ = ("events", "history", "history_upto", "lock")
+
+    def __init__(self, events: EventLog) -> None:
+        self.events = events
+        self.lock = threading.RLock()
+        self.history = MessageHistory()
+        self.history_upto = 0

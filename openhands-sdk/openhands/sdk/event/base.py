@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import json
 import uuid
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
@@ -20,6 +22,24 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+_KIND_PREFIX = '{"kind":"'
+_KIND_PREFIX_BYTES = _KIND_PREFIX.encode()
+_KIND_START = len(_KIND_PREFIX)
+
+
+def _leading_kind(json_data: str | bytes | bytearray) -> str | None:
+    """The `kind` of JSON written by `model_dump_json` (it starts `{"kind":"Name",`), else None."""
+    if isinstance(json_data, str):
+        if not json_data.startswith(_KIND_PREFIX):
+            return None
+        end = json_data.find('"', _KIND_START)
+        return json_data[_KIND_START:end] if end > 0 else None
+    if not json_data.startswith(_KIND_PREFIX_BYTES):
+        return None
+    end = json_data.find(b'"', _KIND_START)
+    return json_data[_KIND_START:end].decode() if end > 0 else None
+
+
 class UnknownEventKindError(ValueError):
     """A serialized event names a `kind` that no Event class declares."""
 
@@ -34,25 +54,33 @@ class Event(BaseModel):
 
     _registry: ClassVar[dict[str, type[Event]]] = {}
 
-    kind: str = ""
+    kind: str = "Event"
     id: str = Field(default_factory=_new_event_id)
     timestamp: datetime = Field(default_factory=_now)
     source: EventSource = "environment"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # This runs while the class is created, before pydantic collects its fields: pin
+        # `kind` to the class name (a Literal with that default), so JSON readers can dispatch
+        # on it and no instance pays for setting it.
+        annotations = dict(inspect.get_annotations(cls))
+        annotations["kind"] = Literal[cls.__name__]  # type: ignore[valid-type]
+        cls.__annotations__ = annotations
+        setattr(cls, "kind", cls.__name__)  # noqa: B010  (a field default, not an attribute)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         Event._registry[cls.__name__] = cls
 
-    def model_post_init(self, __context: Any) -> None:
-        # `kind` is the concrete class name; it is what JSON readers dispatch on.
-        object.__setattr__(self, "kind", type(self).__name__)
-
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         """Validate `obj`, dispatching on its `kind` when called on a base class."""
         if isinstance(obj, dict) and cls._is_dispatching_base():
             target = cls._class_for(obj.get("kind"))
+            if not issubclass(target, cls):
+                raise ValueError(f"Event kind {obj.get('kind')!r} is not a {cls.__name__}")
             if target is not cls:
                 return target.model_validate(obj, **kwargs)
         return super().model_validate(obj, **kwargs)
@@ -60,11 +88,18 @@ class Event(BaseModel):
     @classmethod
     def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> Any:  # type: ignore[override]
         """Parse JSON, dispatching on its `kind` when called on a base class."""
-        if cls._is_dispatching_base():
-            import json
-
+        if not cls._is_dispatching_base():
+            return super().model_validate_json(json_data, **kwargs)
+        kind = _leading_kind(json_data)
+        if kind is None:
+            # Not in our own `{"kind":"...",` layout: parse it generically.
             return cls.model_validate(json.loads(json_data), **kwargs)
-        return super().model_validate_json(json_data, **kwargs)
+        target = cls._class_for(kind)
+        if not issubclass(target, cls):
+            raise ValueError(f"Event kind {kind!r} is not a {cls.__name__}")
+        if target is cls or kwargs:
+            return super(Event, target).model_validate_json(json_data, **kwargs)
+        return target.__pydantic_validator__.validate_json(json_data)
 
     @classmethod
     def _is_dispatching_base(cls) -> bool:
@@ -81,6 +116,18 @@ class Event(BaseModel):
     def kinds(cls) -> list[str]:
         """The names of every registered event class."""
         return sorted(Event._registry)
+
+
+def event_from_json(json_data: str | bytes | bytearray) -> Event:
+    """Parse one serialized event of any kind (the fast path used when a log is reloaded).
+
+    Raises ValueError (a pydantic ValidationError, a JSON error or UnknownEventKindError).
+    """
+    kind = _leading_kind(json_data)
+    if kind is None:
+        return Event.model_validate_json(json_data)
+    # One pass through pydantic-core's JSON parser, no Python layers in between.
+    return Event._class_for(kind).__pydantic_validator__.validate_json(json_data)
 
 
 class LLMConvertibleEvent(Event):
