@@ -1,0 +1,1 @@
+"""The agent server: conversations over REST and WebSocket, with background goal loops."""

@@ -1,0 +1,72 @@
+"""`openhands-agent-server` / `python -m openhands.agent_server`: start the server."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from openhands.agent_server.config import ServerConfig, is_loopback
+
+logger = logging.getLogger("openhands.agent_server")
+
+UNPROTECTED_WARNING = """
+******************************************************************************
+ WARNING: the agent server listens on {host}, reachable from other machines,
+ and OH_SESSION_API_KEYS is not set: ANYONE who can reach this port can run
+ commands on this machine through the agent. Set OH_SESSION_API_KEYS=<secret>
+ (clients send it as the X-Session-API-Key header), or bind 127.0.0.1.
+******************************************************************************"""
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command-line options."""
+    parser = argparse.ArgumentParser(
+        prog="openhands-agent-server",
+        description="Serve conversations over REST and WebSocket, with background goal loops. "
+        "Configuration comes from OH_SESSION_API_KEYS, OH_CONVERSATIONS_PATH and "
+        "OH_WORKSPACE_PATH (see docs/agent-server.md).",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="Interface to bind (default 127.0.0.1)."
+    )
+    parser.add_argument("--port", type=int, default=8000, help="Port to listen on (default 8000).")
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="Log level (default info).",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Read the config, warn about an unprotected public bind, and run uvicorn."""
+    args = parse_args(argv)
+    # Third-party libraries (litellm) stay at WARNING; the server logs at the chosen level.
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("openhands").setLevel(args.log_level.upper())
+    try:
+        config = ServerConfig.from_env()
+    except ValueError as exc:
+        sys.exit(f"openhands-agent-server: {exc}")
+    if not config.auth_enabled and not is_loopback(args.host):
+        logger.warning(UNPROTECTED_WARNING.format(host=args.host))
+
+    import uvicorn
+    from openhands.agent_server.app import create_app
+
+    uvicorn.run(
+        create_app(config),
+        host=args.host,
+        port=args.port,
+        ws="websockets-sansio",
+        log_level=args.log_level,
+        timeout_graceful_shutdown=10,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""Server configuration, read from the environment (see docs/agent-server.md)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
+
+
+class ServerConfig(BaseModel):
+    """What the server needs to know before it starts; every field has an env variable."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_api_keys: tuple[str, ...] = Field(
+        default=(),
+        description="OH_SESSION_API_KEYS (comma separated). When non-empty, every REST and "
+        "WebSocket call except /health and /alive needs header X-Session-API-Key.",
+    )
+    conversations_path: Path = Field(
+        default=Path("workspace/conversations"),
+        description="OH_CONVERSATIONS_PATH: where conversations are persisted "
+        "(one folder per conversation id).",
+    )
+    workspace_path: Path = Field(
+        default=Path("workspace/project"),
+        description="OH_WORKSPACE_PATH: the parent folder of default working directories, used "
+        "when a StartConversationRequest names no workspace.",
+    )
+    max_run_threads: int = Field(
+        default=256,
+        ge=1,
+        description="OH_MAX_RUN_THREADS: threads available for agent runs, judge calls and "
+        "other blocking work (each running conversation holds one while it runs).",
+    )
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> ServerConfig:
+        """Build the config from OH_* environment variables (defaults where unset)."""
+        env = os.environ if environ is None else environ
+        keys = tuple(k.strip() for k in env.get("OH_SESSION_API_KEYS", "").split(",") if k.strip())
+        values: dict[str, object] = {"session_api_keys": keys}
+        if env.get("OH_CONVERSATIONS_PATH"):
+            values["conversations_path"] = Path(env["OH_CONVERSATIONS_PATH"])
+        if env.get("OH_WORKSPACE_PATH"):
+            values["workspace_path"] = Path(env["OH_WORKSPACE_PATH"])
+        if env.get("OH_MAX_RUN_THREADS"):
+            try:
+                values["max_run_threads"] = int(env["OH_MAX_RUN_THREADS"])
+            except ValueError as exc:
+                raise ValueError(
+                    f"OH_MAX_RUN_THREADS must be an integer, got {env['OH_MAX_RUN_THREADS']!r}"
+                ) from exc
+        return cls.model_validate(values)
+
+    @property
+    def auth_enabled(self) -> bool:
+        """True when session API keys are configured."""
+        return bool(self.session_api_keys)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding `host` only accepts connections from this machine."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,1 @@
+"""Conversations: the service that holds them all, its REST routes and models."""

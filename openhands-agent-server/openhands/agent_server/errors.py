@@ -1,0 +1,48 @@
+"""Errors the services raise; the app turns each into its HTTP status with a clear message.
+
+ServerError                  base: carries the HTTP status code
+├── NotFoundError            404: unknown conversation or event
+├── ConflictError            409: already running, another goal active
+├── BadRequestError          400: nothing to resume, a hook refused a message
+└── InvalidRequestError      422: a field is wrong (names the field in `loc`)
+"""
+
+from __future__ import annotations
+
+
+class ServerError(Exception):
+    """An error with an HTTP status and a message telling the client what to do."""
+
+    status_code = 500
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFoundError(ServerError):
+    """The conversation or event does not exist."""
+
+    status_code = 404
+
+
+class ConflictError(ServerError):
+    """The request conflicts with what is happening now (a run or goal in progress)."""
+
+    status_code = 409
+
+
+class BadRequestError(ServerError):
+    """The request cannot be honoured in the current state (e.g. nothing to resume)."""
+
+    status_code = 400
+
+
+class InvalidRequestError(ServerError):
+    """A field of the request is invalid; `loc` names it, e.g. ("body", "agent", "tools")."""
+
+    status_code = 422
+
+    def __init__(self, message: str, loc: tuple[str | int, ...]) -> None:
+        super().__init__(message)
+        self.loc = loc

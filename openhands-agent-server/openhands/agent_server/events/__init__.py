@@ -1,0 +1,1 @@
+"""Events: one service per conversation, its REST routes, pub/sub and WebSocket."""

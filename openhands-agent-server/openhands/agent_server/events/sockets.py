@@ -1,0 +1,106 @@
+"""WebSocket /sockets/events/{id}: every event of a conversation as one JSON text frame.
+
+Query parameters choose where the stream starts: `resend_all=true` replays the whole log,
+`after=<event id>` replays what followed that event (a reconnecting client passes the last
+id it saw, so it neither misses nor duplicates events); with neither, only new events come.
+A refused socket gets an HTTP answer instead of a handshake: 401 (key), 404 (conversation),
+400 (unknown `after`). A deleted conversation closes its sockets with code 4004.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+
+from fastapi import APIRouter, WebSocket
+from fastapi.responses import JSONResponse
+from openhands.agent_server.auth import API_KEY_HEADER, websocket_authorized
+from openhands.agent_server.events.pubsub import Subscription, SubscriptionClosedError
+from openhands.agent_server.events.service import EventService
+
+logger = logging.getLogger(__name__)
+
+router = APIRouter(tags=["events"])
+
+GONE_CLOSE_CODE = 4004
+"""Close code sent when the conversation is deleted (or the server shuts down)."""
+
+
+async def _deny(websocket: WebSocket, status: int, message: str) -> None:
+    """Refuse the handshake with an HTTP status (or a close code if the server cannot)."""
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        body = {"message": message, "detail": message}
+        await websocket.send_denial_response(JSONResponse(body, status_code=status))
+    else:
+        await websocket.close(code=4000 + status, reason=message[:120])
+
+
+@router.websocket("/sockets/events/{conversation_id}")
+async def events_socket(
+    websocket: WebSocket,
+    conversation_id: str,
+    resend_all: bool = False,
+    after: str | None = None,
+) -> None:
+    """Stream the conversation's events (see the module docstring for the options)."""
+    if not websocket_authorized(websocket):
+        await _deny(websocket, 401, f"Missing or invalid {API_KEY_HEADER}.")
+        return
+    service = _find(websocket, conversation_id)
+    if service is None:
+        await _deny(websocket, 404, f"Conversation {conversation_id} does not exist.")
+        return
+    log = service.events
+    start = len(log)
+    if resend_all:
+        start = 0
+    if after:
+        index = getattr(log, "index_of", lambda _id: None)(after)
+        if index is None:
+            await _deny(websocket, 400, f"Event {after} is not in conversation {service.id}.")
+            return
+        start = index + 1
+    await websocket.accept()
+    subscription = service.pubsub.subscribe(start)
+    try:
+        await _serve(websocket, subscription)
+    finally:
+        subscription.close()
+
+
+def _find(websocket: WebSocket, conversation_id: str) -> EventService | None:
+    try:
+        key = uuid.UUID(conversation_id)
+    except ValueError:
+        return None
+    return websocket.app.state.conversations.find(key)
+
+
+async def _serve(websocket: WebSocket, subscription: Subscription) -> None:
+    sender = asyncio.create_task(_send_events(websocket, subscription))
+    receiver = asyncio.create_task(_drain(websocket))
+    try:
+        done, _ = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (sender, receiver):
+            task.cancel()
+        await asyncio.gather(sender, receiver, return_exceptions=True)
+    if sender in done and isinstance(sender.exception(), SubscriptionClosedError):
+        with contextlib.suppress(Exception):
+            await websocket.close(code=GONE_CLOSE_CODE, reason="conversation closed")
+
+
+async def _send_events(websocket: WebSocket, subscription: Subscription) -> None:
+    async for batch in subscription.batches():
+        for event in batch:
+            await websocket.send_text(event.model_dump_json())
+
+
+async def _drain(websocket: WebSocket) -> None:
+    """Read (and ignore) client frames so a disconnect is noticed at once."""
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return

@@ -1,0 +1,1 @@
+"""Goal loops driven in the background on a live conversation."""

@@ -1,0 +1,78 @@
+"""The contract between the goal driver and the conversation it drives.
+
+The driver depends only on this protocol (and the SDK's `GoalController`), so it can be
+tested against a stand-in and, later, run by a durable workflow engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from openhands.sdk.conversation import ConversationExecutionStatus, EventLog
+from openhands.sdk.event import Event
+from openhands.sdk.llm import LLM
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How one agent run ended: its final status and, if it failed, why (`code`, `error`)."""
+
+    status: ConversationExecutionStatus
+    error: str | None = None
+    code: str | None = None
+
+
+class GoalHost(Protocol):
+    """What a goal driver needs from a live conversation."""
+
+    @property
+    def events(self) -> EventLog:
+        """The conversation's event log (the judge reads it)."""
+        ...
+
+    @property
+    def working_dir(self) -> str:
+        """Where the `verify` command runs."""
+        ...
+
+    @property
+    def agent_llm(self) -> LLM:
+        """The agent's LLM (the default judge is a copy of it)."""
+        ...
+
+    @property
+    def is_busy(self) -> bool:
+        """True while an agent run is in progress (or still winding down)."""
+        ...
+
+    def agent_cost(self) -> float:
+        """USD the agent's LLM has spent so far in this conversation."""
+        ...
+
+    async def send_goal_message(self, text: str) -> None:
+        """Append a user message on the goal's behalf (never treated as an interjection)."""
+        ...
+
+    async def run_agent(self) -> RunResult:
+        """Run the agent until it stops; raises ConflictError if a run is in progress."""
+        ...
+
+    async def pause_agent(self) -> None:
+        """Ask the agent to stop after its current step (also a run about to start)."""
+        ...
+
+    def request_pause(self) -> None:
+        """`pause_agent` for any thread (e.g. the agent's own, when a budget runs out)."""
+        ...
+
+    async def append_event(self, event: Event) -> None:
+        """Persist and publish `event`; finishes even if the caller is cancelled."""
+        ...
+
+    async def blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `fn` in a worker thread (for judge calls)."""
+        ...

@@ -1,0 +1,70 @@
+"""Small response models shared by every router."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class Success(BaseModel):
+    """The answer of a call that only acknowledges: `{"success": true}`."""
+
+    success: Literal[True] = True
+
+
+class ErrorDetail(BaseModel):
+    """One problem with a request: where it is (`loc`) and what is wrong (`msg`)."""
+
+    loc: list[str | int] = Field(description="Path to the bad field, e.g. ['body', 'objective'].")
+    msg: str = Field(description="What is wrong and how to fix it.")
+    type: str = Field(description="A machine-readable error type.")
+
+
+class ErrorResponse(BaseModel):
+    """The body of every 4xx answer: a readable `message` plus the detail."""
+
+    message: str = Field(description="One line naming the field (if any) and the problem.")
+    detail: str | list[ErrorDetail] = Field(description="The error, or one entry per bad field.")
+
+
+class HealthResponse(BaseModel):
+    """The answer of /health and /alive."""
+
+    status: Literal["ok"] = "ok"
+
+
+class BrokenConversation(BaseModel):
+    """A persisted conversation that could not be loaded at start-up (it is skipped)."""
+
+    id: str = Field(description="The folder name under the conversations path.")
+    error: str = Field(description="Why it could not be loaded.")
+
+
+class ServerInfo(BaseModel):
+    """What the server is and what it holds."""
+
+    version: str
+    uptime_seconds: float
+    conversations: int = Field(description="Conversations currently loaded.")
+    running_goals: int = Field(description="Goal loops currently driving a conversation.")
+    auth_enabled: bool = Field(description="Whether X-Session-API-Key is required.")
+    broken_conversations: list[BrokenConversation] = Field(
+        default_factory=list, description="Persisted conversations skipped at start-up."
+    )
+
+
+_ERROR_DESCRIPTIONS = {
+    400: "The request cannot be honoured now (e.g. nothing to resume).",
+    401: "Missing or invalid X-Session-API-Key header.",
+    404: "Unknown conversation or event.",
+    409: "A run or a goal is in progress.",
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` entries documenting these error statuses with `ErrorResponse`."""
+    return {
+        code: {"model": ErrorResponse, "description": _ERROR_DESCRIPTIONS[code]}
+        for code in (401, *codes)
+    }
