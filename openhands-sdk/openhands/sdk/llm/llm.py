@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import random
@@ -151,6 +152,10 @@ class LLM(BaseModel):
         }
         if tools:
             kwargs["tools"] = tools
+            if _litellm_knows_mcp_skip_flag():
+                # Our tools are plain functions. Without this flag, litellm >= 1.80 imports its
+                # MCP gateway (which needs the optional `mcp` package) for any call with tools.
+                kwargs["_skip_mcp_handler"] = True
         if self.api_key is not None:
             kwargs["api_key"] = self.api_key.get_secret_value()
         if self.base_url:
@@ -166,7 +171,12 @@ class LLM(BaseModel):
         while True:
             try:
                 if stream:
-                    chunks = list(litellm.completion(stream=True, **kwargs))
+                    # include_usage makes OpenAI-style providers report tokens in the last chunk.
+                    chunks = list(
+                        litellm.completion(
+                            stream=True, stream_options={"include_usage": True}, **kwargs
+                        )
+                    )
                     raw = litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
                 else:
                     raw = litellm.completion(**kwargs)
@@ -267,9 +277,25 @@ def _response_cost(raw: Any, litellm: Any) -> float:
     return float(cost or 0.0)
 
 
+@functools.cache
+def _litellm_knows_mcp_skip_flag() -> bool:
+    """True when litellm strips `_skip_mcp_handler` itself, so it never reaches a provider."""
+    try:
+        from litellm.litellm_core_utils.core_helpers import filter_internal_params
+    except ImportError:
+        return False
+    return "_skip_mcp_handler" not in filter_internal_params({"_skip_mcp_handler": True})
+
+
 def _import_litellm() -> Any:
-    """Import litellm on first use, keeping its model price map offline unless asked."""
+    """Import litellm on first use, without its import-time side effects unless asked.
+
+    By default litellm fetches its model price map from the network and loads a `.env` file
+    from the working directory into `os.environ` when imported. We use the price map it ships
+    and leave the environment alone; a user who sets either variable keeps their choice.
+    """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
     import litellm
 
     litellm.suppress_debug_info = True

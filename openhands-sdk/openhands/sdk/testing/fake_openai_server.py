@@ -53,6 +53,7 @@ class FakeOpenAIServer:
         self._queues: dict[str, deque[FakeReply]] = {}
         self._responders: dict[str, Responder] = {}
         self._requests: list[dict[str, Any]] = []
+        self._headers: list[dict[str, str]] = []
         self._counter = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -141,6 +142,12 @@ class FakeOpenAIServer:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def request_headers(self) -> list[dict[str, str]]:
+        """The HTTP headers of each request in `requests` (names lower-cased), oldest first."""
+        with self._lock:
+            return [dict(headers) for headers in self._headers]
+
     def requests_for(self, model: str) -> list[dict[str, Any]]:
         """The request bodies received for `model`, oldest first."""
         return [body for body in self.requests if body.get("model") == model]
@@ -151,13 +158,15 @@ class FakeOpenAIServer:
             self._queues.clear()
             self._responders.clear()
             self._requests.clear()
+            self._headers.clear()
 
     # -- serving (called from handler threads) -------------------------------------------------
 
-    def _record_and_pick(self, body: dict[str, Any]) -> FakeReply:
+    def _record_and_pick(self, body: dict[str, Any], headers: dict[str, str]) -> FakeReply:
         model = str(body.get("model", ""))
         with self._lock:
             self._requests.append(body)
+            self._headers.append(headers)
             responder: Responder | None = None
             for name in (model, FALLBACK_MODEL):
                 queue = self._queues.get(name)
@@ -224,7 +233,9 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 bad = FakeReply.error(400, f"fake server: invalid JSON body: {exc}")
                 self._send_json(bad.status, error_body(bad))
                 return
-            reply = server._record_and_pick(body)
+            reply = server._record_and_pick(
+                body, {name.lower(): value for name, value in self.headers.items()}
+            )
             if reply.delay:
                 time.sleep(reply.delay)
             if reply.is_error:
