@@ -1,0 +1,51 @@
+"""Fixtures for the tool tests: a workspace folder and scripted tool-call messages."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openhands.sdk import Message, MessageToolCall, TextContent
+
+ToolCallFactory = Callable[..., Message]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """An empty working directory for the agent."""
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def tool_call() -> ToolCallFactory:
+    """Build an assistant message calling one tool: `tool_call("terminal", command="ls")`."""
+    counter = itertools.count(1)
+
+    def make(name: str, **arguments: Any) -> Message:
+        return Message(
+            role="assistant",
+            content=[],
+            tool_calls=[
+                MessageToolCall(
+                    id=f"call_{next(counter)}", name=name, arguments=json.dumps(arguments)
+                )
+            ],
+        )
+
+    return make
+
+
+@pytest.fixture
+def reply() -> Callable[[str], Message]:
+    """Build a plain assistant text message (which ends a run like `finish`)."""
+
+    def make(text: str) -> Message:
+        return Message(role="assistant", content=[TextContent(text=text)])
+
+    return make

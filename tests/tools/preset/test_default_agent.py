@@ -1,0 +1,60 @@
+"""The default agent: its tools, and a full scripted run that really edits and executes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from openhands.sdk import (
+    ConversationExecutionStatus,
+    LocalConversation,
+    Message,
+    ObservationEvent,
+)
+from openhands.sdk.testing import TestLLM
+from openhands.tools.preset import get_default_agent
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_default_agent_has_terminal_file_editor_and_task() -> None:
+    agent = get_default_agent(TestLLM.from_messages([]))
+    assert [tool.name for tool in agent.tools] == ["terminal", "file_editor", "task"]
+
+
+def test_task_can_be_left_out() -> None:
+    agent = get_default_agent(TestLLM.from_messages([]), enable_task=False)
+    assert [tool.name for tool in agent.tools] == ["terminal", "file_editor"]
+
+
+def test_scripted_run_creates_a_file_and_runs_it(
+    workspace: Path, tmp_path: Path, tool_call: Callable[..., Message]
+) -> None:
+    llm = TestLLM.from_messages(
+        [
+            tool_call(
+                "file_editor", command="create", path="hello.py", file_text="print('hi' * 2)\n"
+            ),
+            tool_call("terminal", command="python3 hello.py > out.txt && cat out.txt"),
+            tool_call("finish", message="wrote and ran hello.py"),
+        ]
+    )
+    conversation = LocalConversation(
+        get_default_agent(llm), workspace, persistence_dir=tmp_path / "conversations"
+    )
+    conversation.send_message("write hello.py and run it")
+    conversation.run()
+    observations = {
+        event.tool_name: event
+        for event in conversation.state.events
+        if isinstance(event, ObservationEvent)
+    }
+    status = conversation.state.execution_status
+    conversation.close()
+    assert status == ConversationExecutionStatus.FINISHED
+    assert (workspace / "hello.py").read_text() == "print('hi' * 2)\n"
+    assert (workspace / "out.txt").read_text() == "hihi\n"
+    terminal = observations["terminal"]
+    assert "hihi" in terminal.text
+    assert terminal.observation["exit_code"] == 0

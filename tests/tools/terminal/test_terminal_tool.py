@@ -1,0 +1,162 @@
+"""The terminal tool against a real bash: state, timeouts, interrupts, input, truncation."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from openhands.tools.terminal import TerminalAction, TerminalExecutor
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def run(terminal: TerminalExecutor, command: str, **fields: object):
+    return terminal(TerminalAction(command=command, **fields))  # type: ignore[arg-type]
+
+
+def test_commands_run_in_the_workspace(terminal: TerminalExecutor, workspace: Path) -> None:
+    obs = run(terminal, "pwd")
+    assert obs.content.splitlines()[0] == str(workspace)
+    assert obs.working_dir == str(workspace)
+
+
+def test_cd_and_exported_variables_persist_between_calls(
+    terminal: TerminalExecutor, workspace: Path
+) -> None:
+    (workspace / "sub").mkdir()
+    run(terminal, "cd sub && export GREETING=hello-there")
+    obs = run(terminal, 'echo "$GREETING"; pwd')
+    assert obs.content.splitlines()[:2] == ["hello-there", str(workspace / "sub")]
+
+
+def test_exit_code_is_reported(terminal: TerminalExecutor) -> None:
+    obs = run(terminal, "echo partial; (exit 7)")
+    assert obs.exit_code == 7
+    assert "partial" in obs.content
+    assert "Exit code: 7" in obs.content
+    assert not obs.is_error
+
+
+def test_multiline_script_with_heredoc_runs_as_one_command(terminal: TerminalExecutor) -> None:
+    obs = run(terminal, "X=1\ncat <<'EOF'\nliteral $X\nEOF\necho \"expanded $X\"")
+    assert obs.content.splitlines()[:2] == ["literal $X", "expanded 1"]
+    assert obs.exit_code == 0
+
+
+def test_timeout_returns_partial_output_and_leaves_command_running(
+    terminal: TerminalExecutor,
+) -> None:
+    obs = run(terminal, "echo started; sleep 1; echo finished", timeout=0.2)
+    assert obs.timed_out
+    assert obs.exit_code is None
+    assert "started" in obs.content
+    assert "finished" not in obs.content
+    assert "still running" in obs.content
+
+
+def test_empty_input_after_timeout_waits_for_the_rest(terminal: TerminalExecutor) -> None:
+    run(terminal, "echo started; sleep 1; echo finished", timeout=0.2)
+    obs = run(terminal, "", is_input=True, timeout=30)
+    assert "finished" in obs.content
+    assert "started" not in obs.content  # already reported
+    assert obs.exit_code == 0
+
+
+def test_ctrl_c_interrupts_a_running_sleep(terminal: TerminalExecutor) -> None:
+    assert run(terminal, "sleep 60; echo not-reached", timeout=0.3).timed_out
+    obs = run(terminal, "C-c", is_input=True, timeout=30)
+    assert not obs.timed_out
+    assert obs.exit_code == 130
+    assert "not-reached" not in obs.content
+
+
+def test_session_still_works_after_an_interrupted_timeout(terminal: TerminalExecutor) -> None:
+    run(terminal, "export KEPT=yes; sleep 60", timeout=0.3)
+    run(terminal, "C-c", is_input=True, timeout=30)
+    obs = run(terminal, "echo $KEPT")
+    assert obs.content.splitlines()[0] == "yes"
+    assert obs.exit_code == 0
+
+
+def test_new_command_while_one_is_running_is_refused(terminal: TerminalExecutor) -> None:
+    run(terminal, "sleep 60", timeout=0.3)
+    obs = run(terminal, "echo second")
+    assert obs.is_error
+    assert "NOT run" in obs.content
+    run(terminal, "C-c", is_input=True, timeout=30)
+
+
+def test_input_text_goes_to_the_running_command(terminal: TerminalExecutor) -> None:
+    assert run(terminal, "read answer; echo got-$answer", timeout=0.3).timed_out
+    obs = run(terminal, "forty-two", is_input=True, timeout=30)
+    assert "got-forty-two" in obs.content
+    assert obs.exit_code == 0
+
+
+def test_input_without_a_running_command_is_an_error(terminal: TerminalExecutor) -> None:
+    obs = run(terminal, "hello", is_input=True)
+    assert obs.is_error
+    assert "No command is running" in obs.content
+
+
+def test_empty_command_is_an_error(terminal: TerminalExecutor) -> None:
+    obs = run(terminal, "   ")
+    assert obs.is_error
+
+
+def test_long_output_is_truncated_keeping_head_and_tail(workspace: Path) -> None:
+    terminal = TerminalExecutor(str(workspace), max_output_chars=2000)
+    try:
+        obs = run(terminal, "seq 1 200000")
+    finally:
+        terminal.close()
+    lines = obs.content.splitlines()
+    assert lines[:3] == ["1", "2", "3"]
+    assert "200000" in lines
+    assert "output truncated" in obs.content
+    assert len(obs.content) < 3000
+    assert obs.exit_code == 0
+
+
+def test_ansi_colour_codes_are_stripped(terminal: TerminalExecutor) -> None:
+    obs = run(terminal, r"printf '\033[1;31mred\033[0m plain\n'")
+    assert obs.content.splitlines()[0] == "red plain"
+    assert "\x1b" not in obs.content
+
+
+def test_exit_ends_the_shell_and_the_next_command_gets_a_new_one(
+    terminal: TerminalExecutor, workspace: Path
+) -> None:
+    run(terminal, "cd / && exit 3")
+    obs = run(terminal, "pwd")
+    assert obs.exit_code == 0
+    assert str(workspace) in obs.content.splitlines()[0]
+    assert "new shell" in obs.content
+
+
+def test_close_kills_background_processes(workspace: Path) -> None:
+    terminal = TerminalExecutor(str(workspace))
+    obs = run(terminal, "sleep 300 & echo $!")
+    pid = int(obs.content.splitlines()[-2])
+    terminal.close()
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def test_commands_after_close_are_refused(workspace: Path) -> None:
+    terminal = TerminalExecutor(str(workspace))
+    terminal.close()
+    assert run(terminal, "echo hi").is_error
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z" and os.path.exists(f"/proc/{pid}")

@@ -1,0 +1,75 @@
+"""The tools resolve by name through the SDK registry and show the agreed action fields."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import openhands.tools
+import pytest
+from openhands.sdk.tool import Tool, ToolContext, resolve_tool
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("terminal", "terminal"),
+        ("TerminalTool", "terminal"),
+        ("file_editor", "file_editor"),
+        ("FileEditorTool", "file_editor"),
+        ("task", "task"),
+        ("TaskTool", "task"),
+        ("TaskToolSet", "task"),
+    ],
+)
+def test_tool_resolves_by_name_and_class_name(name: str, expected: str, tmp_path: Path) -> None:
+    [tool] = resolve_tool(Tool(name=name), ToolContext(working_dir=str(tmp_path)))
+    assert tool.name == expected
+    tool.close()
+
+
+def test_dict_spec_resolves_too(tmp_path: Path) -> None:
+    [tool] = resolve_tool({"name": "TerminalTool"}, ToolContext(working_dir=str(tmp_path)))
+    assert tool.name == "terminal"
+
+
+@pytest.mark.parametrize(
+    ("name", "fields"),
+    [
+        ("terminal", {"command", "is_input", "timeout"}),
+        (
+            "file_editor",
+            {"command", "path", "file_text", "old_str", "new_str", "insert_line", "view_range"},
+        ),
+        ("task", {"prompt", "description", "subagent_type", "resume"}),
+    ],
+)
+def test_action_schema_has_the_agreed_fields(name: str, fields: set[str], tmp_path: Path) -> None:
+    [tool] = resolve_tool(Tool(name=name), ToolContext(working_dir=str(tmp_path)))
+    schema = tool.to_openai_tool()["function"]
+    assert set(schema["parameters"]["properties"]) == fields
+    assert schema["description"]
+
+
+def test_unknown_params_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="timeout"):
+        resolve_tool(Tool(name="terminal", params={"tiemout": 5}), ToolContext(str(tmp_path)))
+
+
+def test_terminal_params_are_applied(tmp_path: Path) -> None:
+    spec = Tool(name="terminal", params={"timeout": 5, "max_output_chars": 100})
+    [tool] = resolve_tool(spec, ToolContext(working_dir=str(tmp_path)))
+    executor = tool.executor
+    assert getattr(executor, "default_timeout", None) == 5
+    assert getattr(executor, "max_output_chars", None) == 100
+
+
+def test_importing_the_tools_does_not_import_litellm() -> None:
+    code = "import sys, openhands.tools, openhands.tools.preset; sys.exit('litellm' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], timeout=60, check=False).returncode == 0
+
+
+def test_openhands_is_a_namespace_package() -> None:
+    package_dir = Path(openhands.tools.__file__).parent
+    assert not (package_dir.parent / "__init__.py").exists()
