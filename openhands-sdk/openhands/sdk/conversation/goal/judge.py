@@ -1,0 +1,193 @@
+"""The judge: ask an LLM whether the objective is proven complete, and parse its JSON verdict.
+
+The judge's answer should be strict JSON; JSON inside prose or a code fence is still found.
+An answer with no usable JSON means "not complete" (score 0): a broken judge must never
+finish a goal by accident.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from openhands.sdk.conversation.goal.models import GoalRequirement, GoalVerdict, VerifyResult
+from openhands.sdk.conversation.goal.prompts import judge_messages
+from openhands.sdk.conversation.goal.transcript import (
+    DEFAULT_ENTRY_CHARS,
+    DEFAULT_TRANSCRIPT_CHARS,
+    EventSource,
+    render_transcript,
+)
+from openhands.sdk.event.base import Event
+from openhands.sdk.llm.llm import LLM
+
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*(.*?)```", re.DOTALL)
+_VERDICT_KEYS = frozenset({"complete", "score", "missing", "requirements"})
+_MAX_BRACES = 200
+_TRUE_WORDS = frozenset({"true", "yes", "y", "1", "complete", "done"})
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeAnswer:
+    """One judge call: the verdict, its cost, and the error if the call or parse failed."""
+
+    verdict: GoalVerdict
+    cost: float = 0.0
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """True when the judge raised or gave no parseable verdict."""
+        return self.error is not None
+
+
+def _candidates(text: str) -> list[str]:
+    stripped = text.strip()
+    found = [stripped]
+    found.extend(match.group(1).strip() for match in _FENCE.finditer(text))
+    return found
+
+
+def _objects_in(text: str) -> list[Any]:
+    """JSON values that start at a `{` somewhere in `text`, in order (bounded scan)."""
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    start = text.find("{")
+    braces = 0
+    while start != -1 and braces < _MAX_BRACES:
+        braces += 1
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        values.append(value)
+        start = text.find("{", end)
+    return values
+
+
+def extract_verdict_json(text: str) -> dict[str, Any] | None:
+    """The first JSON object in `text` that looks like a verdict (whole text, fences, prose)."""
+    for candidate in _candidates(text):
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and _VERDICT_KEYS & value.keys():
+            return value
+    for value in _objects_in(text):
+        if isinstance(value, dict) and _VERDICT_KEYS & value.keys():
+            return value
+    return None
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return value.strip().lower() in _TRUE_WORDS
+    return False
+
+
+def _requirements(value: Any) -> list[GoalRequirement] | None:
+    if not isinstance(value, list):
+        return None
+    parsed: list[GoalRequirement] = []
+    for item in value:
+        if not isinstance(item, dict):
+            continue
+        text = item.get("text") or item.get("requirement") or item.get("name")
+        if not isinstance(text, str) or not text.strip():
+            continue
+        evidence = item.get("evidence")
+        parsed.append(
+            GoalRequirement(
+                text=text.strip(),
+                satisfied=_as_bool(item.get("satisfied")),
+                evidence=evidence.strip() if isinstance(evidence, str) else "",
+            )
+        )
+    return parsed
+
+
+def verdict_from_json(data: dict[str, Any]) -> GoalVerdict:
+    """Build a verdict from the judge's JSON object, leniently.
+
+    `complete` must be explicitly true, and stays false while any listed requirement is
+    unsatisfied, so a self-contradicting judge errs on the side of more work.
+    """
+    requirements = _requirements(data.get("requirements"))
+    complete = _as_bool(data.get("complete"))
+    if requirements and any(not req.satisfied for req in requirements):
+        complete = False
+    score = data.get("score", 1.0 if complete else 0.0)
+    return GoalVerdict.model_validate(
+        {
+            "score": score,
+            "complete": complete,
+            "missing": data.get("missing"),
+            "requirements": requirements,
+        }
+    )
+
+
+def parse_verdict(text: str) -> GoalVerdict | None:
+    """The verdict in the judge's answer `text`, or None when it holds no usable JSON."""
+    data = extract_verdict_json(text)
+    return None if data is None else verdict_from_json(data)
+
+
+def gate_on_verify(verdict: GoalVerdict, verify: VerifyResult | None) -> GoalVerdict:
+    """`verdict`, but never complete while the verify command fails (which is then missing)."""
+    if verify is None or verify.passed or not verdict.complete:
+        return verdict
+    state = "timed out" if verify.timed_out else f"exited {verify.exit_code}"
+    gap = f"`{verify.command}` must exit 0 (it {state})"
+    return verdict.model_copy(update={"complete": False, "missing": [*verdict.missing, gap]})
+
+
+def _unparseable(text: str) -> str:
+    snippet = " ".join(text.split())[:200] or "(empty answer)"
+    return f"the judge's answer held no JSON verdict: {snippet!r}"
+
+
+def ask_judge(
+    judge_llm: LLM, objective: str, transcript: str, verify: VerifyResult | None = None
+) -> JudgeAnswer:
+    """Call the judge on a rendered transcript; never raises (a failure is in `error`).
+
+    The call never streams, whatever the LLM's `stream` setting.
+    """
+    try:
+        response = judge_llm.completion(judge_messages(objective, transcript, verify), stream=False)
+    except Exception as exc:  # any failure of the judge is a failed round, not a crash
+        return JudgeAnswer(GoalVerdict(), error=f"{type(exc).__name__}: {exc}")
+    text = response.message.text
+    verdict = parse_verdict(text)
+    if verdict is None:
+        return JudgeAnswer(GoalVerdict(), cost=response.cost, error=_unparseable(text))
+    return JudgeAnswer(verdict, cost=response.cost)
+
+
+def judge_goal(
+    judge_llm: LLM,
+    objective: str,
+    events: Sequence[Event] | EventSource,
+    *,
+    verify: VerifyResult | None = None,
+    max_chars: int = DEFAULT_TRANSCRIPT_CHARS,
+    entry_chars: int = DEFAULT_ENTRY_CHARS,
+) -> GoalVerdict:
+    """Ask `judge_llm` whether `objective` is proven complete by the conversation `events`.
+
+    The judge sees a bounded `role: text` transcript (no system prompt, no state updates) and
+    `verify`'s result if given (a failing verify makes the verdict incomplete). An
+    unparseable answer is `score=0, complete=False`; an error of the LLM call itself is raised.
+    """
+    transcript = render_transcript(events, max_chars, entry_chars)
+    response = judge_llm.completion(judge_messages(objective, transcript, verify), stream=False)
+    verdict = parse_verdict(response.message.text)
+    return gate_on_verify(verdict if verdict is not None else GoalVerdict(), verify)
