@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -187,3 +188,25 @@ def test_without_any_llm_the_error_says_how_to_give_one(workspace: Path) -> None
 def test_blank_prompt_is_refused(workspace: Path) -> None:
     with pytest.raises(TaskError, match="prompt"):
         TaskManager(str(workspace), llm=TestLLM.from_messages([])).start("  ")
+
+
+def test_parallel_tasks_all_complete_and_all_reach_the_index(
+    workspace: Path, parent_dir: Path, finish: Factory
+) -> None:
+    manager = TaskManager(str(workspace), persistence_dir=parent_dir)
+    results: list[TaskRecord] = []
+
+    def start(n: int) -> None:
+        llm = TestLLM.from_messages([finish(f"answer {n}")])
+        results.append(manager.start(f"prompt {n}", llm=llm))
+
+    threads = [threading.Thread(target=start, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    manager.close()
+    assert sorted(record.result or "" for record in results) == [f"answer {n}" for n in range(4)]
+    index = json.loads((parent_dir / "subagents" / INDEX_FILE).read_text())
+    assert {record.id for record in results} == set(index["tasks"])
+    assert {entry["status"] for entry in index["tasks"].values()} == {"completed"}

@@ -45,23 +45,38 @@ def test_multiline_script_with_heredoc_runs_as_one_command(terminal: TerminalExe
     assert obs.exit_code == 0
 
 
+GATED = "echo started; until [ -e gate ]; do sleep 0.05; done; echo finished"
+
+
 def test_timeout_returns_partial_output_and_leaves_command_running(
     terminal: TerminalExecutor,
 ) -> None:
-    obs = run(terminal, "echo started; sleep 1; echo finished", timeout=0.2)
-    assert obs.timed_out
-    assert obs.exit_code is None
-    assert "started" in obs.content
-    assert "finished" not in obs.content
-    assert "still running" in obs.content
+    first = run(terminal, GATED, timeout=1)
+    assert first.timed_out
+    assert first.exit_code is None
+    assert "still running" in first.content
+    seen = first.content
+    for _ in range(100):  # the gate is shut, so every wait times out; gather the output
+        if "started" in seen:
+            break
+        more = run(terminal, "", is_input=True, timeout=0.5)
+        assert more.timed_out
+        seen += more.content
+    assert "started" in seen
+    assert "finished" not in seen
 
 
-def test_empty_input_after_timeout_waits_for_the_rest(terminal: TerminalExecutor) -> None:
-    run(terminal, "echo started; sleep 1; echo finished", timeout=0.2)
-    obs = run(terminal, "", is_input=True, timeout=30)
-    assert "finished" in obs.content
-    assert "started" not in obs.content  # already reported
-    assert obs.exit_code == 0
+def test_waiting_after_a_timeout_collects_only_the_new_output(
+    terminal: TerminalExecutor, workspace: Path
+) -> None:
+    seen = run(terminal, GATED, timeout=1).content
+    while "started" not in seen:
+        seen += run(terminal, "", is_input=True, timeout=0.5).content
+    (workspace / "gate").touch()
+    last = run(terminal, "", is_input=True, timeout=30)
+    assert "finished" in last.content
+    assert "started" not in last.content
+    assert last.exit_code == 0
 
 
 def test_ctrl_c_interrupts_a_running_sleep(terminal: TerminalExecutor) -> None:

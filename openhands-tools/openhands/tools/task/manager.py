@@ -238,7 +238,7 @@ class TaskManager:
         return conversation
 
     def _choose_llm(self, llm: LLM | None) -> LLM:
-        chosen = self.llm or llm
+        chosen = self.llm if self.llm is not None else llm
         if chosen is None:
             raise TaskError(
                 "No LLM for the sub-agent: give TaskManager(llm=...) or pass llm= "

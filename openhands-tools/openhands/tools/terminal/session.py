@@ -21,6 +21,7 @@ import shutil
 import signal
 import struct
 import subprocess
+import sys
 import tempfile
 import termios
 import threading
@@ -34,6 +35,14 @@ _WINDOW = 8192  # how much of the stream's tail is searched for the prompt senti
 _POLL = 0.25  # seconds between liveness checks while waiting for output
 _UNSET_ENV = ("PS0", "PS1", "PS2", "PROMPT_COMMAND", "BASH_ENV", "ENV", "HISTFILE")
 _QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "cat"}
+_BASH = ["bash", "--norc", "--noprofile", "--noediting", "-i"]
+# Started as a separate program rather than through Popen's preexec_fn, which is unsafe in
+# a multi-threaded process: become a session leader, make the pty (stdin) the controlling
+# terminal so the line discipline delivers Ctrl-C to the foreground job, then become bash.
+_LAUNCHER = (
+    "import fcntl, os, sys, termios; os.setsid(); "
+    "fcntl.ioctl(0, termios.TIOCSCTTY, 0); os.execvp(sys.argv[1], sys.argv[1:])"
+)
 
 
 class TerminalSessionError(RuntimeError):
@@ -116,14 +125,12 @@ class TerminalSession:
         env.update(self._extra_env)
         try:
             self._proc = subprocess.Popen(
-                ["bash", "--norc", "--noprofile", "--noediting", "-i"],
+                [sys.executable, "-I", "-S", "-c", _LAUNCHER, *_BASH],
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
                 cwd=self.working_dir,
                 env=env,
-                start_new_session=True,
-                preexec_fn=_take_controlling_tty,
             )
         except OSError as exc:
             os.close(master)
@@ -307,12 +314,6 @@ class TerminalSession:
         if start.startswith(last_line) or last_line.startswith(start):
             return text[:cut], text[cut:]
         return text, ""
-
-
-def _take_controlling_tty() -> None:
-    # Runs in the child after setsid(): make the pty (our stdin) its controlling terminal so
-    # the line discipline delivers Ctrl-C to the foreground job.
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 def _kill_session(session_id: int) -> None:
