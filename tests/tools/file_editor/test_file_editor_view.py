@@ -79,3 +79,10 @@ def test_absolute_paths_work_outside_the_workspace(edit: Edit, tmp_path: Path) -
     outside = tmp_path / "outside.txt"
     outside.write_text("elsewhere\n")
     assert "elsewhere" in edit("view", str(outside)).content
+
+
+def test_empty_file_view_says_it_is_empty(edit: Edit, workspace: Path) -> None:
+    (workspace / "empty.txt").write_text("")
+    obs = edit("view", "empty.txt")
+    assert not obs.is_error
+    assert "empty" in obs.content

@@ -65,6 +65,8 @@ def view_file(path: Path, view_range: list[int] | None) -> str:
             f"use a start between 1 and {max(total, 1)}."
         )
     header = f"Here's the result of running `cat -n` on {path}:"
+    if total == 0:
+        return f"{header}\n(the file is empty)\n"
     if end is not None and end > total:
         header += f" (view_range end {end} is past the last line, {total})"
     body = "\n".join(shown)
