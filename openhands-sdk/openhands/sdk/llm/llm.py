@@ -18,7 +18,7 @@ from openhands.sdk.llm.errors import (
     LLMResponseError,
     LLMTransientError,
 )
-from openhands.sdk.llm.message import Message, MessageToolCall, TextContent
+from openhands.sdk.llm.message import ImageContent, Message, MessageToolCall, TextContent
 from openhands.sdk.llm.metrics import Metrics
 from pydantic import (
     BaseModel,
@@ -247,7 +247,9 @@ class LLM(BaseModel):
         if not choices:
             raise LLMResponseError(f"LLM {self.model!r} returned no choices", model=self.model)
         msg = choices[0].message
-        content = [TextContent(text=msg.content)] if msg.content else []
+        content: list[TextContent | ImageContent] = (
+            [TextContent(text=msg.content)] if msg.content else []
+        )
         calls = [
             MessageToolCall(
                 id=call.id or f"call_{index}",

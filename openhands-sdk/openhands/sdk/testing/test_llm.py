@@ -16,6 +16,8 @@ from pydantic import PrivateAttr
 class TestLLMExhaustedError(LLMError):
     """The script ran out: the code under test asked for more completions than scripted."""
 
+    __test__ = False  # not a pytest test class, even when imported into a test module
+
 
 class TestLLM(LLM):
     """Returns scripted assistant messages in order; an `Exception` in the script is raised.
