@@ -58,3 +58,8 @@ def test_scripted_run_creates_a_file_and_runs_it(
     terminal = observations["terminal"]
     assert "hihi" in terminal.text
     assert terminal.observation["exit_code"] == 0
+
+
+def test_reference_sdk_keywords_are_accepted() -> None:
+    agent = get_default_agent(llm=TestLLM.from_messages([]), cli_mode=True)
+    assert [tool.name for tool in agent.tools] == ["terminal", "file_editor", "task"]

@@ -1,4 +1,8 @@
-"""The default agent: terminal, file editor and sub-agent tasks."""
+"""The default agent: terminal, file editor and sub-agent tasks.
+
+`cli_mode` and `enable_browser` are accepted so scripts written for the reference SDK run
+unchanged; there is no browser tool here, so both change nothing.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +13,23 @@ from openhands.sdk.llm import LLM
 from openhands.sdk.tool import Tool
 
 
-def get_default_tools(*, enable_task: bool = True) -> list[Tool]:
+def register_default_tools(enable_browser: bool = False) -> None:
+    """Make sure the default tools are registered (importing `openhands.tools` does it)."""
+    import openhands.tools  # noqa: F401
+
+
+def get_default_tools(enable_browser: bool = False, *, enable_task: bool = True) -> list[Tool]:
     """Tool specs for the default agent: terminal, file_editor and (optionally) task."""
+    register_default_tools(enable_browser)
     tools = [Tool(name="terminal"), Tool(name="file_editor")]
     if enable_task:
         tools.append(Tool(name="task"))
     return tools
 
 
-def get_default_agent(llm: LLM, *, enable_task: bool = True, **agent_fields: Any) -> Agent:
+def get_default_agent(
+    llm: LLM, cli_mode: bool = False, *, enable_task: bool = True, **agent_fields: Any
+) -> Agent:
     """An `Agent` with the default tools; other `Agent` fields (system_prompt...) pass through."""
     if "tools" in agent_fields:
         raise ValueError("get_default_agent sets tools itself; build Agent(...) for custom tools.")
