@@ -30,11 +30,8 @@ logger = logging.getLogger(__name__)
 
 Callback = Callable[[Event], None]
 
-AUTH_CLOSE_CODES = frozenset({1008, 4001, 4003, 4401, 4403})
+AUTH_CLOSE_CODES = frozenset({1008, 4401, 4403})
 """Close codes a server uses to refuse a socket's credentials: reconnecting will not help."""
-GONE_CLOSE_CODES = frozenset({4004, 4404})
-"""Close codes meaning the conversation does not exist (any more)."""
-
 RECONNECT_BUDGET = 30.0
 """Seconds of failed reconnects after which the stream gives up and waiters get an error."""
 
@@ -163,11 +160,20 @@ class EventStream:
         from websockets.exceptions import InvalidStatus
         from websockets.sync.client import connect
 
-        url = self._client.socket_url(self._conversation_id, after=self._cache.last_id)
+        after = self._cache.last_id
+        url = self._client.socket_url(self._conversation_id, after=after)
         try:
             socket = connect(url, additional_headers=self._client.headers, open_timeout=10)
         except InvalidStatus as exc:
             code = exc.response.status_code
+            if code == 400 and after is not None:
+                # The server does not know our last event (its log was replaced): replay it
+                # all; the cache drops the events it already has by id.
+                logger.warning("event socket: %s; replaying all events", exc)
+                url = self._client.socket_url(self._conversation_id, after=None)
+                socket = connect(url, additional_headers=self._client.headers, open_timeout=10)
+                self._adopt(socket)
+                return
             if code in (401, 403):
                 has_key = bool(self._client.headers)
                 raise RemoteAuthenticationError(self._client.host, code, has_key) from exc
@@ -179,6 +185,12 @@ class EventStream:
             raise RemoteConnectionError(self._client.host, f"event socket: HTTP {code}") from exc
         except (OSError, TimeoutError) as exc:
             raise RemoteConnectionError(self._client.host, f"event socket: {exc}") from exc
+        self._adopt(socket)
+
+    def _adopt(self, socket: Any) -> None:
+        # Entering the connection is how websockets >= 17.1 is told that its life is managed
+        # here (closed by `close()` from another thread) rather than by a `with` block.
+        socket.__enter__()
         with self._socket_lock:
             self._socket = socket
         if self._closing.is_set():
@@ -191,8 +203,14 @@ class EventStream:
             received, close_code = self._pump()
             if self._closing.is_set():
                 return
-            if close_code in AUTH_CLOSE_CODES or close_code in GONE_CLOSE_CODES:
-                self._cache.fail(self._close_error(close_code))
+            # A deleted conversation and a server shutting down both close with 4004; the
+            # reconnect below tells them apart (404 versus a server that comes back).
+            if close_code in AUTH_CLOSE_CODES:
+                self._cache.fail(
+                    RemoteAuthenticationError(
+                        self._client.host, close_code, bool(self._client.headers)
+                    )
+                )
                 return
             if received:
                 failing_since, delay = None, 0.05
@@ -231,14 +249,6 @@ class EventStream:
             logger.debug("event socket error: %s", exc)
         close = getattr(socket, "close_code", None)
         return received, close if isinstance(close, int) else None
-
-    def _close_error(self, code: int) -> RemoteConversationError:
-        if code in AUTH_CLOSE_CODES:
-            return RemoteAuthenticationError(self._client.host, code, bool(self._client.headers))
-        return RemoteConversationNotFoundError(
-            f"Conversation {self._conversation_id} is gone from the agent server at "
-            f"{self._client.host} (its event socket closed with code {code})."
-        )
 
     def _on_frame(self, frame: str | bytes) -> None:
         event = parse_event(frame)
