@@ -105,7 +105,7 @@ def _best_of(steps: int, root: Path) -> dict[str, float]:
 
 def main() -> None:
     """Run the benchmark (or profile one size) and print the JSON line."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="Agent loop overhead benchmark.")
     parser.add_argument("--profile", type=int, default=0, help="profile one run of N steps")
     args = parser.parse_args()
 

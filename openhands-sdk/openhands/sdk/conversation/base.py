@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Self
 
 from openhands.sdk.llm.message import Message, TextContent
 
@@ -49,7 +49,7 @@ class BaseConversation(ABC):
     def close(self) -> None:
         """Release resources (files, processes, connections)."""
 
-    def __enter__(self) -> BaseConversation:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -1,0 +1,27 @@
+"""Fixtures every test directory may use. Area fixtures live in each area's conftest.py."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# litellm must never fetch its price map from the network in tests (set before any import).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture
+def workspace_dir(tmp_path: Path) -> Path:
+    """An empty working directory for an agent, inside the test's tmp_path."""
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def persistence_dir(tmp_path: Path) -> Path:
+    """A folder where conversations persist (`<persistence_dir>/<id.hex>/...`)."""
+    path = tmp_path / "conversations"
+    path.mkdir()
+    return path

@@ -1,0 +1,204 @@
+"""Persisted conversations: base_state.json + events.jsonl, reopened by id."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from openhands.sdk import (
+    Agent,
+    ConversationExecutionStatus,
+    LocalConversation,
+    MessageEvent,
+    SystemPromptEvent,
+)
+from openhands.sdk.event import Event
+from openhands.sdk.llm import Metrics
+from openhands.sdk.testing import TestLLM
+from pydantic import SecretStr
+
+Status = ConversationExecutionStatus
+SECRET = "sk-live-do-not-leak-8b1f2c"
+
+
+def _files(conversation: LocalConversation):
+    folder = conversation.state.folder
+    assert folder is not None
+    return folder / "base_state.json", folder / "events.jsonl"
+
+
+def test_files_live_under_the_conversation_id(make_conversation, persistence_dir) -> None:
+    conversation, _ = make_conversation()
+
+    assert conversation.state.folder == persistence_dir / conversation.id.hex
+    base_state, events = _files(conversation)
+    assert base_state.is_file()
+    assert events.is_file()
+
+
+def test_reopening_after_close_restores_state_and_events(make_conversation, reply) -> None:
+    conversation, _ = make_conversation([reply.think("plan"), reply.finish("done")])
+    conversation.send_message("Write the report")
+    conversation.run()
+    before = list(conversation.state.events)
+    conversation.close()
+
+    reopened, _ = make_conversation(conversation_id=conversation.id)
+
+    assert list(reopened.state.events) == before
+    assert reopened.state.execution_status == Status.FINISHED
+    assert reopened.state.title == "Write the report"
+    assert reopened.state.created_at == conversation.state.created_at
+    assert sum(isinstance(e, SystemPromptEvent) for e in reopened.state.events) == 1
+
+
+def test_a_reopened_conversation_continues_with_its_history(make_conversation, reply) -> None:
+    conversation, _ = make_conversation(
+        [reply.call("think", {"thought": "t"}, call_id="c1"), reply.finish()]
+    )
+    conversation.send_message("first task")
+    conversation.run()
+    conversation.close()
+
+    reopened, llm = make_conversation([reply.text("ok")], conversation_id=conversation.id)
+    reopened.send_message("second task")
+    reopened.run()
+
+    texts = [message.text for message in llm.calls[0]]
+    assert texts[1] == "first task"
+    assert texts[-1] == "second task"
+    assert any(message.tool_call_id == "c1" for message in llm.calls[0])
+
+
+def test_every_event_is_one_json_line(make_conversation, reply) -> None:
+    conversation, _ = make_conversation([reply.think("a"), reply.finish()])
+    conversation.send_message("go")
+    conversation.run()
+
+    _, events_file = _files(conversation)
+    lines = events_file.read_text().splitlines()
+
+    assert [Event.model_validate_json(line) for line in lines] == list(conversation.state.events)
+
+
+def test_base_state_is_replaced_atomically_without_leftovers(make_conversation, reply) -> None:
+    conversation, _ = make_conversation([reply.think(f"t{i}") for i in range(3)] + [reply.finish()])
+    conversation.send_message("go")
+    conversation.run()
+    conversation.pause()
+    conversation.close()
+
+    base_state, _ = _files(conversation)
+    leftovers = sorted(p.name for p in base_state.parent.iterdir())
+    assert leftovers == ["base_state.json", "events.jsonl"]
+    assert json.loads(base_state.read_text())["execution_status"] == "paused"
+
+
+def test_secrets_never_reach_the_files(workspace_dir, persistence_dir) -> None:
+    llm = TestLLM.from_messages([], api_key=SecretStr(SECRET))
+    conversation = LocalConversation(Agent(llm=llm), workspace_dir, persistence_dir=persistence_dir)
+    conversation.send_message("hello")
+    conversation.close()
+
+    base_state, events_file = _files(conversation)
+    assert SECRET not in base_state.read_text()
+    assert SECRET not in events_file.read_text()
+    assert json.loads(base_state.read_text())["agent"]["llm"]["api_key"] is None
+    assert llm.api_key is not None and llm.api_key.get_secret_value() == SECRET
+
+
+def test_the_callers_agent_replaces_the_stored_one(
+    make_conversation, workspace_dir, persistence_dir
+) -> None:
+    conversation, _ = make_conversation()
+    conversation.close()
+    live = TestLLM.from_messages([], api_key=SecretStr(SECRET))
+
+    reopened = LocalConversation(
+        Agent(llm=live),
+        workspace_dir,
+        persistence_dir=persistence_dir,
+        conversation_id=conversation.id,
+    )
+    try:
+        assert reopened.agent.llm is live
+    finally:
+        reopened.close()
+
+
+def test_a_run_cut_off_by_a_crash_reopens_idle(make_conversation) -> None:
+    conversation, _ = make_conversation()
+    conversation.close()
+    base_state, _ = _files(conversation)
+    data = json.loads(base_state.read_text())
+    base_state.write_text(json.dumps(data | {"execution_status": "running"}))
+
+    reopened, _ = make_conversation(conversation_id=conversation.id)
+
+    assert reopened.state.execution_status == Status.IDLE
+
+
+def test_cost_survives_a_reopen(workspace_dir, persistence_dir, reply) -> None:
+    llm = TestLLM.from_messages([reply.think("a"), reply.finish()], costs=[0.5, 0.25])
+    conversation = LocalConversation(Agent(llm=llm), workspace_dir, persistence_dir=persistence_dir)
+    conversation.send_message("go")
+    conversation.run()
+    conversation.close()
+
+    fresh = TestLLM.from_messages([])
+    reopened = LocalConversation(
+        Agent(llm=fresh),
+        workspace_dir,
+        persistence_dir=persistence_dir,
+        conversation_id=conversation.id,
+    )
+    reopened.close()
+
+    assert fresh.metrics.accumulated_cost == 0.75
+    assert fresh.metrics.completions == 2
+    base_state, _ = _files(reopened)
+    assert json.loads(base_state.read_text())["metrics"]["default"]["accumulated_cost"] == 0.75
+
+
+def test_metrics_of_other_usage_ids_are_kept(make_conversation) -> None:
+    conversation, _ = make_conversation()
+    conversation.state.metrics["goal-judge"] = Metrics(usage_id="goal-judge", accumulated_cost=0.1)
+
+    conversation.send_message("hi")
+    conversation.pause()  # a status change saves the state
+    conversation.close()
+
+    reopened, _ = make_conversation(conversation_id=conversation.id)
+    assert reopened.state.metrics["goal-judge"].accumulated_cost == 0.1
+
+
+def test_an_in_memory_conversation_writes_nothing(
+    make_conversation, reply, persistence_dir
+) -> None:
+    conversation, _ = make_conversation([reply.finish()], persist=False)
+    conversation.send_message("go")
+    conversation.run()
+
+    assert conversation.state.folder is None
+    assert list(persistence_dir.iterdir()) == []
+    assert isinstance(conversation.state.events[1], MessageEvent)
+
+
+def test_a_torn_events_tail_is_tolerated_on_reopen(make_conversation, reply, caplog) -> None:
+    conversation, _ = make_conversation([reply.finish()])
+    conversation.send_message("go")
+    conversation.run()
+    conversation.close()
+    _, events_file = _files(conversation)
+    with open(events_file, "ab") as handle:
+        handle.write(b'{"kind":"MessageEvent","id":"4f1c","timest')  # a crash mid-write
+
+    with caplog.at_level(logging.WARNING):
+        reopened, _ = make_conversation([reply.text("hi")], conversation_id=conversation.id)
+    reopened.send_message("next")
+    reopened.run()
+
+    assert "torn last line" in caplog.text
+    lines = events_file.read_text().splitlines()
+    assert [Event.model_validate_json(line) for line in lines] == list(reopened.state.events)
+    assert reopened.state.execution_status == Status.FINISHED

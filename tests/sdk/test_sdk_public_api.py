@@ -1,0 +1,133 @@
+"""The public surface of `openhands.sdk` is pinned: changing it must be deliberate."""
+
+from __future__ import annotations
+
+import importlib
+
+import openhands.sdk as sdk
+import pytest
+
+PUBLIC_NAMES = [
+    "LLM",
+    "Action",
+    "ActionEvent",
+    "Agent",
+    "AgentBase",
+    "AgentErrorEvent",
+    "BaseConversation",
+    "Conversation",
+    "ConversationErrorEvent",
+    "ConversationExecutionStatus",
+    "ConversationRunError",
+    "ConversationState",
+    "ConversationStateUpdateEvent",
+    "Event",
+    "FinishTool",
+    "HookConfig",
+    "ImageContent",
+    "LLMConvertibleEvent",
+    "LLMResponse",
+    "LocalConversation",
+    "LocalWorkspace",
+    "Message",
+    "MessageEvent",
+    "MessageToolCall",
+    "Observation",
+    "ObservationEvent",
+    "PauseEvent",
+    "RemoteWorkspace",
+    "SystemPromptEvent",
+    "TextContent",
+    "ThinkTool",
+    "Tool",
+    "ToolDefinition",
+    "ToolExecutor",
+    "UserRejectObservation",
+    "register_tool",
+    "resolve_tool",
+]
+
+# Where each name is defined publicly (the re-export must be that same object).
+HOME_MODULES = {
+    "openhands.sdk.agent": ["Agent", "AgentBase"],
+    "openhands.sdk.conversation": [
+        "BaseConversation",
+        "Conversation",
+        "ConversationExecutionStatus",
+        "ConversationRunError",
+        "ConversationState",
+        "LocalConversation",
+    ],
+    "openhands.sdk.event": [
+        "ActionEvent",
+        "AgentErrorEvent",
+        "ConversationErrorEvent",
+        "ConversationStateUpdateEvent",
+        "Event",
+        "LLMConvertibleEvent",
+        "MessageEvent",
+        "ObservationEvent",
+        "PauseEvent",
+        "SystemPromptEvent",
+        "UserRejectObservation",
+    ],
+    "openhands.sdk.hooks": ["HookConfig"],
+    "openhands.sdk.llm": [
+        "LLM",
+        "ImageContent",
+        "LLMResponse",
+        "Message",
+        "MessageToolCall",
+        "TextContent",
+    ],
+    "openhands.sdk.tool": [
+        "Action",
+        "FinishTool",
+        "Observation",
+        "ThinkTool",
+        "Tool",
+        "ToolDefinition",
+        "ToolExecutor",
+        "register_tool",
+        "resolve_tool",
+    ],
+    "openhands.sdk.workspace": ["LocalWorkspace", "RemoteWorkspace"],
+}
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    """Constants (ALL_CAPS), then classes, then functions: the order ruff keeps `__all__` in."""
+    if name.isupper():
+        return (0, name)
+    return (1 if name[0].isupper() else 2, name)
+
+
+def test_exported_names_are_pinned() -> None:
+    assert sdk.__all__ == PUBLIC_NAMES
+
+
+def test_exported_names_are_sorted() -> None:
+    assert sdk.__all__ == sorted(sdk.__all__, key=_isort_key)
+
+
+def test_every_home_module_name_is_exported() -> None:
+    assert sorted(name for names in HOME_MODULES.values() for name in names) == sorted(PUBLIC_NAMES)
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [(module, name) for module, names in HOME_MODULES.items() for name in names],
+)
+def test_each_name_is_importable_from_its_module_and_the_package(module: str, name: str) -> None:
+    home = importlib.import_module(module)
+
+    assert name in home.__all__
+    assert getattr(sdk, name) is getattr(home, name)
+
+
+def test_subpackage_exports_are_sorted_and_importable() -> None:
+    for module in HOME_MODULES:
+        home = importlib.import_module(module)
+        assert home.__all__ == sorted(home.__all__, key=_isort_key), module
+        for name in home.__all__:
+            assert hasattr(home, name), f"{module}.{name}"
