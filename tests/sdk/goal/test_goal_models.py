@@ -1,0 +1,84 @@
+"""The goal data models: verdict coercion, status and outcome validation, JSON round trips."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from openhands.sdk.conversation.goal import (
+    GoalOutcome,
+    GoalRequirement,
+    GoalStatus,
+    GoalVerdict,
+    VerifyResult,
+)
+from pydantic import ValidationError
+
+
+def test_missing_given_as_a_string_becomes_a_one_item_list() -> None:
+    assert GoalVerdict(score=0.5, complete=False, missing="tests").missing == ["tests"]  # type: ignore[arg-type]
+
+
+def test_missing_null_becomes_an_empty_list() -> None:
+    assert GoalVerdict.model_validate({"missing": None}).missing == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"), [(1.7, 1.0), (-2, 0.0), ("0.25", 0.25), (math.nan, 0.0), ("high", 0.0)]
+)
+def test_score_is_clamped_to_zero_one(raw: object, expected: float) -> None:
+    assert GoalVerdict.model_validate({"score": raw}).score == expected
+
+
+def test_requirements_are_optional() -> None:
+    assert GoalVerdict(score=1, complete=True, missing=[]).requirements is None
+
+
+def test_unmet_requirements_lists_only_unsatisfied_ones() -> None:
+    verdict = GoalVerdict(
+        requirements=[
+            GoalRequirement(text="a", satisfied=True),
+            GoalRequirement(text="b", satisfied=False, evidence="no test run"),
+        ]
+    )
+    assert [req.text for req in verdict.unmet_requirements] == ["b"]
+
+
+def test_verify_result_passes_only_on_exit_zero() -> None:
+    assert VerifyResult(command="true", exit_code=0, output_tail="", timed_out=False).passed
+    assert not VerifyResult(command="false", exit_code=1, output_tail="", timed_out=False).passed
+
+
+def test_status_round_trips_through_json() -> None:
+    status = GoalStatus(
+        active=True,
+        status="running",
+        iteration=2,
+        max_iterations=5,
+        objective="ship it",
+        verdict=GoalVerdict(score=0.5, missing=["tests"]),
+        verify=VerifyResult(command="pytest -q", exit_code=1, output_tail="1 failed"),
+        cost=0.3,
+        judge_cost=0.1,
+        verify_command="pytest -q",
+        max_cost=1.0,
+    )
+    again = GoalStatus.model_validate_json(status.model_dump_json())
+    assert again == status
+    assert again.agent_cost == pytest.approx(0.2)
+
+
+def test_status_rejects_an_unknown_status_name() -> None:
+    with pytest.raises(ValidationError):
+        GoalStatus(active=False, status="done", iteration=0, max_iterations=1, objective="x")  # type: ignore[arg-type]
+
+
+def test_outcome_needs_at_least_one_iteration() -> None:
+    with pytest.raises(ValidationError):
+        GoalOutcome(status="complete", iterations=0)
+
+
+def test_outcome_cost_is_agent_plus_judge() -> None:
+    outcome = GoalOutcome(status="capped", iterations=1, agent_cost=0.5, judge_cost=0.25)
+    assert outcome.cost == 0.75
+    assert not outcome.complete
