@@ -29,8 +29,15 @@ def free_port() -> int:
 class LiveServer:
     """`python -m openhands.agent_server` on a free port, with its own folders and log file."""
 
-    def __init__(self, root: Path, api_keys: str = "", port: int | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        api_keys: str = "",
+        port: int | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
         self.root = root
+        self.extra_env = dict(extra_env or {})
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.api_keys = api_keys
@@ -45,6 +52,7 @@ class LiveServer:
             OH_WORKSPACE_PATH=str(self.root / "workspaces"),
             OH_SESSION_API_KEYS=self.api_keys,
             LITELLM_LOCAL_MODEL_COST_MAP="True",
+            **self.extra_env,
         )
         log = open(self.log_path, "ab")  # noqa: SIM115  (owned by the child process)
         self._proc = subprocess.Popen(

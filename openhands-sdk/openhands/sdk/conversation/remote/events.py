@@ -32,7 +32,7 @@ Callback = Callable[[Event], None]
 
 AUTH_CLOSE_CODES = frozenset({1008, 4401, 4403})
 """Close codes a server uses to refuse a socket's credentials: reconnecting will not help."""
-RECONNECT_BUDGET = 30.0
+RECONNECT_BUDGET = 60.0
 """Seconds of failed reconnects after which the stream gives up and waiters get an error."""
 
 

@@ -1,0 +1,114 @@
+"""RemoteConversation errors name the fix: session key, unknown conversation, no server."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from live_server import LiveServer, free_port
+from openhands.sdk import Agent
+from openhands.sdk.conversation import ConversationAlreadyRunningError
+from openhands.sdk.conversation.remote import (
+    RemoteAuthenticationError,
+    RemoteConnectionError,
+    RemoteConversation,
+    RemoteConversationNotFoundError,
+    RemoteRequestError,
+)
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from openhands.sdk.workspace import RemoteWorkspace
+from pydantic import SecretStr
+
+pytestmark = pytest.mark.timeout(120)
+
+KEY = "s3cret-key"
+
+
+@pytest.fixture(scope="module")
+def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server that requires X-Session-API-Key."""
+    live = LiveServer(tmp_path_factory.mktemp("keyed"), api_keys=KEY).start()
+    yield live
+    live.stop()
+
+
+def test_missing_key_names_the_header_and_the_setting(
+    agent: Agent, keyed_server: LiveServer
+) -> None:
+    with pytest.raises(RemoteAuthenticationError) as caught:
+        RemoteConversation(agent, RemoteWorkspace(host=keyed_server.url))
+    message = str(caught.value)
+    assert "X-Session-API-Key" in message and "RemoteWorkspace(api_key=...)" in message
+    assert caught.value.status_code == 401
+
+
+def test_wrong_key_is_rejected(agent: Agent, keyed_server: LiveServer) -> None:
+    workspace = RemoteWorkspace(host=keyed_server.url, api_key=SecretStr("wrong"))
+    with pytest.raises(RemoteAuthenticationError, match="rejected the session API key"):
+        RemoteConversation(agent, workspace)
+
+
+def test_right_key_runs_over_rest_and_socket(
+    agent: Agent, keyed_server: LiveServer, fake_llm: FakeOpenAIServer
+) -> None:
+    fake_llm.script(agent.llm.model.removeprefix("openai/"), [FakeReply.text("authorized")])
+    workspace = RemoteWorkspace(host=keyed_server.url, api_key=SecretStr(KEY))
+    conversation = RemoteConversation(agent, workspace)
+    try:
+        conversation.send_message("hello")
+        conversation.run()
+        assert conversation.state.execution_status.value == "finished"
+    finally:
+        conversation.close()
+
+
+def test_connection_refused_says_how_to_start_the_server(agent: Agent) -> None:
+    host = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(RemoteConnectionError) as caught:
+        RemoteConversation(agent, RemoteWorkspace(host=host))
+    assert host in str(caught.value) and "make serve" in str(caught.value)
+
+
+def test_deleted_conversation_raises_not_found(
+    conversation: RemoteConversation, server: LiveServer
+) -> None:
+    httpx.delete(f"{server.url}/api/conversations/{conversation.id}").raise_for_status()
+    with pytest.raises(RemoteConversationNotFoundError, match=str(conversation.id)):
+        conversation.send_message("anyone there?")
+
+
+def test_attaching_with_new_id_creates_that_conversation(
+    agent: Agent, remote_workspace: RemoteWorkspace
+) -> None:
+    wanted = uuid.uuid4()
+    conversation = RemoteConversation(agent, remote_workspace, conversation_id=wanted)
+    try:
+        assert conversation.id == wanted
+    finally:
+        conversation.close()
+
+
+def test_run_while_running_raises_already_running(
+    conversation: RemoteConversation, fake_llm: FakeOpenAIServer, server: LiveServer
+) -> None:
+    model = conversation.agent.llm.model.removeprefix("openai/")
+    fake_llm.script(model, [FakeReply.text("slow").delayed(1.0), FakeReply.text("again")])
+    conversation.send_message("go")
+    url = f"{server.url}/api/conversations/{conversation.id}/run"
+    httpx.post(url).raise_for_status()
+    with pytest.raises(ConversationAlreadyRunningError):
+        conversation.run()
+
+
+def test_invalid_goal_is_rejected_before_reaching_the_server(
+    conversation: RemoteConversation,
+) -> None:
+    with pytest.raises(ValueError, match="objective"):
+        conversation.start_goal("   ")
+
+
+def test_server_validation_error_names_the_field(conversation: RemoteConversation) -> None:
+    with pytest.raises(RemoteRequestError, match="max_cost"):
+        conversation.start_goal("make it work", max_cost=-1.0)
