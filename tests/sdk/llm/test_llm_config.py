@@ -84,3 +84,13 @@ def test_litellm_import_respects_the_users_price_map_choice(
 
     assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "False"
     assert os.environ["LITELLM_MODE"] == "DEV"
+
+
+def test_blank_model_is_rejected() -> None:
+    with pytest.raises(ValidationError, match="model"):
+        LLM(model="")
+
+
+def test_max_wait_below_min_wait_is_rejected() -> None:
+    with pytest.raises(ValidationError, match="retry_max_wait"):
+        LLM(model="openai/x", retry_min_wait=5.0, retry_max_wait=1.0)

@@ -28,6 +28,7 @@ from pydantic import (
     SecretStr,
     SerializationInfo,
     field_serializer,
+    model_validator,
 )
 
 logger = logging.getLogger(__name__)
@@ -64,13 +65,19 @@ class LLM(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    model: str = Field(description="litellm model name, e.g. 'openai/gpt-4o-mini'.")
+    model: str = Field(min_length=1, description="litellm model name, e.g. 'openai/gpt-4o-mini'.")
     api_key: SecretStr | None = Field(default=None, description="Provider key; never logged.")
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint URL.")
     usage_id: str = Field(default="default", description="Name under which metrics are kept.")
-    temperature: float | None = Field(default=0.0, ge=0.0, le=2.0)
-    max_output_tokens: int | None = Field(default=None, ge=1)
-    num_retries: int = Field(default=4, ge=0, description="Retries on 429, 5xx and timeouts.")
+    temperature: float | None = Field(
+        default=0.0, ge=0.0, le=2.0, description="Sampling temperature; None sends none."
+    )
+    max_output_tokens: int | None = Field(
+        default=None, ge=1, description="Cap on tokens per reply; None means the provider's."
+    )
+    num_retries: int = Field(
+        default=4, ge=0, description="Retries on 429, 5xx, timeouts and connection errors."
+    )
     retry_min_wait: float = Field(default=1.0, ge=0.0, description="First backoff, seconds.")
     retry_max_wait: float = Field(default=20.0, ge=0.0, description="Largest backoff, seconds.")
     timeout: float | None = Field(default=120.0, gt=0, description="Seconds per HTTP request.")
@@ -79,7 +86,17 @@ class LLM(BaseModel):
     _metrics: Metrics = PrivateAttr()
 
     def model_post_init(self, __context: Any) -> None:
+        """Start with empty metrics under this LLM's `usage_id`."""
         self._metrics = Metrics(usage_id=self.usage_id)
+
+    @model_validator(mode="after")
+    def _check_retry_waits(self) -> LLM:
+        if self.retry_max_wait < self.retry_min_wait:
+            raise ValueError(
+                f"retry_max_wait ({self.retry_max_wait}) must be >= retry_min_wait "
+                f"({self.retry_min_wait})"
+            )
+        return self
 
     @field_serializer("api_key", when_used="always")
     def _serialize_api_key(self, value: SecretStr | None, info: SerializationInfo) -> Any:
