@@ -101,7 +101,10 @@ def test_callbacks_never_overlap_when_threads_emit_at_once(make_conversation, re
             busy.release()
 
     conversation, _ = make_conversation(
-        [reply.call("gated"), reply.finish()], tools=["gated"], callbacks=[exclusive]
+        # Notes that land during the final step get answered: script enough replies for that.
+        [reply.call("gated"), reply.finish(), *(reply.text("noted") for _ in range(4))],
+        tools=["gated"],
+        callbacks=[exclusive],
     )
     conversation.send_message("go")
     runner = threading.Thread(target=conversation.run)

@@ -1,4 +1,4 @@
-"""pause() and close() from other threads, and how a run hands over to the next one."""
+"""Other threads acting on a running conversation: pause, close, messages, the next run."""
 
 from __future__ import annotations
 
@@ -122,11 +122,36 @@ def test_close_waits_for_the_running_step_and_leaves_it_paused(
     conversation.send_message("go")
     runner = _start(conversation)
     assert gate.started.wait(5)
-    threading.Timer(0.2, gate.release.set).start()
 
+    def release_once_closing() -> None:
+        while not conversation.is_closed:
+            threading.Event().wait(0.01)
+        gate.release.set()
+
+    threading.Thread(target=release_once_closing, daemon=True).start()
     conversation.close()
 
     runner.join(5)
     assert not runner.is_alive()
     assert conversation.state.execution_status == Status.PAUSED
     assert isinstance(conversation.state.events[-1], ConversationStateUpdateEvent)
+
+
+def test_a_message_sent_during_the_final_step_is_answered_before_finishing(
+    make_conversation, reply, gate
+) -> None:
+    conversation, llm = make_conversation(
+        [reply.calls(("gated", {}), ("finish", {"message": "done"})), reply.text("Also done: X")],
+        tools=["gated"],
+    )
+    conversation.send_message("Do the task")
+    runner = _start(conversation)
+    assert gate.started.wait(5)
+
+    conversation.send_message("Please also do X")
+    gate.release.set()
+    runner.join(5)
+
+    assert conversation.state.execution_status == Status.FINISHED
+    assert len(llm.calls) == 2
+    assert llm.calls[1][-1].text == "Please also do X"

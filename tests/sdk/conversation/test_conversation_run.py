@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from typing import Any
 
 import pytest
 from openhands.sdk import (
@@ -15,13 +16,26 @@ from openhands.sdk import (
     ConversationStateUpdateEvent,
     LocalConversation,
     Message,
+    Observation,
     TextContent,
+    ToolDefinition,
+    register_tool,
 )
 from openhands.sdk.conversation import ConversationAlreadyRunningError, ConversationClosedError
 from openhands.sdk.llm import LLMTransientError
 from openhands.sdk.testing import TestLLM
 
 Status = ConversationExecutionStatus
+
+
+class InterruptingTool(ToolDefinition):
+    """Raises KeyboardInterrupt, like Ctrl-C arriving mid-step."""
+
+    def __call__(self, action: Any, conversation: Any = None) -> Observation:
+        raise KeyboardInterrupt
+
+
+register_tool(InterruptingTool.name, InterruptingTool)
 
 
 def _statuses(conversation: LocalConversation) -> list[str]:
@@ -201,3 +215,20 @@ def test_conversation_id_is_kept(make_conversation) -> None:
 
     assert conversation.id == wanted
     assert conversation.state.id == wanted
+
+
+def test_an_interrupted_step_leaves_the_conversation_paused_and_runnable(
+    make_conversation, reply
+) -> None:
+    conversation, _ = make_conversation(
+        [reply.call("interrupting"), reply.finish()], tools=["interrupting"]
+    )
+    conversation.send_message("go")
+
+    with pytest.raises(KeyboardInterrupt):
+        conversation.run()
+
+    assert conversation.state.execution_status == Status.PAUSED
+    assert not conversation.is_running
+    conversation.run()
+    assert conversation.state.execution_status == Status.FINISHED

@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from openhands.sdk.conversation.errors import (
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
+from openhands.sdk.conversation.publisher import Callback, EventPublisher
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from openhands.sdk.conversation.stuck import REPEATS as STUCK_REPEATS
 from openhands.sdk.conversation.stuck import WINDOW, is_stuck
@@ -38,7 +38,6 @@ from openhands.sdk.workspace.local import LocalWorkspace
 logger = logging.getLogger(__name__)
 
 Status = ConversationExecutionStatus
-Callback = Callable[[Event], None]
 
 STOP_HOOK_FEEDBACK_PREFIX = "[Stop hook feedback]"
 
@@ -54,6 +53,10 @@ class _RunOutcome:
     code: str | None = None
     detail: str = ""
     cause: BaseException | None = None
+
+
+_INTERRUPTED = _RunOutcome(ConversationExecutionStatus.PAUSED)
+"""How a run ends when a step is cut short by KeyboardInterrupt or SystemExit: resumable."""
 
 
 class LocalConversation(BaseConversation):
@@ -95,7 +98,7 @@ class LocalConversation(BaseConversation):
                 persistence_dir=persist,
             )
         else:
-            _restore_metrics(state, agent)
+            state.restore_metrics(agent.llm)
             # The caller's agent wins: it holds the live LLM (and its key), which disk never does.
             state.agent = agent
             state.max_iterations = max_iteration_per_run
@@ -105,12 +108,12 @@ class LocalConversation(BaseConversation):
                 state.execution_status = Status.IDLE
         self._state = state
         self._lock = state.lock  # cached: read on every event
-        self._callbacks: list[Callback] = list(callbacks or [])
-        self._backlog: deque[Event] = deque()
-        self._publishing = False
+        self._publisher = EventPublisher(state, callbacks or ())
         self._pause_requested = threading.Event()
         self._run_lock = threading.Lock()
         self._run_thread: int | None = None
+        self._steps = 0  # agent steps taken in the current run
+        self._step_start = 0  # event count when the current step began
         self._closed = False
         self.stuck_detection = stuck_detection
 
@@ -169,8 +172,7 @@ class LocalConversation(BaseConversation):
 
     def add_callback(self, callback: Callback) -> None:
         """Call `callback(event)` for every event appended from now on."""
-        with self._lock:
-            self._callbacks.append(callback)
+        self._publisher.add(callback)
 
     def send_message(self, message: str | Message) -> None:
         self._check_open()
@@ -196,21 +198,29 @@ class LocalConversation(BaseConversation):
             raise ConversationAlreadyRunningError(
                 f"Conversation {self.id} is already running; pause it or wait for it to finish."
             )
-        outcome = _RunOutcome(Status.PAUSED)  # if interrupted (KeyboardInterrupt) mid-step
+        outcome = _INTERRUPTED
+        ended = False
         try:
             self._run_thread = threading.get_ident()
             with self._lock:
                 # A pause requested before this run started (or left from the last) is spent.
                 self._pause_requested.clear()
                 self._set_status(Status.RUNNING)
-            outcome = self._run_loop()
+            self._steps = 0
+            while not ended:
+                outcome = _INTERRUPTED
+                outcome = self._run_loop()
+                with self._lock:
+                    # Decided under the lock that send_message takes, so a message sent while
+                    # the agent was finishing is answered instead of left behind `finished`.
+                    if outcome.status == Status.FINISHED and self._user_spoke_since_step():
+                        continue
+                    ended = True
+                    self._end_run(outcome)
         finally:
-            with self._lock:
-                # Free the run lock before publishing the final status, so a callback that
-                # sees `finished` can start the next run at once.
-                self._run_thread = None
-                self._run_lock.release()
-                self._publish_outcome(outcome)
+            if not ended:
+                with self._lock:
+                    self._end_run(outcome)
         if outcome.status == Status.ERROR:
             raise ConversationRunError(self.id, outcome.code or "Error", outcome.detail) from (
                 outcome.cause
@@ -237,8 +247,8 @@ class LocalConversation(BaseConversation):
         """
         if self._closed:
             return
-        self._closed = True
         self._pause_requested.set()
+        self._closed = True
         waited = self._run_thread == threading.get_ident() or self._run_lock.acquire(
             timeout=CLOSE_WAIT_SECONDS
         )
@@ -264,24 +274,24 @@ class LocalConversation(BaseConversation):
     # -- the run loop -------------------------------------------------------------------------
 
     def _run_loop(self) -> _RunOutcome:
-        steps = 0
         while True:
             if self._pause_requested.is_set():
                 return _RunOutcome(Status.PAUSED)
-            if steps >= self._state.max_iterations:
+            if self._steps >= self._state.max_iterations:
                 return _RunOutcome(
                     Status.ERROR,
                     "MaxIterationsReached",
-                    f"The agent took {steps} steps without finishing; raise "
+                    f"The agent took {self._steps} steps without finishing; raise "
                     "max_iteration_per_run or send a message and run again to continue.",
                 )
+            self._step_start = len(self._state.events)
             try:
                 wants_to_finish = self._state.agent.step(self, self._emit)
             except Exception as exc:
                 return _RunOutcome(Status.ERROR, type(exc).__name__, str(exc) or repr(exc), exc)
-            steps += 1
+            self._steps += 1
             if wants_to_finish:
-                if self._stop_denied():
+                if self._user_spoke_since_step() or self._stop_denied():
                     continue
                 return _RunOutcome(Status.FINISHED)
             if self.stuck_detection and self._is_stuck():
@@ -291,6 +301,20 @@ class LocalConversation(BaseConversation):
                     "The agent repeated the same action with the same result "
                     f"{STUCK_REPEATS} times; send it a message with new guidance and run again.",
                 )
+
+    def _user_spoke_since_step(self) -> bool:
+        """Whether a user message arrived after the current step's LLM call began."""
+        return any(
+            isinstance(event, MessageEvent) and event.source == "user"
+            for event in self._state.events.read(self._step_start)
+        )
+
+    def _end_run(self, outcome: _RunOutcome) -> None:
+        # Free the run lock before publishing the final status, so a callback that sees
+        # `finished` can start the next run at once. The caller holds the state lock.
+        self._run_thread = None
+        self._run_lock.release()
+        self._publish_outcome(outcome)
 
     def _publish_outcome(self, outcome: _RunOutcome) -> None:
         try:
@@ -331,29 +355,8 @@ class LocalConversation(BaseConversation):
     # -- events and status --------------------------------------------------------------------
 
     def _emit(self, event: Event) -> None:
-        """Persist `event` (fsynced when on disk), then hand it to every callback, in order.
-
-        An event emitted by a callback is delivered after the current one has reached every
-        callback, so all callbacks see the same order as the log.
-        """
-        with self._lock:
-            self._state.append_event(event)
-            self._backlog.append(event)
-            if self._publishing:
-                return
-            self._publishing = True
-            try:
-                while self._backlog:
-                    current = self._backlog.popleft()
-                    for callback in tuple(self._callbacks):
-                        try:
-                            callback(current)
-                        except Exception:
-                            logger.exception(
-                                "conversation %s: callback failed on %s", self.id, current.kind
-                            )
-            finally:
-                self._publishing = False
+        """Persist `event`, then publish it to the callbacks (see EventPublisher)."""
+        self._publisher.emit(event)
 
     def _set_status(self, status: Status) -> None:
         with self._lock:
@@ -362,15 +365,3 @@ class LocalConversation(BaseConversation):
             self._state.execution_status = status
             self._state.save()
             self._emit(ConversationStateUpdateEvent(key="execution_status", value=status.value))
-
-
-def _restore_metrics(state: ConversationState, agent: AgentBase) -> None:
-    """Carry the persisted cost of a reopened conversation into a fresh LLM object."""
-    saved = state.metrics.get(agent.llm.usage_id)
-    live = agent.llm.metrics
-    if saved is None or live.completions:
-        return  # nothing saved, or this LLM object already counted those calls itself
-    live.accumulated_cost = saved.accumulated_cost
-    live.prompt_tokens = saved.prompt_tokens
-    live.completion_tokens = saved.completion_tokens
-    live.completions = saved.completions

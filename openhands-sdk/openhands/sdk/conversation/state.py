@@ -17,6 +17,7 @@ from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemor
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.to_messages import MessageHistory
 from openhands.sdk.hooks.config import HookConfig
+from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
 from openhands.sdk.workspace.local import LocalWorkspace
@@ -125,6 +126,17 @@ class ConversationState(BaseModel):
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+    def restore_metrics(self, llm: LLM) -> None:
+        """Carry the saved usage of a reopened conversation into a fresh LLM object."""
+        saved = self.metrics.get(llm.usage_id)
+        live = llm.metrics
+        if saved is None or live.completions:
+            return  # nothing saved, or this LLM object already counted those calls itself
+        live.accumulated_cost = saved.accumulated_cost
+        live.prompt_tokens = saved.prompt_tokens
+        live.completion_tokens = saved.completion_tokens
+        live.completions = saved.completions
 
     # -- events -------------------------------------------------------------------------------
 
