@@ -15,6 +15,7 @@ const app = {
   seen: new Set(),
   reconnectDelay: 250,
   goal: null,
+  hasTitle: false,
 };
 
 // -- helpers -----------------------------------------------------------------------------------
@@ -155,6 +156,7 @@ async function openConversation(id) {
   renderGoal(null);
   try {
     const info = await api("GET", `/api/conversations/${id}`);
+    app.hasTitle = Boolean(info.title);
     $("conv-title").textContent = info.title || `Conversation ${shortId(id)}`;
     setExecStatus(info.execution_status);
     if (info.goal) renderGoal(info.goal);
@@ -224,6 +226,22 @@ function setExecStatus(status) {
   const badge = $("exec-status");
   badge.textContent = status;
   badge.className = `badge status-${status}`;
+  const item = listItem(app.conversationId);
+  if (item) {
+    const listBadge = item.querySelector(".badge");
+    listBadge.textContent = status;
+    listBadge.className = `badge status-${status}`;
+  }
+}
+
+function listItem(id) {
+  return document.querySelector(`.conversation-item[data-id="${CSS.escape(String(id))}"]`);
+}
+
+function setTitle(title) {
+  $("conv-title").textContent = title;
+  const item = listItem(app.conversationId);
+  if (item) item.querySelector(".conversation-title").textContent = title;
 }
 
 function appendEvent(node, event) {
@@ -264,9 +282,14 @@ function renderEvent(event) {
     }
     case "MessageEvent": {
       const role = event.source === "user" ? "You" : event.source === "hook" ? "Hook" : "Agent";
-      item.classList.add(`message`, `from-${event.source}`);
+      const text = textOf(event.llm_message && event.llm_message.content);
+      item.classList.add("message", `from-${event.source}`);
       item.append(header(role, event));
-      item.append(el("div", "message-text", textOf(event.llm_message && event.llm_message.content)));
+      item.append(el("div", "message-text", text));
+      if (event.source === "user" && !app.hasTitle && text.trim()) {
+        app.hasTitle = true; // the server titles a conversation after its first message
+        setTitle(text.trim().split("\n")[0].slice(0, 80));
+      }
       break;
     }
     case "ActionEvent": {

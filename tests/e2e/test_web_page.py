@@ -1,0 +1,118 @@
+"""The web page in a real browser: create a conversation, chat, run a goal, stop it."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from playwright.sync_api import Browser, Page, expect
+from web_fakes import SESSION_KEY, agent_and_judge
+
+pytestmark = pytest.mark.timeout(180)
+
+WAIT_MS = 60_000
+
+
+def create_conversation(page: Page, fake_llm: FakeOpenAIServer, workdir: Path) -> str:
+    """Fill the new-conversation form with a fresh model name; return that name."""
+    model = f"web-{uuid.uuid4().hex[:8]}"
+    page.get_by_label("Model").fill(f"openai/{model}")
+    page.get_by_label("Base URL").fill(fake_llm.base_url)
+    page.get_by_label("LLM API key").fill("fake-key")
+    page.get_by_label("Working directory").fill(str(workdir))
+    page.get_by_role("button", name="Create conversation").click()
+    expect(page.locator("#conversation")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
+    return model
+
+
+def start_goal(page: Page, objective: str, max_iterations: int, verify: str = "") -> None:
+    page.get_by_label("Objective").fill(objective)
+    page.get_by_label("Max iterations").fill(str(max_iterations))
+    page.get_by_label("Verify command").fill(verify)
+    page.get_by_role("button", name="Start goal").click()
+
+
+def test_new_conversation_appears_in_the_list(
+    page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    create_conversation(page, fake_llm, tmp_path / "project")
+    conversation_id = page.locator("#conv-id").inner_text()
+    expect(page.locator(f'.conversation-item[data-id="{conversation_id}"]')).to_be_visible()
+
+
+def test_message_shows_tool_call_arguments_and_collapsed_result(
+    page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path, screenshot_dir: Path
+) -> None:
+    model = create_conversation(page, fake_llm, tmp_path / "project")
+    fake_llm.script(
+        model,
+        [
+            FakeReply.tool_call("terminal", {"command": "echo from-the-browser"}),
+            FakeReply.text("I ran the command."),
+        ],
+    )
+    page.get_by_label("Message").fill("run something")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".event.from-agent")).to_contain_text("I ran the command.", timeout=WAIT_MS)
+    expect(page.locator(".event.action")).to_contain_text("echo from-the-browser")
+    observation = page.locator(".event.observation details")
+    expect(observation).not_to_have_attribute("open", "")
+    expect(observation.locator("summary")).to_contain_text("from-the-browser")
+    expect(page.locator("#exec-status")).to_have_text("finished")
+    page.screenshot(path=str(screenshot_dir / "message.png"), full_page=True)
+
+
+def test_goal_chip_reaches_complete(
+    page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path, screenshot_dir: Path
+) -> None:
+    model = create_conversation(page, fake_llm, tmp_path / "project")
+    fake_llm.set_responder(model, agent_and_judge(FakeReply.text("done, proof above"), True))
+    start_goal(page, "say that the work is done", max_iterations=3, verify="true")
+    chip = page.locator("#goal-chip")
+    expect(chip).to_have_attribute("data-status", "complete", timeout=WAIT_MS)
+    expect(chip).to_contain_text("iteration 1/3")
+    expect(chip).to_contain_text("2 of 2 requirements proven")
+    expect(chip).to_contain_text("verify exit 0")
+    expect(page.get_by_role("button", name="Stop")).to_be_disabled()
+    page.screenshot(path=str(screenshot_dir / "goal-complete.png"), full_page=True)
+
+
+def test_stop_turns_the_chip_interrupted_and_enables_resume(
+    page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path, screenshot_dir: Path
+) -> None:
+    model = create_conversation(page, fake_llm, tmp_path / "project")
+    slow = FakeReply.text("still working").delayed(1.0)
+    fake_llm.set_responder(model, agent_and_judge(slow, False, proven=1, total=3))
+    start_goal(page, "finish everything", max_iterations=50)
+    chip = page.locator("#goal-chip")
+    expect(chip).to_have_attribute("data-status", "running", timeout=WAIT_MS)
+    page.get_by_role("button", name="Stop").click()
+    expect(chip).to_have_attribute("data-status", "interrupted", timeout=WAIT_MS)
+    expect(page.get_by_role("button", name="Resume")).to_be_enabled()
+    page.screenshot(path=str(screenshot_dir / "goal-interrupted.png"), full_page=True)
+
+
+def test_session_key_field_unlocks_a_protected_server(
+    browser: Browser, keyed_server_url: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(keyed_server_url + "/")
+        expect(page.locator("#notice")).to_contain_text("session API key", timeout=WAIT_MS)
+        page.get_by_label("Session API key").fill(SESSION_KEY)
+        page.get_by_role("button", name="Save key").click()
+        model = create_conversation(page, fake_llm, tmp_path / "project")
+        fake_llm.script(model, [FakeReply.text("hello from behind the key")])
+        page.get_by_label("Message").fill("hi")
+        page.get_by_role("button", name="Send").click()
+        expect(page.locator(".event.from-agent")).to_contain_text(
+            "hello from behind the key", timeout=WAIT_MS
+        )
+        stored = page.evaluate("localStorage.getItem('openhands.sessionApiKey')")
+        assert stored == SESSION_KEY
+    finally:
+        context.close()
