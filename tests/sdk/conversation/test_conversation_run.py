@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import uuid
 from typing import Any
@@ -18,12 +19,14 @@ from openhands.sdk import (
     Message,
     Observation,
     TextContent,
+    Tool,
     ToolDefinition,
     register_tool,
 )
 from openhands.sdk.conversation import ConversationAlreadyRunningError, ConversationClosedError
 from openhands.sdk.llm import LLMTransientError
 from openhands.sdk.testing import TestLLM
+from openhands.sdk.tool import UnknownToolError
 
 Status = ConversationExecutionStatus
 
@@ -232,3 +235,13 @@ def test_an_interrupted_step_leaves_the_conversation_paused_and_runnable(
     assert not conversation.is_running
     conversation.run()
     assert conversation.state.execution_status == Status.FINISHED
+
+
+def test_an_unknown_tool_fails_construction_without_leaking_the_log(
+    workspace_dir, persistence_dir
+) -> None:
+    agent = Agent(llm=TestLLM.from_messages([]), tools=[Tool(name="no_such_tool")])
+
+    with pytest.raises(UnknownToolError, match="no_such_tool"):
+        LocalConversation(agent, workspace_dir, persistence_dir=persistence_dir)
+    gc.collect()  # an events.jsonl handle left open would warn here (warnings are errors)

@@ -122,7 +122,11 @@ class LocalConversation(BaseConversation):
             persistence_dir=str(state.folder) if state.folder else None,
             conversation_id=cid.hex,
         )
-        self.tools: dict[str, ToolDefinition] = agent.init_tools(context)
+        try:
+            self.tools: dict[str, ToolDefinition] = agent.init_tools(context)
+        except BaseException:
+            state.close()  # an unknown tool or bad params: do not leak the open event log
+            raise
         self.tool_schemas = [tool.to_openai_tool() for tool in self.tools.values()]
         self.hook_runner = HookRunner(
             state.hook_config, state.workspace.working_dir, session_id=cid.hex
@@ -157,7 +161,11 @@ class LocalConversation(BaseConversation):
 
     @property
     def is_running(self) -> bool:
-        """True while `run()` is executing in some thread (until its final status is set)."""
+        """True while `run()` is executing in some thread.
+
+        It turns False just before the final status is published, so whoever sees that status
+        may start the next run at once.
+        """
         return self._run_lock.locked()
 
     @property
