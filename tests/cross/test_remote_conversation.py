@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from pathlib import Path
 
@@ -218,3 +219,24 @@ def test_close_leaves_the_conversation_on_the_server(
     conversation.close()
     answer = httpx.get(f"{server.url}/api/conversations/{conversation.id}")
     assert answer.status_code == 200
+
+
+def test_pause_ends_a_run_blocked_in_another_thread(
+    conversation: RemoteConversation, fake_llm: FakeOpenAIServer, models: Models
+) -> None:
+    steps = itertools.count()  # distinct thoughts, so the stuck detector stays quiet
+    fake_llm.set_responder(
+        models.agent,
+        lambda _body: FakeReply.tool_call("think", {"thought": f"step {next(steps)}"}).delayed(0.2),
+    )
+    conversation.send_message("think for a long time")
+    runner = threading.Thread(target=conversation.run)
+    runner.start()
+    for _ in range(200):
+        if conversation.state.execution_status == ConversationExecutionStatus.RUNNING:
+            break
+        threading.Event().wait(0.05)
+    conversation.pause()
+    runner.join(timeout=30)
+    assert not runner.is_alive()
+    assert conversation.state.execution_status == ConversationExecutionStatus.PAUSED

@@ -20,7 +20,7 @@ def test_mirror_catches_up_after_server_restart(
 ) -> None:
     (tmp_path / "server").mkdir()
     # Secrets never reach disk, so the restarted server takes the LLM key from its env.
-    env = {"OPENAI_API_KEY": "fake-key"}
+    env = {"LLM_API_KEY": "fake-key"}
     live = LiveServer(tmp_path / "server", extra_env=env).start()
     agent = Agent(llm=make_llm(fake_llm, models.agent))
     fake_llm.script(models.agent, [FakeReply.text("before"), FakeReply.text("after")])
