@@ -196,7 +196,7 @@ class RemoteConversation(BaseConversation):
         self._goals.action("resume")
 
     def wait_for_goal(self, timeout: float | None = None) -> GoalStatus:
-        """Block until the goal is no longer active and return its final status.
+        """Block until the goal is no longer active (and the agent has stopped); return its status.
 
         Raises `TimeoutError` after `timeout` seconds (None waits forever) and `ValueError`
         if no goal was ever started on this conversation.

@@ -72,7 +72,12 @@ class RemoteGoals:
         self._client.goal_action(self._id, name)
 
     def wait(self, timeout: float | None) -> GoalStatus:
-        """Block until the goal is inactive; woken by goal events, confirmed over REST."""
+        """Block until the goal is inactive and the agent has stopped; return the goal status.
+
+        Woken by goal and execution-status events, confirmed over REST. After a stop the
+        goal is `interrupted` at once but the agent finishes its current step first; waiting
+        for that too means `resume_goal()` (or `run()`) can follow without a 409.
+        """
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             position = len(self._events)
@@ -81,7 +86,7 @@ class RemoteGoals:
                 raise ValueError(
                     f"No goal was started on conversation {self._id}; call start_goal() first."
                 )
-            if not status.active:
+            if not status.active and not self._agent_running():
                 return status
             while True:
                 remaining = None if deadline is None else deadline - time.monotonic()
@@ -95,12 +100,19 @@ class RemoteGoals:
                     break  # nothing new for a while: re-read over REST
                 new = self._events.read(position)
                 position += len(new)
-                if any(_is_inactive_goal_event(event) for event in new):
+                if any(_may_end_the_wait(event) for event in new):
                     break
 
+    def _agent_running(self) -> bool:
+        info = self._client.get_conversation(self._id)
+        return info.get("execution_status") == "running"
 
-def _is_inactive_goal_event(event: Any) -> bool:
-    if not isinstance(event, ConversationStateUpdateEvent) or event.key != GOAL_KEY:
+
+def _may_end_the_wait(event: Any) -> bool:
+    """A goal update that says inactive, or the agent's run reaching a non-running status."""
+    if not isinstance(event, ConversationStateUpdateEvent):
         return False
+    if event.key == "execution_status":
+        return event.value != "running"
     value = event.value
-    return isinstance(value, dict) and value.get("active") is False
+    return event.key == GOAL_KEY and isinstance(value, dict) and value.get("active") is False
