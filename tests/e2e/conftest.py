@@ -121,9 +121,12 @@ def page(browser: Browser, server_url: str) -> Iterator[Page]:
     """A fresh browser page on the server's web page."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(server_url + "/")
     yield page
     context.close()
+    assert errors == [], f"the page raised JavaScript errors: {errors}"
 
 
 @pytest.fixture

@@ -1,12 +1,10 @@
 // The agent server's web page: plain JS, no build step, nothing fetched from elsewhere.
 // Every piece of server data is put on the page with textContent (never innerHTML).
-"use strict";
 
-const KEY_STORAGE = "openhands.sessionApiKey";
-const KEY_HEADER = "X-Session-API-Key";
-const KEY_QUERY = "session_api_key"; // browsers cannot set headers on a WebSocket
-
-const $ = (id) => document.getElementById(id);
+import { KEY_QUERY, api, saveSessionKey, sessionKey } from "./api.js";
+import { $, el } from "./dom.js";
+import { renderGoal } from "./goal.js";
+import { renderEvent } from "./render.js";
 
 const app = {
   conversationId: null,
@@ -14,22 +12,10 @@ const app = {
   lastEventId: null,
   seen: new Set(),
   reconnectDelay: 250,
-  goal: null,
   hasTitle: false,
 };
 
 // -- helpers -----------------------------------------------------------------------------------
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function sessionKey() {
-  return localStorage.getItem(KEY_STORAGE) || "";
-}
 
 function notify(message, kind = "error") {
   const box = $("notice");
@@ -38,48 +24,6 @@ function notify(message, kind = "error") {
   box.hidden = false;
   clearTimeout(notify.timer);
   notify.timer = setTimeout(() => { box.hidden = true; }, kind === "error" ? 10000 : 3000);
-}
-
-function errorText(status, body) {
-  if (body && typeof body.message === "string") return body.message;
-  if (body && typeof body.detail === "string") return body.detail;
-  if (body && Array.isArray(body.detail)) {
-    return body.detail.map((d) => `${(d.loc || []).join(".")}: ${d.msg}`).join("; ");
-  }
-  return `HTTP ${status}`;
-}
-
-async function api(method, path, body) {
-  const headers = { Accept: "application/json" };
-  const key = sessionKey();
-  if (key) headers[KEY_HEADER] = key;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  let response;
-  try {
-    response = await fetch(path, {
-      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new Error(`Cannot reach the agent server (${err.message}). Is it running?`);
-  }
-  const text = await response.text();
-  let data = null;
-  if (text) {
-    try { data = JSON.parse(text); } catch { data = text; }
-  }
-  if (!response.ok) {
-    if (response.status === 401) {
-      throw new Error("The server needs a session API key: enter it at the top and press Save key.");
-    }
-    throw new Error(errorText(response.status, data));
-  }
-  return data;
-}
-
-function textOf(content) {
-  return (content || [])
-    .map((part) => (part.type === "text" ? part.text : `[${part.type || "part"}]`))
-    .join("\n");
 }
 
 function shortId(id) {
@@ -193,7 +137,7 @@ function openSocket() {
     if (!event || !event.id || app.seen.has(event.id)) return;
     app.seen.add(event.id);
     app.lastEventId = event.id;
-    renderEvent(event);
+    showEvent(event);
   });
   socket.addEventListener("close", (close) => {
     if (app.socket !== socket || app.conversationId !== id) return; // replaced on purpose
@@ -244,172 +188,23 @@ function setTitle(title) {
   if (item) item.querySelector(".conversation-title").textContent = title;
 }
 
-function appendEvent(node, event) {
-  node.classList.add("event");
-  node.dataset.kind = event.kind;
-  node.dataset.id = event.id;
+function showEvent(event) {
+  const node = renderEvent(event, {
+    status: setExecStatus,
+    goal: renderGoal,
+    userText(text) {
+      if (app.hasTitle) return;
+      app.hasTitle = true; // the server titles a conversation after its first message
+      setTitle(text.split("\n")[0].slice(0, 80));
+    },
+  });
   const list = $("events");
   const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   list.append(node);
   if (stick) list.scrollTop = list.scrollHeight;
 }
 
-function header(label, event) {
-  const head = el("div", "event-head");
-  head.append(el("span", "event-label", label));
-  if (event.timestamp) {
-    head.append(el("time", "muted small", new Date(event.timestamp).toLocaleTimeString()));
-  }
-  return head;
-}
-
-function collapsible(summaryText, bodyText, className) {
-  const details = el("details", className);
-  details.append(el("summary", null, summaryText));
-  details.append(el("pre", null, bodyText));
-  return details;
-}
-
-function renderEvent(event) {
-  const item = el("li");
-  switch (event.kind) {
-    case "SystemPromptEvent": {
-      item.classList.add("system");
-      const tools = (event.tools || []).map((t) => (t.function ? t.function.name : t.name));
-      item.append(collapsible(`System prompt · tools: ${tools.join(", ") || "none"}`,
-        (event.system_prompt && event.system_prompt.text) || ""));
-      break;
-    }
-    case "MessageEvent": {
-      const role = event.source === "user" ? "You" : event.source === "hook" ? "Hook" : "Agent";
-      const text = textOf(event.llm_message && event.llm_message.content);
-      item.classList.add("message", `from-${event.source}`);
-      item.append(header(role, event));
-      item.append(el("div", "message-text", text));
-      if (event.source === "user" && !app.hasTitle && text.trim()) {
-        app.hasTitle = true; // the server titles a conversation after its first message
-        setTitle(text.trim().split("\n")[0].slice(0, 80));
-      }
-      break;
-    }
-    case "ActionEvent": {
-      item.classList.add("action");
-      item.append(header(`Tool call: ${event.tool_name}`, event));
-      const thought = textOf(event.thought);
-      if (thought) item.append(el("div", "thought", thought));
-      let args = event.action;
-      if (!args && event.tool_call) {
-        try { args = JSON.parse(event.tool_call.arguments || "{}"); } catch { args = event.tool_call.arguments; }
-      }
-      item.append(el("pre", "arguments", typeof args === "string" ? args : JSON.stringify(args, null, 2)));
-      break;
-    }
-    case "ObservationEvent": {
-      item.classList.add("observation");
-      if (event.is_error) item.classList.add("error");
-      const text = textOf(event.content);
-      const first = text.split("\n")[0].slice(0, 100);
-      item.append(collapsible(`Result of ${event.tool_name}${event.is_error ? " (error)" : ""}: ${first}`, text));
-      break;
-    }
-    case "AgentErrorEvent":
-      item.classList.add("error");
-      item.append(header(`Tool error: ${event.tool_name}`, event));
-      item.append(el("pre", null, event.error));
-      break;
-    case "UserRejectObservation":
-      item.classList.add("error");
-      item.append(header(`Rejected: ${event.tool_name}`, event));
-      item.append(el("div", null, event.rejection_reason));
-      break;
-    case "ConversationErrorEvent":
-      item.classList.add("error");
-      item.append(header(`Error: ${event.code}`, event));
-      item.append(el("pre", null, event.detail));
-      break;
-    case "PauseEvent":
-      item.classList.add("note");
-      item.append(header("Pause requested", event));
-      break;
-    case "ConversationStateUpdateEvent":
-      if (event.key === "execution_status") {
-        setExecStatus(event.value);
-        item.classList.add("note");
-        item.append(header(`Status: ${event.value}`, event));
-      } else if (event.key === "goal") {
-        renderGoal(event.value);
-        item.classList.add("note", "goal-note");
-        item.append(header(`Goal: ${goalSummary(event.value)}`, event));
-      } else {
-        item.classList.add("note");
-        item.append(header(`${event.key} updated`, event));
-      }
-      break;
-    default:
-      item.classList.add("note");
-      item.append(collapsible(event.kind || "event", JSON.stringify(event, null, 2)));
-  }
-  appendEvent(item, event);
-}
-
 // -- goals -------------------------------------------------------------------------------------
-
-function requirementsText(verdict) {
-  const reqs = verdict && Array.isArray(verdict.requirements) ? verdict.requirements : null;
-  if (!reqs || reqs.length === 0) return null;
-  const proven = reqs.filter((r) => r.satisfied).length;
-  return `${proven} of ${reqs.length} requirements proven`;
-}
-
-function goalSummary(goal) {
-  if (!goal) return "none";
-  const parts = [goal.status, `${goal.iteration}/${goal.max_iterations}`];
-  if (goal.verdict) parts.push(`score ${Math.round(goal.verdict.score * 100)}%`);
-  return parts.join(" · ");
-}
-
-function renderGoal(goal) {
-  app.goal = goal;
-  const chip = $("goal-chip");
-  chip.replaceChildren();
-  const stop = $("goal-stop");
-  const resume = $("goal-resume");
-  const start = $("goal-start");
-  if (!goal) {
-    chip.className = "chip chip-none";
-    chip.append(el("span", "chip-status", "no goal"));
-    chip.dataset.status = "none";
-    stop.disabled = true;
-    resume.disabled = true;
-    start.disabled = false;
-    $("goal-detail").textContent = "";
-    return;
-  }
-  chip.className = `chip chip-${goal.status}`;
-  chip.dataset.status = goal.status;
-  chip.append(el("span", "chip-status", goal.status));
-  chip.append(el("span", "chip-part", `iteration ${goal.iteration}/${goal.max_iterations}`));
-  if (goal.verdict) {
-    chip.append(el("span", "chip-part", `score ${Math.round(goal.verdict.score * 100)}%`));
-    const reqs = requirementsText(goal.verdict);
-    if (reqs) chip.append(el("span", "chip-part", reqs));
-  }
-  if (goal.verify) {
-    const verify = goal.verify.timed_out ? "verify timed out" : `verify exit ${goal.verify.exit_code}`;
-    chip.append(el("span", `chip-part ${goal.verify.exit_code === 0 ? "ok" : "bad"}`, verify));
-  }
-  if (goal.error) chip.append(el("span", "chip-part bad", `error: ${goal.error}`));
-  stop.disabled = !goal.active;
-  resume.disabled = goal.active || goal.status !== "interrupted";
-  start.disabled = goal.active;
-  const detail = [`Objective: ${goal.objective}`];
-  if (goal.reason) detail.push(`Reason: ${goal.reason}`);
-  if (goal.verdict && goal.verdict.missing && goal.verdict.missing.length) {
-    detail.push(`Missing: ${goal.verdict.missing.join("; ")}`);
-  }
-  if (goal.cost) detail.push(`Cost: $${goal.cost.toFixed(4)}`);
-  $("goal-detail").textContent = detail.join("  ·  ");
-}
 
 async function startGoal(event) {
   event.preventDefault();
@@ -465,14 +260,13 @@ async function pause() {
 function saveKey(event) {
   event.preventDefault();
   const value = $("session-key").value.trim();
-  if (value) localStorage.setItem(KEY_STORAGE, value);
-  else localStorage.removeItem(KEY_STORAGE);
+  saveSessionKey(value);
   notify(value ? "Session key saved in this browser." : "Session key cleared.", "info");
   loadConversations();
   if (app.conversationId) openConversation(app.conversationId);
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+function init() {
   $("session-key").value = sessionKey();
   $("key-form").addEventListener("submit", saveKey);
   $("refresh").addEventListener("click", loadConversations);
@@ -486,4 +280,6 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("pause").addEventListener("click", pause);
   loadConversations();
-});
+}
+
+init(); // module scripts run after the document is parsed
