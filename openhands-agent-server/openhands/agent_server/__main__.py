@@ -40,6 +40,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def unprotected_bind_warning(host: str, config: ServerConfig) -> str | None:
+    """The loud warning for a non-loopback bind without a session key, else None."""
+    if config.auth_enabled or is_loopback(host):
+        return None
+    return UNPROTECTED_WARNING.format(host=host)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Read the config, warn about an unprotected public bind, and run uvicorn."""
     args = parse_args(argv)
@@ -52,8 +59,9 @@ def main(argv: list[str] | None = None) -> None:
         config = ServerConfig.from_env()
     except ValueError as exc:
         sys.exit(f"openhands-agent-server: {exc}")
-    if not config.auth_enabled and not is_loopback(args.host):
-        logger.warning(UNPROTECTED_WARNING.format(host=args.host))
+    warning = unprotected_bind_warning(args.host, config)
+    if warning is not None:
+        logger.warning(warning)
 
     import uvicorn
     from openhands.agent_server.app import create_app

@@ -23,7 +23,6 @@ from openhands.agent_server.models import BrokenConversation
 from openhands.sdk.agent import Agent
 from openhands.sdk.conversation import ConversationExecutionStatus, LocalConversation
 from openhands.sdk.conversation.state import BASE_STATE_FILE
-from openhands.sdk.llm.metrics import Metrics
 from openhands.sdk.tool.registry import UnknownToolError
 from openhands.sdk.workspace import LocalWorkspace
 from pydantic import SecretStr, ValidationError
@@ -84,7 +83,6 @@ class ConversationService:
         agent = Agent.model_validate(data["agent"])
         if agent.llm.api_key is None and os.environ.get(API_KEY_ENV):
             agent.llm.api_key = SecretStr(os.environ[API_KEY_ENV])
-        _restore_metrics(agent, data.get("metrics"))
         return LocalConversation(
             agent,
             LocalWorkspace.model_validate(data["workspace"]),
@@ -215,21 +213,3 @@ class ConversationService:
         await service.close("conversation deleted")
         folder = self.path / conversation_id.hex
         await self.pool.run(shutil.rmtree, folder, True)
-
-
-def _restore_metrics(agent: Agent, persisted: Any) -> None:
-    """Carry the agent's accumulated cost and tokens across a restart."""
-    if not isinstance(persisted, dict):
-        return
-    saved = persisted.get(agent.llm.usage_id)
-    if not isinstance(saved, dict):
-        return
-    try:
-        metrics = Metrics.model_validate(saved)
-    except ValidationError:
-        return
-    live = agent.llm.metrics
-    live.accumulated_cost = metrics.accumulated_cost
-    live.prompt_tokens = metrics.prompt_tokens
-    live.completion_tokens = metrics.completion_tokens
-    live.completions = metrics.completions

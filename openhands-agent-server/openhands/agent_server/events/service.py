@@ -29,6 +29,7 @@ from openhands.sdk.conversation import (
 )
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM, Message
+from openhands.sdk.llm.metrics import Metrics
 
 logger = logging.getLogger(__name__)
 
@@ -98,9 +99,17 @@ class EventService:
             title=state.title,
             created_at=state.created_at,
             updated_at=state.updated_at,
-            metrics={state.agent.llm.usage_id: state.agent.llm.metrics.model_copy()},
+            metrics=self._metrics(),
             goal=status.model_dump(mode="json") if status is not None else None,
         )
+
+    def _metrics(self) -> dict[str, Metrics]:
+        state = self.conversation.state
+        metrics = dict(state.metrics)
+        for llm in (state.agent.llm, self.goal.judge_llm):
+            if llm is not None:
+                metrics[llm.usage_id] = llm.metrics.model_copy()
+        return metrics
 
     # -- events -----------------------------------------------------------------------------
 

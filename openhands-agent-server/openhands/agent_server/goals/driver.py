@@ -47,12 +47,14 @@ class GoalDriver:
         self.outcome: GoalOutcome | None = None
         self.status: GoalStatus | None = None
         self._controller: GoalController | None = None
-        self._judge_llm: LLM | None = None
+        self.judge_llm: LLM | None = None
+        """The judge of the current (or last) goal; resume reuses it."""
         self._cancel_reason: str | None = None
         self._inflight: asyncio.Task[None] | None = None
         # Budget watch while the agent runs (read from the agent's thread).
         self._round_cost_start: float | None = None
         self._tripped: str | None = None
+        self._pause_task: asyncio.Future[None] | None = None
 
     @property
     def active(self) -> bool:
@@ -117,7 +119,7 @@ class GoalDriver:
             raise BadRequestError(
                 f"Nothing to resume: {state}. Start a new goal with POST /goal instead."
             )
-        judge = judge_llm or self._judge_llm or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
+        judge = judge_llm or self.judge_llm or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
         try:
             controller = GoalController.from_status(
                 status, judge, working_dir=self._host.working_dir
@@ -166,7 +168,7 @@ class GoalDriver:
     def _launch(self, controller: GoalController, judge: LLM, message: str) -> None:
         # No await since the idle check: of two concurrent starts, only one gets here first.
         self._controller = controller
-        self._judge_llm = judge
+        self.judge_llm = judge
         self._cancel_reason = None
         self.outcome = None
         self.status = controller.status(active=True, status="running")
@@ -248,7 +250,7 @@ class GoalDriver:
     def _time_up(self) -> None:
         if self._tripped is None:
             self._tripped = "time limit"
-            self._host.request_pause()
+            self._pause_task = asyncio.ensure_future(self._host.pause_agent())
 
     def _interruption(self, result: RunResult) -> tuple[str | None, str] | None:
         """(error, reason) when the run's end interrupts the goal; None when it is judged."""

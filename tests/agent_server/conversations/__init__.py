@@ -1,0 +1,1 @@
+"""Tests of the agent server (a package, so modules can share the harness)."""

@@ -1,0 +1,183 @@
+"""REST routes under /api/conversations, against a live server and the fake LLM."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+import httpx
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+
+from ..harness import ServerProcess, llm_spec, wait_until
+
+
+def _status(client: httpx.Client, cid: str) -> str:
+    return client.get(f"/api/conversations/{cid}").json()["execution_status"]
+
+
+def test_create_returns_201_and_redacts_the_api_key(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    body = {"agent": {"kind": "Agent", "llm": llm_spec(fake_llm, agent_model)}}
+    response = client.post("/api/conversations", json=body)
+    assert response.status_code == 201
+    info = response.json()
+    assert info["agent"]["llm"]["api_key"] is None
+    assert info["execution_status"] == "idle"
+    assert uuid.UUID(info["id"])
+
+
+def test_default_workspace_is_named_after_the_conversation(
+    client: httpx.Client, conversation_id: str, server: ServerProcess
+) -> None:
+    info = client.get(f"/api/conversations/{conversation_id}").json()
+    assert info["workspace"]["working_dir"].endswith(uuid.UUID(conversation_id).hex)
+
+
+def test_create_with_an_existing_id_returns_200_and_the_same_conversation(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    cid = str(uuid.uuid4())
+    body = {
+        "agent": {"kind": "Agent", "llm": llm_spec(fake_llm, agent_model)},
+        "conversation_id": cid,
+    }
+    assert client.post("/api/conversations", json=body).status_code == 201
+    again = client.post("/api/conversations", json=body)
+    assert again.status_code == 200
+    assert again.json()["id"] == cid
+
+
+def test_unknown_tool_is_422_naming_the_tools_field(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    body = {
+        "agent": {
+            "kind": "Agent",
+            "llm": llm_spec(fake_llm, agent_model),
+            "tools": [{"name": "no_such_tool"}],
+        }
+    }
+    response = client.post("/api/conversations", json=body)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "agent", "tools"]
+    assert "no_such_tool" in response.json()["message"]
+
+
+def test_missing_agent_is_422_naming_the_field(client: httpx.Client) -> None:
+    response = client.post("/api/conversations", json={})
+    assert response.status_code == 422
+    assert ["body", "agent"] in [d["loc"] for d in response.json()["detail"]]
+
+
+def test_validation_errors_never_echo_the_api_key(
+    client: httpx.Client, fake_llm: FakeOpenAIServer
+) -> None:
+    llm = {**llm_spec(fake_llm, "m"), "api_key": "super-secret-value", "temperature": 9}
+    response = client.post("/api/conversations", json={"agent": {"kind": "Agent", "llm": llm}})
+    assert response.status_code == 422
+    assert "super-secret-value" not in response.text
+    assert "temperature" in response.json()["message"]
+
+
+def test_initial_message_is_sent_and_run(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("hello back")])
+    body = {
+        "agent": {"kind": "Agent", "llm": llm_spec(fake_llm, agent_model)},
+        "initial_message": {"role": "user", "content": [{"type": "text", "text": "hello"}]},
+    }
+    cid = client.post("/api/conversations", json=body).json()["id"]
+    wait_until(lambda: _status(client, cid) == "finished", what="the run to finish")
+    info = client.get(f"/api/conversations/{cid}").json()
+    assert info["title"] == "hello"
+
+
+def test_get_unknown_conversation_is_404(client: httpx.Client) -> None:
+    assert client.get(f"/api/conversations/{uuid.uuid4()}").status_code == 404
+
+
+def test_delete_forgets_the_conversation_and_its_files(
+    client: httpx.Client, conversation_id: str, server: ServerProcess
+) -> None:
+    folder = server.conversations / uuid.UUID(conversation_id).hex
+    assert folder.is_dir()
+    assert client.delete(f"/api/conversations/{conversation_id}").json() == {"success": True}
+    assert client.get(f"/api/conversations/{conversation_id}").status_code == 404
+    assert not folder.exists()
+    assert client.delete(f"/api/conversations/{conversation_id}").status_code == 404
+
+
+def test_search_pages_through_every_conversation_once(
+    client: httpx.Client, make_conversation: Callable[..., str]
+) -> None:
+    mine = {make_conversation() for _ in range(3)}
+    seen: list[str] = []
+    page_id = None
+    while True:
+        params = {"limit": 1, **({"page_id": page_id} if page_id else {})}
+        page = client.get("/api/conversations/search", params=params).json()
+        assert len(page["items"]) <= 1
+        seen += [item["id"] for item in page["items"]]
+        page_id = page["next_page_id"]
+        if page_id is None:
+            break
+    assert mine <= set(seen)
+    assert len(seen) == len(set(seen))
+
+
+def test_search_lists_newest_first(
+    client: httpx.Client, make_conversation: Callable[..., str]
+) -> None:
+    first, second = make_conversation(), make_conversation()
+    ids = [item["id"] for item in client.get("/api/conversations/search").json()["items"]]
+    assert ids.index(second) < ids.index(first)
+
+
+def test_search_filters_by_status(client: httpx.Client, conversation_id: str) -> None:
+    client.post(f"/api/conversations/{conversation_id}/pause")
+    paused = client.get("/api/conversations/search", params={"status": "paused"}).json()
+    assert conversation_id in [item["id"] for item in paused["items"]]
+    assert all(item["execution_status"] == "paused" for item in paused["items"])
+
+
+def test_search_limit_out_of_range_is_422_naming_limit(client: httpx.Client) -> None:
+    response = client.get("/api/conversations/search", params={"limit": 0})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["query", "limit"]
+
+
+def test_search_with_unknown_page_id_is_400(client: httpx.Client) -> None:
+    response = client.get("/api/conversations/search", params={"page_id": str(uuid.uuid4())})
+    assert response.status_code == 400
+
+
+def test_count_grows_with_each_conversation(
+    client: httpx.Client, make_conversation: Callable[..., str]
+) -> None:
+    before = client.get("/api/conversations/count").json()
+    make_conversation()
+    assert client.get("/api/conversations/count").json() == before + 1
+
+
+def test_run_while_running_is_409_and_pause_stops_it(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str, conversation_id: str
+) -> None:
+    slow_step = FakeReply.tool_call("think", {"thought": "hmm"}).delayed(1.0)
+    fake_llm.script(agent_model, [slow_step, FakeReply.text("never reached")])
+    base = f"/api/conversations/{conversation_id}"
+    client.post(f"{base}/events", json={"content": [{"type": "text", "text": "go"}]})
+    assert client.post(f"{base}/run").status_code == 200
+    assert client.post(f"{base}/run").status_code == 409
+    assert client.post(f"{base}/pause").status_code == 200
+    wait_until(lambda: _status(client, conversation_id) == "paused", what="the pause")
+
+
+def test_run_then_finished_status(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str, conversation_id: str
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("done")])
+    base = f"/api/conversations/{conversation_id}"
+    client.post(f"{base}/events", json={"content": [{"type": "text", "text": "go"}], "run": True})
+    wait_until(lambda: _status(client, conversation_id) == "finished", what="the run")

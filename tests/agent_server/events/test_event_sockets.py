@@ -1,0 +1,138 @@
+"""WebSocket /sockets/events/{id}: streaming, replay, reconnect without gaps, refusals."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from ..harness import ServerProcess
+
+
+def _log(client: httpx.Client, cid: str) -> list[dict]:
+    response = client.get(f"/api/conversations/{cid}/events/search", params={"limit": 100})
+    return response.json()["items"]
+
+
+def _send(client: httpx.Client, cid: str, text: str, *, run: bool = False) -> None:
+    body = {"content": [{"type": "text", "text": text}], "run": run}
+    assert client.post(f"/api/conversations/{cid}/events", json=body).status_code == 200
+
+
+def _finished(event: dict) -> bool:
+    return event.get("key") == "execution_status" and event.get("value") == "finished"
+
+
+def test_resend_all_replays_from_the_first_event(
+    server: ServerProcess, conversation_id: str
+) -> None:
+    with server.socket(conversation_id, resend_all="true") as socket:
+        assert socket.next()["kind"] == "SystemPromptEvent"
+
+
+def test_without_options_only_new_events_arrive(
+    server: ServerProcess, client: httpx.Client, conversation_id: str
+) -> None:
+    with server.socket(conversation_id) as socket:
+        _send(client, conversation_id, "fresh")
+        event = socket.next()
+    assert event["kind"] == "MessageEvent"
+    assert event["llm_message"]["content"][0]["text"] == "fresh"
+
+
+def test_after_replays_what_followed_that_event(
+    server: ServerProcess, client: httpx.Client, conversation_id: str
+) -> None:
+    _send(client, conversation_id, "a")
+    _send(client, conversation_id, "b")
+    log = _log(client, conversation_id)
+    with server.socket(conversation_id, after=log[1]["id"]) as socket:
+        replayed = [socket.next() for _ in log[2:]]
+    assert [e["id"] for e in replayed] == [e["id"] for e in log[2:]]
+
+
+def test_a_live_run_streams_in_log_order(
+    server: ServerProcess,
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    conversation_id: str,
+) -> None:
+    fake_llm.script(
+        agent_model, [FakeReply.tool_call("think", {"thought": "t"}), FakeReply.text("done")]
+    )
+    with server.socket(conversation_id, resend_all="true") as socket:
+        _send(client, conversation_id, "work", run=True)
+        streamed = socket.until(_finished)
+    assert [e["id"] for e in streamed] == [e["id"] for e in _log(client, conversation_id)]
+
+
+def test_reconnecting_after_the_last_seen_event_misses_and_repeats_nothing(
+    server: ServerProcess,
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    conversation_id: str,
+) -> None:
+    steps = [FakeReply.tool_call("think", {"thought": f"t{i}"}).delayed(0.05) for i in range(6)]
+    fake_llm.script(agent_model, [*steps, FakeReply.text("done")])
+    seen: list[dict] = []
+    with server.socket(conversation_id, resend_all="true") as socket:
+        _send(client, conversation_id, "work", run=True)
+        seen += socket.until(lambda e: e["kind"] == "ActionEvent")
+    # Events keep arriving while no socket is open; the next one starts after the last seen.
+    with server.socket(conversation_id, after=seen[-1]["id"]) as socket:
+        seen += socket.until(_finished)
+    ids = [e["id"] for e in seen]
+    assert len(ids) == len(set(ids))
+    assert ids == [e["id"] for e in _log(client, conversation_id)]
+
+
+def test_rest_read_then_subscribe_after_its_last_event_has_no_gap(
+    server: ServerProcess,
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    conversation_id: str,
+) -> None:
+    steps = [FakeReply.tool_call("think", {"thought": f"t{i}"}).delayed(0.03) for i in range(8)]
+    fake_llm.script(agent_model, [*steps, FakeReply.text("done")])
+    _send(client, conversation_id, "work", run=True)
+    head = _log(client, conversation_id)  # read while the agent is appending
+    with server.socket(conversation_id, after=head[-1]["id"]) as socket:
+        tail = [] if _finished(head[-1]) else socket.until(_finished)
+    ids = [e["id"] for e in head + tail]
+    assert ids == [e["id"] for e in _log(client, conversation_id)]
+
+
+def test_unknown_conversation_is_refused_404(server: ServerProcess) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        server.socket(str(uuid.uuid4()))
+    assert refused.value.response.status_code == 404
+
+
+def test_malformed_conversation_id_is_refused_404(server: ServerProcess) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        server.socket("not-a-uuid")
+    assert refused.value.response.status_code == 404
+
+
+def test_unknown_after_event_is_refused_400(server: ServerProcess, conversation_id: str) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        server.socket(conversation_id, after="no-such-event")
+    assert refused.value.response.status_code == 400
+
+
+def test_deleting_the_conversation_closes_its_sockets_with_4004(
+    server: ServerProcess, client: httpx.Client, conversation_id: str
+) -> None:
+    with server.socket(conversation_id) as socket:
+        client.delete(f"/api/conversations/{conversation_id}")
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                socket.next()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 4004

@@ -1,0 +1,199 @@
+"""Helpers for end-to-end tests: a real server subprocess, an event socket, polling."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+from openhands.sdk.testing import FakeOpenAIServer
+from websockets.sync.client import ClientConnection, connect
+
+T = TypeVar("T")
+
+START_TIMEOUT = 60.0
+WAIT_TIMEOUT = 30.0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check: Callable[[], T | None], timeout: float = WAIT_TIMEOUT, what: str = "") -> T:
+    """Poll `check` until it returns something truthy; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or check}")
+        time.sleep(0.02)
+
+
+def llm_spec(fake: FakeOpenAIServer, model: str, **extra: Any) -> dict[str, Any]:
+    """An LLM spec that talks to the fake server under `model`."""
+    return {
+        "model": f"openai/{model}",
+        "base_url": fake.base_url,
+        "api_key": "test-key",
+        "num_retries": 0,
+        "retry_min_wait": 0.01,
+        **extra,
+    }
+
+
+def unique(prefix: str) -> str:
+    """A model name no other test uses (the fake server queues replies per model)."""
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+class ServerProcess:
+    """`python -m openhands.agent_server` on a free port, with its log in a file."""
+
+    def __init__(self, conversations: Path, *, env: dict[str, str] | None = None) -> None:
+        self.conversations = conversations
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = conversations.parent / f"server-{self.port}.log"
+        self.extra_env = env or {}
+        self.process: subprocess.Popen[bytes] | None = None
+        self.api_key: str | None = (
+            self.extra_env.get("OH_SESSION_API_KEYS", "").split(",")[0] or None
+        )
+
+    def start(self) -> ServerProcess:
+        """Start the process and wait until /health answers."""
+        env = {
+            **os.environ,
+            "OH_CONVERSATIONS_PATH": str(self.conversations),
+            "OH_WORKSPACE_PATH": str(self.conversations.parent / "workspaces"),
+            "PYTHONUNBUFFERED": "1",
+            **self.extra_env,
+        }
+        if "OH_SESSION_API_KEYS" not in self.extra_env:
+            env.pop("OH_SESSION_API_KEYS", None)
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "openhands.agent_server", "--port", str(self.port)],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"server exited at start-up:\n{self.log()}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                time.sleep(0.05)
+        raise AssertionError(f"server did not answer /health in {START_TIMEOUT}s:\n{self.log()}")
+
+    def client(self, *, api_key: str | None = None) -> httpx.Client:
+        """An HTTP client for this server (sending the session key if it has one)."""
+        key = self.api_key if api_key is None else api_key
+        headers = {"X-Session-API-Key": key} if key else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+    def socket(
+        self, conversation_id: str, *, api_key: str | None = None, **query: str
+    ) -> EventSocket:
+        """Open the conversation's event socket."""
+        key = self.api_key if api_key is None else api_key
+        headers = {"X-Session-API-Key": key} if key else {}
+        params = "&".join(f"{name}={value}" for name, value in query.items())
+        url = f"ws://127.0.0.1:{self.port}/sockets/events/{conversation_id}"
+        return EventSocket(
+            connect(
+                f"{url}?{params}" if params else url, additional_headers=headers, open_timeout=10
+            )
+        )
+
+    def log(self) -> str:
+        """The server's output so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def kill(self) -> None:
+        """SIGKILL: the process gets no chance to clean up."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        """SIGTERM and wait (SIGKILL after 20 s)."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
+class EventSocket:
+    """A connected event socket: read events with a timeout."""
+
+    def __init__(self, connection: ClientConnection) -> None:
+        # websockets >= 17.1 wants a context manager; entering it here keeps that contract.
+        self.connection = connection.__enter__()
+        self.received: list[dict[str, Any]] = []
+
+    def next(self, timeout: float = WAIT_TIMEOUT) -> dict[str, Any]:
+        """The next event (fails after `timeout` seconds)."""
+        event = json.loads(self.connection.recv(timeout=timeout))
+        self.received.append(event)
+        return event
+
+    def until(
+        self, done: Callable[[dict[str, Any]], bool], timeout: float = WAIT_TIMEOUT
+    ) -> list[dict[str, Any]]:
+        """Read events until one satisfies `done`; return every event read by this call."""
+        deadline = time.monotonic() + timeout
+        seen: list[dict[str, Any]] = []
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                kinds = [e.get("kind") for e in seen]
+                raise AssertionError(f"no matching event within {timeout}s; got {kinds}")
+            event = self.next(timeout=left)
+            seen.append(event)
+            if done(event):
+                return seen
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.connection.close()
+
+    def __enter__(self) -> EventSocket:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def goal_values(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The GoalStatus values of the goal events among `events`."""
+    return [
+        e["value"]
+        for e in events
+        if e.get("kind") == "ConversationStateUpdateEvent" and e.get("key") == "goal"
+    ]
+
+
+def is_goal_end(event: dict[str, Any]) -> bool:
+    """True for a goal event whose status is no longer active."""
+    return bool(goal_values([event])) and not event["value"]["active"]
