@@ -197,3 +197,13 @@ def goal_values(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def is_goal_end(event: dict[str, Any]) -> bool:
     """True for a goal event whose status is no longer active."""
     return bool(goal_values([event])) and not event["value"]["active"]
+
+
+def wait_goal_end(read_goal: Callable[[], Any], timeout: float = WAIT_TIMEOUT) -> dict[str, Any]:
+    """Poll `read_goal()` (a GoalStatus dict or None) until the goal is no longer active."""
+
+    def ended() -> dict[str, Any] | None:
+        status = read_goal()
+        return status if status and not status["active"] else None
+
+    return wait_until(ended, timeout, what="the goal to end")

@@ -1,0 +1,334 @@
+"""The goal routes end to end: status events over the socket, stop, resume, interjection."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+
+from ..harness import ServerProcess, goal_values, is_goal_end, wait_goal_end, wait_until
+from .conftest import verdict
+
+
+def _goal(client: httpx.Client, cid: str) -> Any:
+    return client.get(f"/api/conversations/{cid}/goal").json()
+
+
+def _start(client: httpx.Client, cid: str, **body: Any) -> httpx.Response:
+    return client.post(f"/api/conversations/{cid}/goal", json={"objective": "make it so", **body})
+
+
+def _ended(client: httpx.Client, cid: str) -> dict[str, Any]:
+    return wait_goal_end(lambda: _goal(client, cid))
+
+
+def _status(client: httpx.Client, cid: str) -> str:
+    return client.get(f"/api/conversations/{cid}").json()["execution_status"]
+
+
+def _slow_step() -> FakeReply:
+    return FakeReply.tool_call("think", {"thought": "working"}).delayed(1.0)
+
+
+def test_goal_streams_running_then_each_verdict_then_complete(
+    server: ServerProcess,
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("first try"), FakeReply.text("fixed")])
+    fake_llm.script(judge_model, [verdict(False, "tests"), verdict(True)])
+    with server.socket(conversation_id) as socket:
+        assert _start(client, conversation_id, judge_llm=judge).json() == {"success": True}
+        statuses = goal_values(socket.until(is_goal_end))
+    assert [(s["status"], s["active"], s["iteration"]) for s in statuses] == [
+        ("running", True, 0),
+        ("running", True, 1),
+        ("complete", False, 2),
+    ]
+    assert statuses[1]["verdict"]["missing"] == ["tests"]
+    assert statuses[2]["verdict"]["complete"] is True
+    assert _goal(client, conversation_id) == statuses[2]
+
+
+def test_goal_events_are_persisted_in_the_log(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("done")])
+    fake_llm.script(judge_model, [verdict(True)])
+    _start(client, conversation_id, judge_llm=judge)
+    _ended(client, conversation_id)
+    items = client.get(
+        f"/api/conversations/{conversation_id}/events/search",
+        params={"kind": "ConversationStateUpdateEvent"},
+    ).json()["items"]
+    assert [v["status"] for v in goal_values(items)] == ["running", "complete"]
+
+
+def test_goal_is_capped_at_max_iterations(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("try"), FakeReply.text("again")])
+    fake_llm.script(judge_model, [verdict(False, "a"), verdict(False, "b")])
+    _start(client, conversation_id, judge_llm=judge, max_iterations=2)
+    status = _ended(client, conversation_id)
+    assert (status["status"], status["iteration"]) == ("capped", 2)
+    assert "max_iterations" in status["reason"]
+
+
+def test_failing_verify_keeps_a_fooled_judge_from_completing(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("all tests pass, trust me")])
+    fake_llm.script(judge_model, [verdict(True)])
+    _start(client, conversation_id, judge_llm=judge, max_iterations=1, verify="echo nope; exit 3")
+    status = _ended(client, conversation_id)
+    assert status["status"] == "capped"
+    assert status["verify"]["exit_code"] == 3
+    assert status["verify_command"] == "echo nope; exit 3"
+
+
+def test_stop_interrupts_and_pauses_then_resume_completes(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [_slow_step(), FakeReply.text("done now")])
+    fake_llm.script(judge_model, [verdict(True)])
+    _start(client, conversation_id, judge_llm=judge)
+    wait_until(lambda: fake_llm.requests_for(agent_model), what="the agent's first call")
+    assert client.post(f"/api/conversations/{conversation_id}/goal/stop").status_code == 200
+    stopped = _goal(client, conversation_id)
+    assert (stopped["status"], stopped["active"]) == ("interrupted", False)
+    assert stopped["reason"] == "stopped by user"
+    assert stopped["error"] is None
+    wait_until(lambda: _status(client, conversation_id) == "paused", what="the pause")
+    assert fake_llm.remaining(agent_model) == 1  # the agent stopped after its current step
+
+    assert client.post(f"/api/conversations/{conversation_id}/goal/resume").status_code == 200
+    final = _ended(client, conversation_id)
+    assert final["status"] == "complete"
+    assert final["objective"] == "make it so"
+
+
+def test_a_user_message_interrupts_the_goal_before_it_is_appended(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [_slow_step(), FakeReply.text("ok, switching")])
+    _start(client, conversation_id, judge_llm=judge)
+    wait_until(lambda: fake_llm.requests_for(agent_model), what="the agent's first call")
+    body = {"content": [{"type": "text", "text": "actually, do something else"}]}
+    client.post(f"/api/conversations/{conversation_id}/events", json=body)
+    status = _goal(client, conversation_id)
+    assert (status["status"], status["reason"], status["active"]) == (
+        "interrupted",
+        "user message",
+        False,
+    )
+    log = client.get(f"/api/conversations/{conversation_id}/events/search").json()["items"]
+    kinds = [
+        "goal-interrupted"
+        if e.get("key") == "goal" and e["value"]["status"] == "interrupted"
+        else "user-message"
+        if e["kind"] == "MessageEvent" and "something else" in str(e["llm_message"])
+        else "other"
+        for e in log
+    ]
+    assert kinds.index("goal-interrupted") < kinds.index("user-message")
+
+
+def test_judge_failures_interrupt_with_the_real_error(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text(f"try {i}") for i in range(3)])
+    fake_llm.script(judge_model, [FakeReply.error(500, "judge is down")] * 3)
+    _start(client, conversation_id, judge_llm=judge, max_iterations=5)
+    status = _ended(client, conversation_id)
+    assert status["status"] == "interrupted"
+    assert "judge" in status["error"]
+    assert "judge is down" in status["error"]
+
+
+def test_agent_failure_interrupts_with_the_error(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.error(400, "bad request for agent")])
+    _start(client, conversation_id, judge_llm=judge)
+    status = _ended(client, conversation_id)
+    assert status["status"] == "interrupted"
+    assert "bad request for agent" in status["error"]
+
+
+def test_default_judge_is_the_agents_llm_as_goal_judge(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str, conversation_id: str
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("done"), verdict(True)])
+    _start(client, conversation_id)
+    assert _ended(client, conversation_id)["status"] == "complete"
+    metrics = client.get(f"/api/conversations/{conversation_id}").json()["metrics"]
+    assert metrics["goal-judge"]["completions"] == 1
+
+
+def test_concurrent_starts_give_one_200_and_the_rest_409(
+    server: ServerProcess,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("done").delayed(0.5)])
+    fake_llm.script(judge_model, [verdict(True)])
+    codes: list[int] = []
+    barrier = threading.Barrier(8)
+
+    def start() -> None:
+        with server.client() as http:
+            barrier.wait()
+            codes.append(_start(http, conversation_id, judge_llm=judge).status_code)
+
+    threads = [threading.Thread(target=start) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(codes) == [200] + [409] * 7
+
+
+def test_goal_routes_of_unknown_conversation_are_404(client: httpx.Client) -> None:
+    base = f"/api/conversations/{uuid.uuid4()}/goal"
+    assert client.get(base).status_code == 404
+    assert client.post(base, json={"objective": "x"}).status_code == 404
+    assert client.post(f"{base}/stop").status_code == 404
+    assert client.post(f"{base}/resume").status_code == 404
+
+
+def test_no_goal_yet_reads_null(client: httpx.Client, conversation_id: str) -> None:
+    assert _goal(client, conversation_id) is None
+
+
+def test_resume_with_nothing_to_resume_is_400(client: httpx.Client, conversation_id: str) -> None:
+    response = client.post(f"/api/conversations/{conversation_id}/goal/resume")
+    assert response.status_code == 400
+    assert "Nothing to resume" in response.json()["message"]
+
+
+def test_resume_of_a_completed_goal_is_400(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("done")])
+    fake_llm.script(judge_model, [verdict(True)])
+    _start(client, conversation_id, judge_llm=judge)
+    _ended(client, conversation_id)
+    assert client.post(f"/api/conversations/{conversation_id}/goal/resume").status_code == 400
+
+
+def test_stop_without_a_goal_is_a_no_op(client: httpx.Client, conversation_id: str) -> None:
+    response = client.post(f"/api/conversations/{conversation_id}/goal/stop")
+    assert response.json() == {"success": True}
+    assert _goal(client, conversation_id) is None
+
+
+def test_blank_objective_is_422_naming_objective(
+    client: httpx.Client, conversation_id: str
+) -> None:
+    response = client.post(f"/api/conversations/{conversation_id}/goal", json={"objective": " "})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "objective"]
+    assert "objective" in response.json()["message"]
+
+
+def test_zero_max_iterations_is_422_naming_it(client: httpx.Client, conversation_id: str) -> None:
+    response = _start(client, conversation_id, max_iterations=0)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "max_iterations"]
+
+
+def test_start_while_the_conversation_runs_is_409(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str, conversation_id: str
+) -> None:
+    fake_llm.script(agent_model, [_slow_step(), FakeReply.text("done")])
+    body = {"content": [{"type": "text", "text": "go"}], "run": True}
+    client.post(f"/api/conversations/{conversation_id}/events", json=body)
+    response = _start(client, conversation_id)
+    assert response.status_code == 409
+    assert "running" in response.json()["message"]
+
+
+def test_run_while_a_goal_drives_is_409(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [_slow_step(), FakeReply.text("done")])
+    fake_llm.script(judge_model, [verdict(True)])
+    _start(client, conversation_id, judge_llm=judge)
+    assert client.post(f"/api/conversations/{conversation_id}/run").status_code == 409
+    assert _start(client, conversation_id, judge_llm=judge).status_code == 409
+    _ended(client, conversation_id)
+
+
+def test_health_answers_while_ten_goals_run(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    make_conversation: Callable[..., str],
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+) -> None:
+    ids = [make_conversation() for _ in range(10)]
+    fake_llm.set_responder(agent_model, lambda _body: FakeReply.text("done").delayed(3.0))
+    fake_llm.set_responder(judge_model, lambda _body: verdict(True))
+    for cid in ids:
+        assert _start(client, cid, judge_llm=judge).status_code == 200
+    wait_until(lambda: len(fake_llm.requests_for(agent_model)) == 10, what="ten agent calls")
+    assert client.get("/health").status_code == 200
+    assert all(_goal(client, cid)["active"] for cid in ids)
+    for cid in ids:
+        assert _ended(client, cid)["status"] == "complete"
