@@ -55,6 +55,8 @@ class GoalDriver:
         self._round_cost_start: float | None = None
         self._tripped: str | None = None
         self._pause_task: asyncio.Future[None] | None = None
+        self._ended = True
+        self._started = False
 
     @property
     def active(self) -> bool:
@@ -141,6 +143,10 @@ class GoalDriver:
         if task is None or task.done():
             return
         self._cancel_reason = reason
+        while not self._started and not task.done():
+            # A task cancelled before its first step never runs its body (nor its except
+            # clauses, which record the interruption): let it start first.
+            await asyncio.sleep(0)
         task.cancel()
         await asyncio.wait({task})
 
@@ -170,14 +176,16 @@ class GoalDriver:
         self._controller = controller
         self.judge_llm = judge
         self._cancel_reason = None
+        self._ended = False
+        self._started = False
         self.outcome = None
         self.status = controller.status(active=True, status="running")
         self.task = asyncio.create_task(self._drive(controller, message, self.status))
 
     async def _drive(self, controller: GoalController, message: str, first: GoalStatus) -> None:
         host = self._host
+        self._started = True
         round_start = host.agent_cost()
-        ended = False
         try:
             await self._record(first)
             while True:
@@ -189,7 +197,6 @@ class GoalDriver:
                 if problem is not None:
                     error, reason = problem
                     await self._end_interrupted(controller, error, reason, spent)
-                    ended = True
                     return
                 step = await host.blocking(
                     controller.on_run_finished, host.events, agent_cost=spent
@@ -197,7 +204,7 @@ class GoalDriver:
                 outcome: GoalOutcome | None = getattr(step, "outcome", None)
                 if outcome is not None:
                     self.outcome = outcome
-                    await self._record(
+                    await self._record_end(
                         controller.status(
                             active=False,
                             status=outcome.status,
@@ -205,28 +212,24 @@ class GoalDriver:
                             reason=outcome.reason,
                         )
                     )
-                    ended = True
                     return
                 await self._record(controller.status(active=True, status="running"))
                 message = step.followup  # type: ignore[union-attr]
         except asyncio.CancelledError:
             await self._settle()
             reason = self._cancel_reason or STOPPED
-            await self._end_interrupted(controller, None, reason, host.agent_cost() - round_start)
-            ended = True
+            await self._end_quietly(controller, None, reason, host.agent_cost() - round_start)
             raise
         except Exception as exc:
             logger.exception("goal driver failed")
             await self._settle()
             error = f"{type(exc).__name__}: {exc}"
-            await self._end_interrupted(
+            await self._end_quietly(
                 controller, error, "driver error", host.agent_cost() - round_start
             )
-            ended = True
         finally:
-            self._controller = None
             self._round_cost_start = None
-            if not ended:
+            if not self._ended:
                 # Recording the end failed; at least keep the in-memory chip honest.
                 self.status = controller.status(
                     active=False, status="interrupted", error="the goal driver stopped"
@@ -270,7 +273,20 @@ class GoalDriver:
             outcome = outcome.model_copy(update={"error": None})
             status = status.model_copy(update={"error": None})
         self.outcome = outcome
+        await self._record_end(status)
+
+    async def _end_quietly(
+        self, controller: GoalController, error: str | None, reason: str, spent: float
+    ) -> None:
+        """`_end_interrupted` on an exit path: a failure to record is logged, not raised."""
+        try:
+            await self._end_interrupted(controller, error, reason, spent)
+        except Exception:
+            logger.exception("recording the interrupted goal failed")
+
+    async def _record_end(self, status: GoalStatus) -> None:
         await self._record(status)
+        self._ended = True
 
     async def _record(self, status: GoalStatus) -> None:
         self.status = status

@@ -1,0 +1,228 @@
+"""GoalDriver against a stand-in host: exit paths and budgets, with no server or threads."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pytest
+from openhands.agent_server.errors import BadRequestError, ConflictError
+from openhands.agent_server.goals.driver import GoalDriver
+from openhands.agent_server.goals.host import RunResult
+from openhands.sdk.conversation import ConversationExecutionStatus, InMemoryEventLog
+from openhands.sdk.event import ConversationStateUpdateEvent, Event, MessageEvent
+from openhands.sdk.llm import LLM, Message, TextContent
+from openhands.sdk.testing import TestLLM
+
+T = TypeVar("T")
+Status = ConversationExecutionStatus
+
+
+def _judge(*answers: str) -> TestLLM:
+    return TestLLM.from_messages(
+        [Message(role="assistant", content=[TextContent(text=a)]) for a in answers],
+        usage_id="goal-judge",
+    )
+
+
+class Host:
+    """A conversation stand-in: runs end at once (or when paused), events go to a list."""
+
+    def __init__(self, *, wait_for_pause: bool = False) -> None:
+        self.events = InMemoryEventLog()
+        self.working_dir = "."
+        self.agent_llm: LLM = _judge()
+        self.is_busy = False
+        self.wait_for_pause = wait_for_pause
+        self.paused = asyncio.Event()
+        self.fail_append_after: int | None = None
+        self.blocking_error: Exception | None = None
+        self.instant_runs = 0
+
+    def agent_cost(self) -> float:
+        return 0.0
+
+    async def send_goal_message(self, text: str) -> None:
+        await self.append_event(
+            MessageEvent(
+                source="user", llm_message=Message(role="user", content=[TextContent(text=text)])
+            )
+        )
+
+    async def run_agent(self) -> RunResult:
+        if self.instant_runs:
+            self.instant_runs -= 1
+            return RunResult(status=Status.FINISHED)
+        if self.wait_for_pause:
+            await self.paused.wait()
+            return RunResult(status=Status.PAUSED)
+        return RunResult(status=Status.FINISHED)
+
+    async def pause_agent(self) -> None:
+        self.request_pause()
+
+    def request_pause(self) -> None:
+        self.paused.set()
+
+    async def append_event(self, event: Event) -> None:
+        if (
+            self.fail_append_after is not None
+            and len(self.goal_statuses()) >= self.fail_append_after
+        ):
+            raise OSError("disk full")
+        self.events.append(event)
+
+    async def blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if self.blocking_error is not None:
+            raise self.blocking_error
+        return fn(*args, **kwargs)
+
+    def goal_statuses(self) -> list[dict[str, Any]]:
+        return [
+            e.value
+            for e in self.events
+            if isinstance(e, ConversationStateUpdateEvent) and e.key == "goal"
+        ]
+
+
+async def _finish(driver: GoalDriver) -> None:
+    assert driver.task is not None
+    await asyncio.wait_for(asyncio.wait({driver.task}), timeout=10)
+
+
+async def test_a_judge_call_that_raises_ends_interrupted_with_the_error() -> None:
+    host = Host()
+    host.blocking_error = RuntimeError("judge thread exploded")
+    driver = GoalDriver(host)
+    await driver.start("objective", judge_llm=_judge())
+    await _finish(driver)
+    last = host.goal_statuses()[-1]
+    assert (last["status"], last["active"]) == ("interrupted", False)
+    assert "judge thread exploded" in last["error"]
+    assert driver.outcome is not None and driver.outcome.status == "interrupted"
+
+
+async def test_a_failed_final_write_still_leaves_the_chip_inactive() -> None:
+    host = Host()
+    host.fail_append_after = 1  # the start status is written, nothing after it
+    driver = GoalDriver(host)
+    await driver.start("objective", judge_llm=_judge('{"complete": true, "score": 1}'))
+    await _finish(driver)
+    assert driver.status is not None
+    assert (driver.status.status, driver.status.active) == ("interrupted", False)
+
+
+async def test_the_time_limit_pauses_the_agent_and_caps_the_goal() -> None:
+    host = Host(wait_for_pause=True)
+    driver = GoalDriver(host)
+    await driver.start(
+        "objective", judge_llm=_judge('{"complete": false, "score": 0.1}'), time_limit=0.05
+    )
+    await _finish(driver)
+    last = host.goal_statuses()[-1]
+    assert last["status"] == "capped"
+    assert "time limit" in last["reason"]
+
+
+async def test_a_user_pause_interrupts_the_goal() -> None:
+    host = Host(wait_for_pause=True)
+    driver = GoalDriver(host)
+    await driver.start("objective", judge_llm=_judge())
+    await asyncio.sleep(0)
+    host.request_pause()
+    await _finish(driver)
+    last = host.goal_statuses()[-1]
+    assert (last["status"], last["reason"], last["error"]) == (
+        "interrupted",
+        "conversation paused",
+        None,
+    )
+
+
+async def test_start_while_active_is_a_conflict() -> None:
+    host = Host(wait_for_pause=True)
+    driver = GoalDriver(host)
+    await driver.start("objective", judge_llm=_judge())
+    with pytest.raises(ConflictError):
+        await driver.start("again", judge_llm=_judge())
+    await driver.stop()
+    assert host.goal_statuses()[-1]["reason"] == "stopped by user"
+
+
+async def test_stop_right_after_start_records_interrupted() -> None:
+    host = Host(wait_for_pause=True)
+    driver = GoalDriver(host)
+    await driver.start("objective", judge_llm=_judge())
+    await driver.stop()
+    assert [v["status"] for v in host.goal_statuses()] == ["running", "interrupted"]
+
+
+async def test_resume_continues_from_the_recorded_iteration() -> None:
+    host = Host(wait_for_pause=True)
+    host.instant_runs = 1  # round 1 ends at once and is judged; round 2 waits
+    driver = GoalDriver(host)
+    await driver.start(
+        "objective", judge_llm=_judge('{"complete": false, "missing": ["x"]}'), max_iterations=3
+    )
+    await asyncio.wait_for(_until(lambda: len(host.goal_statuses()) == 2), timeout=10)
+    await driver.stop()
+    assert driver.status is not None
+    assert (driver.status.status, driver.status.iteration) == ("interrupted", 1)
+    host.paused.clear()
+    host.instant_runs = 1
+    await driver.resume(judge_llm=_judge('{"complete": true, "score": 1}'))
+    await _finish(driver)
+    last = host.goal_statuses()[-1]
+    assert (last["status"], last["iteration"]) == ("complete", 2)
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    while not check():
+        await asyncio.sleep(0.001)
+
+
+async def test_resume_without_an_interrupted_goal_is_a_bad_request() -> None:
+    with pytest.raises(BadRequestError):
+        await GoalDriver(Host()).resume()
+
+
+async def test_restart_recovery_marks_a_running_goal_interrupted() -> None:
+    host = Host()
+    host.events.append(
+        ConversationStateUpdateEvent(
+            key="goal",
+            value={
+                "active": True,
+                "status": "running",
+                "iteration": 1,
+                "max_iterations": 3,
+                "objective": "o",
+            },
+        )
+    )
+    driver = GoalDriver(host)
+    driver.load_status()
+    event = driver.recover_after_restart()
+    assert event is not None
+    assert (event.value["status"], event.value["reason"]) == ("interrupted", "server restart")
+    assert driver.status is not None and driver.status.iteration == 1
+
+
+async def test_restart_recovery_leaves_an_ended_goal_alone() -> None:
+    host = Host()
+    host.events.append(
+        ConversationStateUpdateEvent(
+            key="goal",
+            value={
+                "active": False,
+                "status": "complete",
+                "iteration": 1,
+                "max_iterations": 3,
+                "objective": "o",
+            },
+        )
+    )
+    driver = GoalDriver(host)
+    driver.load_status()
+    assert driver.recover_after_restart() is None
