@@ -42,3 +42,8 @@ def test_loopback_hosts(host: str) -> None:
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "10.0.0.5", "example.com"])
 def test_public_hosts(host: str) -> None:
     assert not is_loopback(host)
+
+
+def test_out_of_range_nice_names_the_variable() -> None:
+    with pytest.raises(ValueError, match="OH_WORKER_NICE"):
+        ServerConfig.from_env({"OH_WORKER_NICE": "40"})

@@ -41,7 +41,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        pool = BlockingPool(config.max_run_threads)
+        pool = BlockingPool(config.max_run_threads, nice=config.worker_nice)
         conversations = ConversationService(config, pool)
         app.state.conversations = conversations
         app.state.started_at = time.monotonic()

@@ -25,7 +25,7 @@ def key_matches(given: str | None, keys: tuple[str, ...]) -> bool:
     return matched
 
 
-def require_api_key(request: Request) -> None:
+async def require_api_key(request: Request) -> None:
     """FastAPI dependency: reject a REST call without a valid X-Session-API-Key (401)."""
     keys: tuple[str, ...] = request.app.state.config.session_api_keys
     if not key_matches(request.headers.get(API_KEY_HEADER), keys):

@@ -2,6 +2,10 @@
 
 asyncio's default executor has only a handful of threads (cpu count + 4); a server running
 a hundred goals at once needs one thread per running agent, so it gets its own pool.
+
+Its threads run at a lower OS priority (Linux `nice`, per thread): when agent work saturates
+the CPU (litellm spends tens of ms of CPU per call), the event loop thread is still scheduled
+first, so REST and WebSocket answers stay fast. Throughput is unchanged: nothing else competes.
 """
 
 from __future__ import annotations
@@ -9,18 +13,27 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import logging
+import os
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+logger = logging.getLogger(__name__)
+
 
 class BlockingPool:
     """Runs blocking callables in threads and awaits them from the event loop."""
 
-    def __init__(self, max_workers: int) -> None:
+    def __init__(self, max_workers: int, *, nice: int = 0) -> None:
         self._executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=max_workers, thread_name_prefix="oh-blocking"
+            max_workers=max_workers,
+            thread_name_prefix="oh-blocking",
+            initializer=_lower_priority,
+            initargs=(nice,),
         )
 
     def submit(
@@ -40,3 +53,13 @@ class BlockingPool:
     def shutdown(self) -> None:
         """Stop accepting work; running calls finish in the background."""
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _lower_priority(nice: int) -> None:
+    """Give the calling worker thread a `nice` increment (Linux only; best effort)."""
+    if nice <= 0 or not sys.platform.startswith("linux"):
+        return
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+    except OSError as exc:
+        logger.debug("could not lower the worker thread's priority: %s", exc)

@@ -6,9 +6,16 @@ import ipaddress
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
+_ENV_NAMES = {
+    "session_api_keys": "OH_SESSION_API_KEYS",
+    "conversations_path": "OH_CONVERSATIONS_PATH",
+    "workspace_path": "OH_WORKSPACE_PATH",
+    "max_run_threads": "OH_MAX_RUN_THREADS",
+    "worker_nice": "OH_WORKER_NICE",
+}
 
 
 class ServerConfig(BaseModel):
@@ -38,6 +45,14 @@ class ServerConfig(BaseModel):
         "other blocking work (each running conversation holds one while it runs).",
     )
 
+    worker_nice: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description="OH_WORKER_NICE: how much lower the OS priority of worker threads is than "
+        "the event loop's (Linux nice, 0..19; 0 disables). Commands the agent runs inherit it.",
+    )
+
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> ServerConfig:
         """Build the config from OH_* environment variables (defaults where unset)."""
@@ -48,14 +63,21 @@ class ServerConfig(BaseModel):
             values["conversations_path"] = Path(env["OH_CONVERSATIONS_PATH"])
         if env.get("OH_WORKSPACE_PATH"):
             values["workspace_path"] = Path(env["OH_WORKSPACE_PATH"])
-        if env.get("OH_MAX_RUN_THREADS"):
-            try:
-                values["max_run_threads"] = int(env["OH_MAX_RUN_THREADS"])
-            except ValueError as exc:
-                raise ValueError(
-                    f"OH_MAX_RUN_THREADS must be an integer, got {env['OH_MAX_RUN_THREADS']!r}"
-                ) from exc
-        return cls.model_validate(values)
+        for name, field in (
+            ("OH_MAX_RUN_THREADS", "max_run_threads"),
+            ("OH_WORKER_NICE", "worker_nice"),
+        ):
+            if env.get(name):
+                try:
+                    values[field] = int(env[name])
+                except ValueError as exc:
+                    raise ValueError(f"{name} must be an integer, got {env[name]!r}") from exc
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            field = str(problem["loc"][0]) if problem["loc"] else "config"
+            raise ValueError(f"{_ENV_NAMES.get(field, field)}: {problem['msg']}") from exc
 
     @property
     def auth_enabled(self) -> bool:

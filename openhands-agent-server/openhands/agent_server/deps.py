@@ -9,11 +9,11 @@ from openhands.agent_server.conversations.service import ConversationService
 from openhands.agent_server.events.service import EventService
 
 
-def conversation_service(request: Request) -> ConversationService:
+async def conversation_service(request: Request) -> ConversationService:
     """The server's `ConversationService`."""
     return request.app.state.conversations
 
 
-def event_service(conversation_id: uuid.UUID, request: Request) -> EventService:
+async def event_service(conversation_id: uuid.UUID, request: Request) -> EventService:
     """The live conversation named in the path, or 404."""
-    return conversation_service(request).get(conversation_id)
+    return request.app.state.conversations.get(conversation_id)
