@@ -31,12 +31,13 @@ def chatty_conversation(
     for text in ("one", "two"):
         assert _send(client, conversation_id, text).json() == {"success": True}
     _send(client, conversation_id, "three", run=True)
+    # Wait for the `finished` event itself (the status field may change a moment before it).
     wait_until(
-        lambda: (
-            client.get(f"/api/conversations/{conversation_id}").json()["execution_status"]
-            == "finished"
+        lambda: any(
+            e.get("key") == "execution_status" and e.get("value") == "finished"
+            for e in _search(client, conversation_id, kind="ConversationStateUpdateEvent")["items"]
         ),
-        what="the run",
+        what="the run's finished event",
     )
     return conversation_id
 

@@ -57,6 +57,7 @@ class GoalDriver:
         self._pause_task: asyncio.Future[None] | None = None
         self._ended = True
         self._started = False
+        self._first_recorded = asyncio.Event()
 
     @property
     def active(self) -> bool:
@@ -109,6 +110,7 @@ class GoalDriver:
             time_limit=time_limit,
         )
         self._launch(controller, judge, controller.start())
+        await self._announced()
 
     async def resume(self, *, judge_llm: LLM | None = None) -> None:
         """Continue an interrupted goal from its last status, with a resume prompt."""
@@ -129,6 +131,11 @@ class GoalDriver:
         except ValueError as exc:
             raise BadRequestError(f"The goal cannot be resumed: {exc}") from exc
         self._launch(controller, judge, controller.resume_prompt())
+        await self._announced()
+
+    async def _announced(self) -> None:
+        """Return once the new goal's `running` status is on disk (or its driver ended)."""
+        await self._first_recorded.wait()
 
     async def stop(self) -> None:
         """Cancel the driver and pause the agent (it stops after its current step)."""
@@ -179,8 +186,9 @@ class GoalDriver:
         self._ended = False
         self._started = False
         self.outcome = None
-        self.status = controller.status(active=True, status="running")
-        self.task = asyncio.create_task(self._drive(controller, message, self.status))
+        first = controller.status(active=True, status="running")
+        self._first_recorded = asyncio.Event()
+        self.task = asyncio.create_task(self._drive(controller, message, first))
 
     async def _drive(self, controller: GoalController, message: str, first: GoalStatus) -> None:
         host = self._host
@@ -188,6 +196,7 @@ class GoalDriver:
         round_start = host.agent_cost()
         try:
             await self._record(first)
+            self._first_recorded.set()
             while True:
                 await self._io(host.send_goal_message(message))
                 round_start = host.agent_cost()
@@ -228,6 +237,7 @@ class GoalDriver:
                 controller, error, "driver error", host.agent_cost() - round_start
             )
         finally:
+            self._first_recorded.set()
             self._round_cost_start = None
             if not self._ended:
                 # Recording the end failed; at least keep the in-memory chip honest.
@@ -289,8 +299,9 @@ class GoalDriver:
         self._ended = True
 
     async def _record(self, status: GoalStatus) -> None:
-        self.status = status
+        # The status readers see (GET /goal) is always one that is already on disk.
         await self._io(self._host.append_event(_event(status)))
+        self.status = status
 
     async def _io(self, operation: Coroutine[Any, Any, None]) -> None:
         """Run a conversation write that must finish even if the driver is cancelled."""
