@@ -43,6 +43,9 @@ class Host:
     def agent_cost(self) -> float:
         return 0.0
 
+    async def settle(self) -> None:
+        return None
+
     async def send_goal_message(self, text: str) -> None:
         await self.append_event(
             MessageEvent(

@@ -81,7 +81,7 @@ async def delete_conversation(conversation_id: uuid.UUID, conversations: Convers
 @router.post("/{conversation_id}/run", response_model=Success, responses=error_responses(404, 409))
 async def run_conversation(service: Live) -> Success:
     """Run the agent in the background until it finishes, pauses or fails."""
-    service.start_run()
+    await service.start_run()
     return Success()
 
 

@@ -36,6 +36,9 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 Status = ConversationExecutionStatus
 
+SETTLE_SECONDS = 5.0
+"""How long to wait for a finished run's thread to return before calling the run busy."""
+
 CLOSE_WAIT_SECONDS = 30.0
 """How long closing a conversation waits for a paused agent to finish its current step."""
 
@@ -186,8 +189,15 @@ class EventService:
 
     # -- runs -------------------------------------------------------------------------------
 
-    def start_run(self) -> None:
+    async def settle(self) -> None:
+        """Wait for a run that has ended but whose thread is still returning (a moment)."""
+        future = self._run_future
+        if future is not None and not future.done() and not self.conversation.is_running:
+            await asyncio.wait({asyncio.wrap_future(future)}, timeout=SETTLE_SECONDS)
+
+    async def start_run(self) -> None:
         """Start a run in the background; ConflictError if a run or a goal is in progress."""
+        await self.settle()
         if self.goal.active:
             raise ConflictError(
                 f"A goal is driving conversation {self.id}; stop it (POST /goal/stop) first."
@@ -244,6 +254,7 @@ class EventService:
         if self.goal.active:
             await self.goal.interrupt("user message")
         await self._send(message)
+        await self.settle()
         if run and not self.is_busy:
             self._submit_run()
 

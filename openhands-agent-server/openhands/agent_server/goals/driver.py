@@ -98,6 +98,7 @@ class GoalDriver:
         """Start a goal; ConflictError if a goal or a run is in progress (race-free)."""
         from openhands.sdk.conversation.goal import GoalController
 
+        await self._host.settle()
         self._ensure_idle()
         judge = judge_llm or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
         controller = GoalController(
@@ -116,6 +117,7 @@ class GoalDriver:
         """Continue an interrupted goal from its last status, with a resume prompt."""
         from openhands.sdk.conversation.goal import GoalController
 
+        await self._host.settle()
         self._ensure_idle()
         status = self.status
         if status is None or status.status not in ("interrupted", "running"):

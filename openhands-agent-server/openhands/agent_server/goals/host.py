@@ -49,6 +49,10 @@ class GoalHost(Protocol):
         """True while an agent run is in progress (or still winding down)."""
         ...
 
+    async def settle(self) -> None:
+        """Wait for a run that has ended but whose thread is still returning."""
+        ...
+
     def agent_cost(self) -> float:
         """USD the agent's LLM has spent so far in this conversation."""
         ...
