@@ -207,6 +207,23 @@ def test_default_judge_is_the_agents_llm_as_goal_judge(
     assert metrics["goal-judge"]["completions"] == 1
 
 
+def test_a_requested_judge_is_counted_apart_from_the_agent(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("done")])
+    fake_llm.script(judge_model, [verdict(True)])
+    _start(client, conversation_id, judge_llm=judge)
+    _ended(client, conversation_id)
+    metrics = client.get(f"/api/conversations/{conversation_id}").json()["metrics"]
+    assert metrics["default"]["completions"] == 1
+    assert metrics["goal-judge"]["completions"] == 1
+
+
 def test_concurrent_starts_give_one_200_and_the_rest_409(
     server: ServerProcess,
     fake_llm: FakeOpenAIServer,

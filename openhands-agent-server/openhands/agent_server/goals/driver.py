@@ -100,7 +100,7 @@ class GoalDriver:
 
         await self._host.settle()
         self._ensure_idle()
-        judge = judge_llm or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
+        judge = _judge(judge_llm) or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
         controller = GoalController(
             objective,
             judge,
@@ -125,7 +125,7 @@ class GoalDriver:
             raise BadRequestError(
                 f"Nothing to resume: {state}. Start a new goal with POST /goal instead."
             )
-        judge = judge_llm or self.judge_llm or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
+        judge = _judge(judge_llm) or self.judge_llm or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
         try:
             controller = GoalController.from_status(
                 status, judge, working_dir=self._host.working_dir
@@ -314,6 +314,13 @@ class GoalDriver:
         """Wait for a write cut short by a cancel, so the final status is appended last."""
         if self._inflight is not None and not self._inflight.done():
             await asyncio.wait({self._inflight})
+
+
+def _judge(llm: LLM | None) -> LLM | None:
+    """A requested judge, counted under `goal-judge` unless the request named a usage id."""
+    if llm is None or "usage_id" in llm.model_fields_set:
+        return llm
+    return llm.copy_for(JUDGE_USAGE_ID)
 
 
 def _event(status: GoalStatus) -> ConversationStateUpdateEvent:
