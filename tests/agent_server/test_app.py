@@ -55,7 +55,8 @@ def test_openapi_documents_every_route_and_model(client: httpx.Client) -> None:
         "ConversationStateUpdateEvent",
     ):
         assert model in schemas, model
-        assert schemas[model].get("description"), f"{model} has no description"
+    undocumented = [name for name, schema in schemas.items() if not schema.get("description")]
+    assert undocumented == []
 
 
 def test_index_serves_a_page(client: httpx.Client) -> None:

@@ -59,6 +59,7 @@ _ERROR_DESCRIPTIONS = {
     401: "Missing or invalid X-Session-API-Key header.",
     404: "Unknown conversation or event.",
     409: "A run or a goal is in progress.",
+    422: "A field is invalid; `message` names it and `detail` lists every bad field.",
 }
 
 
@@ -66,5 +67,5 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` entries documenting these error statuses with `ErrorResponse`."""
     return {
         code: {"model": ErrorResponse, "description": _ERROR_DESCRIPTIONS[code]}
-        for code in (401, *codes)
+        for code in (401, *codes, 422)
     }

@@ -42,7 +42,7 @@ async def start_conversation(
     return service.info()
 
 
-@router.get("/search", response_model=ConversationPage)
+@router.get("/search", response_model=ConversationPage, responses=error_responses())
 async def search_conversations(
     conversations: Conversations,
     page_id: Annotated[str | None, Query(description="next_page_id of the previous page.")] = None,
@@ -56,7 +56,7 @@ async def search_conversations(
     return ConversationPage(items=items, next_page_id=next_page_id)
 
 
-@router.get("/count", response_model=int)
+@router.get("/count", response_model=int, responses=error_responses())
 async def count_conversations(
     conversations: Conversations,
     status: Annotated[ConversationExecutionStatus | None, Query()] = None,
