@@ -181,3 +181,30 @@ def test_run_then_finished_status(
     base = f"/api/conversations/{conversation_id}"
     client.post(f"{base}/events", json={"content": [{"type": "text", "text": "go"}], "run": True})
     wait_until(lambda: _status(client, conversation_id) == "finished", what="the run")
+
+
+def test_tools_named_in_the_request_run_in_the_workspace(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str, server: ServerProcess
+) -> None:
+    fake_llm.script(
+        agent_model,
+        [
+            FakeReply.tool_call("terminal", {"command": "echo made-by-agent > proof.txt"}),
+            FakeReply.text("done"),
+        ],
+    )
+    workdir = server.conversations.parent / f"ws-{uuid.uuid4().hex[:8]}"
+    body = {
+        "agent": {
+            "kind": "Agent",
+            "llm": llm_spec(fake_llm, agent_model),
+            "tools": [{"name": "terminal"}, {"name": "file_editor"}],
+        },
+        "workspace": {"kind": "LocalWorkspace", "working_dir": str(workdir)},
+        "initial_message": {"content": [{"type": "text", "text": "make proof.txt"}]},
+    }
+    response = client.post("/api/conversations", json=body)
+    assert response.status_code == 201, response.text
+    cid = response.json()["id"]
+    wait_until(lambda: _status(client, cid) == "finished", what="the run")
+    assert (workdir / "proof.txt").read_text().strip() == "made-by-agent"
