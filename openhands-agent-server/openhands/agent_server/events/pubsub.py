@@ -81,7 +81,9 @@ class EventPubSub:
 
     def publish(self) -> None:
         """Note that the log grew (thread-safe; wake-ups are coalesced)."""
-        if self._pending.is_set() or self._loop.is_closed():
+        # Without subscribers there is nobody to wake (a new one reads from its cursor first),
+        # so a busy conversation nobody watches costs the event loop nothing.
+        if not self._subscribers or self._pending.is_set() or self._loop.is_closed():
             return
         self._pending.set()
         try:
