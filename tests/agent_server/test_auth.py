@@ -97,3 +97,15 @@ def test_socket_accepts_the_key_as_query_parameter(
         conversation, api_key="", resend_all="true", session_api_key=KEY
     ) as socket:
         assert socket.next()["kind"] == "SystemPromptEvent"
+
+
+def test_query_parameter_key_is_not_written_to_the_server_log(
+    keyed_server: ServerProcess, conversation: str
+) -> None:
+    with keyed_server.socket(
+        conversation, api_key="", resend_all="true", session_api_key=KEY
+    ) as socket:
+        socket.next()
+    log = keyed_server.log()
+    assert "session_api_key=***" in log
+    assert KEY not in log

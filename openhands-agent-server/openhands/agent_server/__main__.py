@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import re
 import sys
 
 from openhands.agent_server.config import ServerConfig, is_loopback
@@ -18,6 +19,25 @@ UNPROTECTED_WARNING = """
  commands on this machine through the agent. Set OH_SESSION_API_KEYS=<secret>
  (clients send it as the X-Session-API-Key header), or bind 127.0.0.1.
 ******************************************************************************"""
+
+
+SESSION_KEY_IN_QUERY = re.compile(r"(session_api_key=)[^&\s\"']*")
+
+
+class RedactSessionKey(logging.Filter):
+    """Blanks the `session_api_key` query parameter of logged URLs (uvicorn logs full paths)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(_redact(arg) for arg in record.args)
+        record.msg = _redact(record.msg)
+        return True
+
+
+def _redact(value: object) -> object:
+    if isinstance(value, str) and "session_api_key=" in value:
+        return SESSION_KEY_IN_QUERY.sub(r"\1***", value)
+    return value
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -73,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     app = create_app(config)
     gc.freeze()
     gc.enable()
-    uvicorn.run(
+    server_config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
@@ -81,6 +101,10 @@ def main(argv: list[str] | None = None) -> None:
         log_level=args.log_level,
         timeout_graceful_shutdown=10,
     )
+    # The config has just set up uvicorn's loggers; the socket's key must not reach the log.
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logging.getLogger(name).addFilter(RedactSessionKey())
+    uvicorn.Server(server_config).run()
 
 
 if __name__ == "__main__":
