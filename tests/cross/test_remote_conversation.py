@@ -9,7 +9,14 @@ from pathlib import Path
 import httpx
 import pytest
 from live_server import LiveServer, Models
-from openhands.sdk import Agent, ConversationRunError, Event, HookConfig, MessageEvent
+from openhands.sdk import (
+    Agent,
+    ConversationErrorEvent,
+    ConversationRunError,
+    Event,
+    HookConfig,
+    MessageEvent,
+)
 from openhands.sdk.conversation import Conversation, ConversationExecutionStatus
 from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.event import ActionEvent, ObservationEvent, SystemPromptEvent
@@ -134,6 +141,19 @@ def test_failed_run_raises_with_server_error_detail(
     assert "the model refuses" in caught.value.detail
     assert caught.value.conversation_id == conversation.id
     assert conversation.state.execution_status == ConversationExecutionStatus.ERROR
+
+
+def test_stuck_run_returns_with_status_stuck_like_a_local_run(
+    conversation: RemoteConversation, fake_llm: FakeOpenAIServer, models: Models
+) -> None:
+    fake_llm.set_responder(
+        models.agent, lambda _body: FakeReply.tool_call("think", {"thought": "same again"})
+    )
+    conversation.send_message("repeat yourself")
+    conversation.run()  # stuck is a status, not an exception
+    assert conversation.state.execution_status == ConversationExecutionStatus.STUCK
+    errors = [e for e in conversation.state.events if isinstance(e, ConversationErrorEvent)]
+    assert [e.code for e in errors] == ["Stuck"]
 
 
 def test_run_after_a_finished_run_waits_for_its_own_end(

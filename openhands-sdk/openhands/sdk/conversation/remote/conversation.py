@@ -127,8 +127,9 @@ class RemoteConversation(BaseConversation):
     def run(self) -> None:
         """Start a run on the server and block until it is over (finished, paused, error, stuck).
 
-        Raises `ConversationRunError` on `error` or `stuck`, with the server's error detail,
-        and `ConversationAlreadyRunningError` if a run (or a goal) is already in progress.
+        Raises `ConversationRunError` on `error`, with the server's error detail, and
+        `ConversationAlreadyRunningError` if a run (or a goal) is already in progress. Like a
+        local run, `stuck` is a status, not an exception.
         """
         self._check_open()
         with self._run_lock:
@@ -227,8 +228,8 @@ class RemoteConversation(BaseConversation):
                 if status == Status.RUNNING:
                     started = True
                 elif started and status.is_terminal:
-                    if status in (Status.ERROR, Status.STUCK):
-                        self._raise_run_error(start, status)
+                    if status == Status.ERROR:
+                        self._raise_run_error(start)
                     # Confirm with one read: the server may have started another run since.
                     if self._status_via_rest_is_final(start, started):
                         return
@@ -237,16 +238,15 @@ class RemoteConversation(BaseConversation):
         status = self._state.execution_status
         if not started or not status.is_terminal:
             return False
-        if status in (Status.ERROR, Status.STUCK):
-            self._raise_run_error(start, status)
+        if status == Status.ERROR:
+            self._raise_run_error(start)
         return True
 
-    def _raise_run_error(self, start: int, status: Status) -> None:
+    def _raise_run_error(self, start: int) -> None:
         for event in reversed(self._events.read(start)):
             if isinstance(event, ConversationErrorEvent):
                 raise ConversationRunError(self._id, event.code, event.detail)
-        code = "Stuck" if status == Status.STUCK else "Error"
-        raise ConversationRunError(self._id, code, f"The run ended with status {status.value}.")
+        raise ConversationRunError(self._id, "Error", "The run ended with status error.")
 
 
 def _execution_status(event: Any) -> Status | None:
