@@ -20,7 +20,7 @@ uv:
 		python3 -m pip install --quiet --disable-pip-version-check uv
 
 install: uv
-	$(UV) sync --frozen
+	$(UV) sync --frozen --compile-bytecode
 
 serve: install
 	$(UV) run openhands-agent-server --host $(HOST) --port $(PORT)
