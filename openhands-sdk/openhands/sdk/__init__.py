@@ -1,6 +1,8 @@
 """The OpenHands-compatible agent SDK: LLM, tools, events, agents and conversations.
 
-Importing this package is cheap: litellm is loaded on the first real completion.
+Importing this package is cheap: litellm is loaded on the first real completion, and the
+pydantic models it defines at import time say `defer_build=True`, so each validator is built
+on the model's first use rather than at import (a third of the import time otherwise).
 """
 
 from openhands.sdk.agent import Agent, AgentBase

@@ -33,7 +33,7 @@ OnEvent = Callable[[Event], None]
 class AgentBase(BaseModel):
     """What every agent has: an LLM, tool specs and a system prompt."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["Agent"] = "Agent"
     llm: LLM

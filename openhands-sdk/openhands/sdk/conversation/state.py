@@ -55,7 +55,7 @@ def _now() -> datetime:
 class ConversationState(BaseModel):
     """The persisted state of one conversation (`base_state.json`) and its event log."""
 
-    model_config = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore", arbitrary_types_allowed=True)
 
     id: uuid.UUID
     agent: AgentBase = Field(description="Any AgentBase in memory; read from JSON as an Agent.")

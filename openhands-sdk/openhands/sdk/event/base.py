@@ -50,7 +50,7 @@ class Event(BaseModel):
     `Event.model_validate_json(text)` returns an instance of the class that `kind` names.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     _registry: ClassVar[dict[str, type[Event]]] = {}
 

@@ -21,7 +21,7 @@ class HookEventType(StrEnum):
 class HookDefinition(BaseModel):
     """One command hook: run `command` with the event JSON on stdin."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     type: Literal["command"] = "command"
     command: str = Field(min_length=1)
@@ -31,7 +31,7 @@ class HookDefinition(BaseModel):
 class HookMatcher(BaseModel):
     """Hooks that apply to tool names matching `matcher` ('*' = all; else a regex)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     matcher: str = "*"
     hooks: list[HookDefinition] = Field(default_factory=list)
@@ -57,7 +57,7 @@ _PASCAL_KEYS = {
 class HookConfig(BaseModel):
     """Command hooks per lifecycle point. PascalCase keys ("Stop", "PreToolUse") work too."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     stop: list[HookMatcher] = Field(default_factory=list)
     pre_tool_use: list[HookMatcher] = Field(default_factory=list)

@@ -42,6 +42,8 @@ ENV_HELP = (
 class LLMResponse(BaseModel):
     """The result of one completion: the assistant message plus what it cost."""
 
+    model_config = ConfigDict(defer_build=True)
+
     message: Message
     id: str = ""
     cost: float = 0.0
@@ -63,7 +65,7 @@ class LLM(BaseModel):
     litellm is imported on the first real completion, never at import time.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     model: str = Field(min_length=1, description="litellm model name, e.g. 'openai/gpt-4o-mini'.")
     api_key: SecretStr | None = Field(default=None, description="Provider key; never logged.")

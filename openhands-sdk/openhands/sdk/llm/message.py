@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -12,12 +12,16 @@ Role = Literal["system", "user", "assistant", "tool"]
 class TextContent(BaseModel):
     """A piece of plain text inside a message."""
 
+    model_config = ConfigDict(defer_build=True)
+
     type: Literal["text"] = "text"
     text: str
 
 
 class ImageContent(BaseModel):
     """One or more images (URLs or data URLs) inside a message."""
+
+    model_config = ConfigDict(defer_build=True)
 
     type: Literal["image"] = "image"
     image_urls: list[str]
@@ -29,6 +33,8 @@ Content = TextContent | ImageContent
 class MessageToolCall(BaseModel):
     """A tool call requested by the assistant: the tool name and its JSON arguments."""
 
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     name: str
     arguments: str = Field(default="{}", description="The arguments as a JSON object string.")
@@ -36,6 +42,8 @@ class MessageToolCall(BaseModel):
 
 class Message(BaseModel):
     """A chat message: a role, content parts, and (for the assistant) tool calls."""
+
+    model_config = ConfigDict(defer_build=True)
 
     role: Role
     content: list[TextContent | ImageContent] = Field(default_factory=list)

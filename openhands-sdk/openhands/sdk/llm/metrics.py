@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import threading
 
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 
 class Metrics(BaseModel):
     """Accumulated cost (USD) and token usage of every completion made by one LLM."""
+
+    model_config = ConfigDict(defer_build=True)
 
     usage_id: str = "default"
     accumulated_cost: float = 0.0

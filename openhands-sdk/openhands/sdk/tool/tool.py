@@ -17,11 +17,13 @@ if TYPE_CHECKING:
 class Action(BaseModel):
     """The validated arguments of one tool call; its JSON schema is what the LLM sees."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
 
 class Observation(BaseModel):
     """What a tool returns. `content` is the text the LLM reads back."""
+
+    model_config = ConfigDict(defer_build=True)
 
     content: str = ""
     is_error: bool = False
@@ -113,7 +115,7 @@ class ToolDefinition:
 class Tool(BaseModel):
     """The spec an agent is built with: a registered tool name plus its params."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     name: str = Field(
         min_length=1, description="Registered name, e.g. 'terminal' or 'TerminalTool'."

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 class CommandResult(BaseModel):
     """The outcome of a shell command run in a workspace."""
 
+    model_config = ConfigDict(defer_build=True)
+
     command: str
     exit_code: int
     output: str = Field(description="stdout and stderr, interleaved.")
@@ -22,7 +24,7 @@ class CommandResult(BaseModel):
 class LocalWorkspace(BaseModel):
     """A working directory on the local machine (created if missing)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["LocalWorkspace"] = "LocalWorkspace"
     working_dir: str = Field(description="Folder where tools run and files are edited.")

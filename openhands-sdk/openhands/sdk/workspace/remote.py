@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 class RemoteWorkspace(BaseModel):
     """Where a `RemoteConversation` runs: an agent server URL plus its session key."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["RemoteWorkspace"] = "RemoteWorkspace"
     host: str = Field(description="Agent server base URL, e.g. 'http://127.0.0.1:8000'.")
