@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,16 @@ def test_a_slow_command_times_out_without_raising(workspace_dir: Path) -> None:
     assert result.exit_code == 124
     assert "started" in result.output
     assert "timed out" in result.output
+
+
+def test_a_timed_out_command_is_killed_with_its_children(workspace_dir: Path) -> None:
+    workspace = LocalWorkspace(working_dir=str(workspace_dir))
+
+    result = workspace.execute_command("(sleep 1; touch late.txt) & sleep 20", timeout=0.3)
+    time.sleep(1.5)  # the background child would have written by now
+
+    assert result.timed_out
+    assert not (workspace_dir / "late.txt").exists()
 
 
 def test_a_missing_working_dir_is_created(tmp_path: Path) -> None:

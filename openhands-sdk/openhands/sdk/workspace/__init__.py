@@ -1,6 +1,7 @@
 """Workspaces: where an agent's tools run."""
 
-from openhands.sdk.workspace.local import CommandResult, LocalWorkspace
+from openhands.sdk.workspace.local import LocalWorkspace
 from openhands.sdk.workspace.remote import RemoteWorkspace
+from openhands.sdk.workspace.shell import CommandResult, run_shell
 
-__all__ = ["CommandResult", "LocalWorkspace", "RemoteWorkspace"]
+__all__ = ["CommandResult", "LocalWorkspace", "RemoteWorkspace", "run_shell"]

@@ -6,13 +6,11 @@ injectable (`Verifier`), so tests and durable engines can replace the subprocess
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 from openhands.sdk.conversation.goal.models import VerifyResult
+from openhands.sdk.workspace.shell import run_shell
 
 DEFAULT_VERIFY_TIMEOUT = 600.0
 """Seconds a verify command may run before it is killed (and counts as failed)."""
@@ -28,13 +26,6 @@ def _tail(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"[... {len(text) - limit} characters cut ...]\n" + text[-limit:]
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        process.kill()
 
 
 def run_verify_command(
@@ -56,38 +47,12 @@ def run_verify_command(
             exit_code=127,
             output_tail=f"working directory {str(cwd)!r} does not exist",
         )
-    try:
-        process = subprocess.Popen(
-            ["bash", "-c", command],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return VerifyResult(command=command, exit_code=127, output_tail=f"cannot start: {exc}")
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        # Kill the group, not just bash: a test runner's children would keep the pipe open.
-        _kill_group(process)
-        try:
-            output, _ = process.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # a grandchild left the group and holds the pipe
-            output = b""
-            if process.stdout is not None:
-                process.stdout.close()
-            process.wait()
-        text = output.decode(errors="replace") + f"\n[verify timed out after {timeout:g} s]"
-        return VerifyResult(
-            command=command, exit_code=124, output_tail=_tail(text, tail_chars), timed_out=True
-        )
+    result = run_shell(command, cwd, timeout=timeout)
     return VerifyResult(
         command=command,
-        exit_code=process.returncode,
-        output_tail=_tail(output.decode(errors="replace"), tail_chars),
+        exit_code=result.exit_code,
+        output_tail=_tail(result.output, tail_chars),
+        timed_out=result.timed_out,
     )
 
 
