@@ -15,11 +15,9 @@ ToolCallFactory = Callable[..., Message]
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """An empty working directory for the agent."""
-    folder = tmp_path / "workspace"
-    folder.mkdir()
-    return folder
+def workspace(workspace_dir: Path) -> Path:
+    """The empty working directory of tests/conftest.py, under the tool tests' shorter name."""
+    return workspace_dir
 
 
 @pytest.fixture
