@@ -61,6 +61,19 @@ def test_rejected_key_raises_authentication_error_naming_the_setting(
     assert caught.value.model == "openai/agent"
 
 
+def test_missing_key_fails_at_once_naming_the_setting(
+    server: FakeOpenAIServer, make_llm: Callable[..., LLM], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server.script("agent", [FakeReply.text("never sent")])
+
+    with pytest.raises(LLMAuthenticationError, match="LLM_API_KEY") as caught:
+        make_llm(api_key=None, num_retries=3).completion(HI)
+
+    assert "No API key" in str(caught.value)
+    assert server.requests == []
+
+
 def test_rejected_key_is_not_retried(
     server: FakeOpenAIServer, make_llm: Callable[..., LLM]
 ) -> None:

@@ -39,6 +39,10 @@ ENV_HELP = (
 )
 
 
+MISSING_KEY_MARKERS = ("Missing credentials", "api_key client option must be set")
+"""What providers' clients say when they find no API key (litellm wraps it as a 500)."""
+
+
 class LLMResponse(BaseModel):
     """The result of one completion: the assistant message plus what it cost."""
 
@@ -228,6 +232,17 @@ class LLM(BaseModel):
                 LLMAuthenticationError(
                     f"The provider rejected the API key for model {self.model!r} "
                     f"(HTTP {status or 401}). Check LLM_API_KEY (the `api_key` field). {detail}",
+                    model=self.model,
+                ),
+            )
+        if self.api_key is None and any(marker in detail for marker in MISSING_KEY_MARKERS):
+            # The provider's client found no key before sending anything; litellm reports that
+            # as a server error, but no retry can fix it.
+            return _Attempt(
+                False,
+                LLMAuthenticationError(
+                    f"No API key for model {self.model!r}: set LLM_API_KEY (the `api_key` "
+                    f"field) or the provider's own key variable. {detail}",
                     model=self.model,
                 ),
             )
