@@ -83,8 +83,9 @@ class ServerProcess:
             "PYTHONUNBUFFERED": "1",
             **self.extra_env,
         }
-        if "OH_SESSION_API_KEYS" not in self.extra_env:
-            env.pop("OH_SESSION_API_KEYS", None)
+        for name in ("OH_SESSION_API_KEYS", "LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
+            if name not in self.extra_env:  # the developer's own settings must not leak in
+                env.pop(name, None)
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "openhands.agent_server", "--port", str(self.port)],

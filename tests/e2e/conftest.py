@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from openhands.sdk.testing import FakeOpenAIServer
 from playwright.sync_api import Browser, Page, sync_playwright
 from web_fakes import SESSION_KEY
 
+LLM_VARIABLES = ("LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless=new",
@@ -40,15 +42,19 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def live_server(root: Path, api_keys: str = "") -> Iterator[str]:
-    """Run `python -m openhands.agent_server` on a free port until the block ends; its URL."""
+def live_server(root: Path, api_keys: str = "", **llm_env: str) -> Iterator[str]:
+    """Run `python -m openhands.agent_server` on a free port until the block ends; its URL.
+
+    `llm_env` sets LLM_MODEL / LLM_BASE_URL / LLM_API_KEY; the developer's own are dropped.
+    """
     port = _free_port()
-    env = dict(
-        os.environ,
+    env = {k: v for k, v in os.environ.items() if k not in LLM_VARIABLES}
+    env.update(
         OH_CONVERSATIONS_PATH=str(root / "conversations"),
         OH_WORKSPACE_PATH=str(root / "workspaces"),
         OH_SESSION_API_KEYS=api_keys,
         LITELLM_LOCAL_MODEL_COST_MAP="True",
+        **llm_env,
     )
     log_path = root / "server.log"
     with open(log_path, "wb") as log:
@@ -91,6 +97,22 @@ def keyed_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A live agent server that requires the session key `SESSION_KEY`; its URL."""
     with live_server(tmp_path_factory.mktemp("e2e-keyed"), api_keys=SESSION_KEY) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def llm_env_server(
+    tmp_path_factory: pytest.TempPathFactory, fake_llm: FakeOpenAIServer
+) -> Iterator[tuple[str, str]]:
+    """A live agent server started with LLM_MODEL, LLM_BASE_URL and LLM_API_KEY set for the
+    fake LLM; its URL and the model name (without the `openai/` prefix)."""
+    model = f"env-{uuid.uuid4().hex[:8]}"
+    settings = {
+        "LLM_MODEL": f"openai/{model}",
+        "LLM_BASE_URL": fake_llm.base_url,
+        "LLM_API_KEY": "server-side-key",
+    }
+    with live_server(tmp_path_factory.mktemp("e2e-llm-env"), **settings) as url:
+        yield url, model
 
 
 @pytest.fixture(scope="module")

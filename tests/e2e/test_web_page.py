@@ -116,3 +116,28 @@ def test_session_key_field_unlocks_a_protected_server(
         assert stored == SESSION_KEY
     finally:
         context.close()
+
+
+def test_the_servers_llm_settings_fill_the_form_and_run_without_typing_a_key(
+    browser: Browser, fake_llm: FakeOpenAIServer, llm_env_server: tuple[str, str]
+) -> None:
+    url, model = llm_env_server
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(url + "/")
+        expect(page.get_by_label("Model")).to_have_value(f"openai/{model}", timeout=WAIT_MS)
+        expect(page.get_by_label("Base URL")).to_have_value(fake_llm.base_url)
+        expect(page.get_by_label("LLM API key")).to_have_attribute(
+            "placeholder", "the server's LLM_API_KEY"
+        )
+        page.get_by_role("button", name="Create conversation").click()
+        expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
+        fake_llm.script(model, [FakeReply.text("hello with the server's key")])
+        page.get_by_label("Message").fill("hi")
+        page.get_by_role("button", name="Send").click()
+        expect(page.locator(".event.from-agent")).to_contain_text(
+            "hello with the server's key", timeout=WAIT_MS
+        )
+    finally:
+        context.close()

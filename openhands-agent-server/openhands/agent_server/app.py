@@ -22,7 +22,13 @@ from openhands.agent_server.errors import InvalidRequestError, ServerError
 from openhands.agent_server.events.router import router as events_router
 from openhands.agent_server.events.sockets import router as sockets_router
 from openhands.agent_server.goals.router import router as goals_router
-from openhands.agent_server.models import ErrorDetail, ErrorResponse, HealthResponse, ServerInfo
+from openhands.agent_server.models import (
+    ErrorDetail,
+    ErrorResponse,
+    HealthResponse,
+    LLMDefaults,
+    ServerInfo,
+)
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 logger = logging.getLogger(__name__)
@@ -99,13 +105,19 @@ def _add_service_routes(app: FastAPI) -> None:
     async def server_info(request: Request) -> ServerInfo:
         """Version, uptime, loaded conversations and the ones skipped at start-up."""
         conversations: ConversationService = request.app.state.conversations
+        config: ServerConfig = request.app.state.config
         return ServerInfo(
             version=request.app.version,
             uptime_seconds=time.monotonic() - request.app.state.started_at,
             conversations=conversations.count(),
             running_goals=conversations.running_goals,
-            auth_enabled=request.app.state.config.auth_enabled,
+            auth_enabled=config.auth_enabled,
             broken_conversations=conversations.broken,
+            llm_defaults=LLMDefaults(
+                model=config.llm_model,
+                base_url=config.llm_base_url,
+                api_key_set=config.llm_api_key is not None,
+            ),
         )
 
     @app.get("/", include_in_schema=False)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+if TYPE_CHECKING:
+    from openhands.sdk.llm import LLM
 
 LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
 _ENV_NAMES = {
@@ -15,6 +19,13 @@ _ENV_NAMES = {
     "workspace_path": "OH_WORKSPACE_PATH",
     "max_run_threads": "OH_MAX_RUN_THREADS",
     "worker_nice": "OH_WORKER_NICE",
+}
+
+
+LLM_ENV_NAMES = {
+    "LLM_MODEL": "llm_model",
+    "LLM_BASE_URL": "llm_base_url",
+    "LLM_API_KEY": "llm_api_key",
 }
 
 
@@ -53,6 +64,21 @@ class ServerConfig(BaseModel):
         "the event loop's (Linux nice, 0..19; 0 disables). Commands the agent runs inherit it.",
     )
 
+    llm_model: str | None = Field(
+        default=None,
+        description="LLM_MODEL: the model the web page offers for new conversations.",
+    )
+    llm_base_url: str | None = Field(
+        default=None,
+        description="LLM_BASE_URL: given to a new conversation's LLM that names LLM_MODEL and "
+        "no base_url.",
+    )
+    llm_api_key: SecretStr | None = Field(
+        default=None,
+        description="LLM_API_KEY: given to any agent LLM that has no api_key, new or reloaded "
+        "(keys are never written to disk).",
+    )
+
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> ServerConfig:
         """Build the config from OH_* environment variables (defaults where unset)."""
@@ -63,6 +89,9 @@ class ServerConfig(BaseModel):
             values["conversations_path"] = Path(env["OH_CONVERSATIONS_PATH"])
         if env.get("OH_WORKSPACE_PATH"):
             values["workspace_path"] = Path(env["OH_WORKSPACE_PATH"])
+        for name, field in LLM_ENV_NAMES.items():
+            if env.get(name, "").strip():
+                values[field] = env[name].strip()
         for name, field in (
             ("OH_MAX_RUN_THREADS", "max_run_threads"),
             ("OH_WORKER_NICE", "worker_nice"),
@@ -83,6 +112,13 @@ class ServerConfig(BaseModel):
     def auth_enabled(self) -> bool:
         """True when session API keys are configured."""
         return bool(self.session_api_keys)
+
+    def fill_llm(self, llm: LLM) -> None:
+        """Give an agent LLM the server's LLM_API_KEY (and LLM_BASE_URL) where it has none."""
+        if llm.api_key is None and self.llm_api_key is not None:
+            llm.api_key = self.llm_api_key
+        if llm.base_url is None and self.llm_base_url and llm.model == self.llm_model:
+            llm.base_url = self.llm_base_url
 
 
 def is_loopback(host: str) -> bool:

@@ -41,6 +41,17 @@ class BrokenConversation(BaseModel):
     error: str = Field(description="Why it could not be loaded.")
 
 
+class LLMDefaults(BaseModel):
+    """The server's LLM settings from its environment, for clients that create conversations."""
+
+    model: str | None = Field(default=None, description="LLM_MODEL, if set.")
+    base_url: str | None = Field(default=None, description="LLM_BASE_URL, if set.")
+    api_key_set: bool = Field(
+        default=False,
+        description="Whether LLM_API_KEY is set (then an agent LLM without api_key gets it).",
+    )
+
+
 class ServerInfo(BaseModel):
     """What the server is and what it holds."""
 
@@ -51,6 +62,9 @@ class ServerInfo(BaseModel):
     auth_enabled: bool = Field(description="Whether X-Session-API-Key is required.")
     broken_conversations: list[BrokenConversation] = Field(
         default_factory=list, description="Persisted conversations skipped at start-up."
+    )
+    llm_defaults: LLMDefaults = Field(
+        default_factory=LLMDefaults, description="LLM_MODEL, LLM_BASE_URL and LLM_API_KEY."
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import shutil
 import uuid
 from pathlib import Path
@@ -25,12 +24,9 @@ from openhands.sdk.conversation import ConversationExecutionStatus, LocalConvers
 from openhands.sdk.conversation.state import BASE_STATE_FILE
 from openhands.sdk.tool.registry import UnknownToolError
 from openhands.sdk.workspace import LocalWorkspace
-from pydantic import SecretStr, ValidationError
+from pydantic import ValidationError
 
 logger = logging.getLogger(__name__)
-
-API_KEY_ENV = "LLM_API_KEY"
-"""Keys never reach disk; a conversation reloaded after a restart takes its key from here."""
 
 
 class ConversationService:
@@ -81,8 +77,7 @@ class ConversationService:
         conversation_id = uuid.UUID(hex=folder.name)
         data: dict[str, Any] = json.loads(state_file.read_text())
         agent = Agent.model_validate(data["agent"])
-        if agent.llm.api_key is None and os.environ.get(API_KEY_ENV):
-            agent.llm.api_key = SecretStr(os.environ[API_KEY_ENV])
+        self.config.fill_llm(agent.llm)
         return LocalConversation(
             agent,
             LocalWorkspace.model_validate(data["workspace"]),
@@ -188,6 +183,7 @@ class ConversationService:
         workspace = request.workspace or LocalWorkspace(
             working_dir=str(self.config.workspace_path / conversation_id.hex)
         )
+        self.config.fill_llm(request.agent.llm)
         try:
             conversation = await self.pool.run(
                 LocalConversation,

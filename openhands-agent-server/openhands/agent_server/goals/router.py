@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends
+from fastapi import APIRouter, Body, Depends, Request
 from openhands.agent_server.deps import event_service
 from openhands.agent_server.events.service import EventService
 from openhands.agent_server.goals.models import ResumeGoalRequest, StartGoalRequest
 from openhands.agent_server.models import Success, error_responses
 from openhands.sdk.conversation.goal.models import GoalStatus
+from openhands.sdk.llm import LLM
 
 router = APIRouter(prefix="/api/conversations/{conversation_id}/goal", tags=["goals"])
 
@@ -17,11 +18,11 @@ Live = Annotated[EventService, Depends(event_service)]
 
 
 @router.post("", response_model=Success, responses=error_responses(404, 409))
-async def start_goal(request: StartGoalRequest, service: Live) -> Success:
+async def start_goal(request: StartGoalRequest, service: Live, http: Request) -> Success:
     """Start a goal loop in the background; its status streams as `key="goal"` events."""
     await service.start_goal_loop(
         request.objective,
-        judge_llm=request.judge_llm,
+        judge_llm=_with_server_defaults(request.judge_llm, http),
         max_iterations=request.max_iterations,
         verify=request.verify,
         max_cost=request.max_cost,
@@ -45,8 +46,16 @@ async def stop_goal(service: Live) -> Success:
 
 @router.post("/resume", response_model=Success, responses=error_responses(400, 404, 409))
 async def resume_goal(
-    service: Live, request: Annotated[ResumeGoalRequest | None, Body()] = None
+    service: Live, http: Request, request: Annotated[ResumeGoalRequest | None, Body()] = None
 ) -> Success:
     """Continue an interrupted goal from its last status."""
-    await service.resume_goal_loop(judge_llm=request.judge_llm if request else None)
+    judge = _with_server_defaults(request.judge_llm if request else None, http)
+    await service.resume_goal_loop(judge_llm=judge)
     return Success()
+
+
+def _with_server_defaults(judge: LLM | None, http: Request) -> LLM | None:
+    """A requested judge, given the server's LLM_API_KEY / LLM_BASE_URL where it has none."""
+    if judge is not None:
+        http.app.state.config.fill_llm(judge)
+    return judge

@@ -255,6 +255,21 @@ async function pause() {
   }
 }
 
+// Offer the server's LLM_MODEL / LLM_BASE_URL; fields the user already typed are left alone.
+async function loadLlmDefaults() {
+  let info;
+  try {
+    info = await api("GET", "/server_info");
+  } catch {
+    return; // a missing session key is reported by loadConversations
+  }
+  const defaults = info.llm_defaults || {};
+  const form = $("create-form");
+  if (defaults.model && !form.model.value) form.model.value = defaults.model;
+  if (defaults.base_url && !form.base_url.value) form.base_url.value = defaults.base_url;
+  form.api_key.placeholder = defaults.api_key_set ? "the server's LLM_API_KEY" : "";
+}
+
 // -- wiring ------------------------------------------------------------------------------------
 
 function saveKey(event) {
@@ -263,6 +278,7 @@ function saveKey(event) {
   saveSessionKey(value);
   notify(value ? "Session key saved in this browser." : "Session key cleared.", "info");
   loadConversations();
+  loadLlmDefaults();
   if (app.conversationId) openConversation(app.conversationId);
 }
 
@@ -280,6 +296,7 @@ function init() {
   });
   $("pause").addEventListener("click", pause);
   loadConversations();
+  loadLlmDefaults();
 }
 
 init(); // module scripts run after the document is parsed
