@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from openhands.tools.file_editor import FileEditorObservation
 
 Edit = Callable[..., FileEditorObservation]
@@ -134,3 +136,11 @@ def test_relative_and_absolute_paths_name_the_same_file(edit: Edit, workspace: P
     assert not obs.is_error
     edit("undo_edit", "same.txt")
     assert (workspace / "same.txt").read_text() == "x\n"
+
+
+@pytest.mark.timeout(30)
+def test_str_replace_on_a_fifo_is_refused_without_blocking(edit: Edit, workspace: Path) -> None:
+    os.mkfifo(workspace / "pipe")
+    obs = edit("str_replace", "pipe", old_str="a", new_str="b")
+    assert obs.is_error
+    assert "not a regular file" in obs.content

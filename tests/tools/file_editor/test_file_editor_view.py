@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from openhands.tools.file_editor import FileEditorObservation
 from openhands.tools.file_editor.views import MAX_VIEW_CHARS
 
@@ -86,3 +88,11 @@ def test_empty_file_view_says_it_is_empty(edit: Edit, workspace: Path) -> None:
     obs = edit("view", "empty.txt")
     assert not obs.is_error
     assert "empty" in obs.content
+
+
+@pytest.mark.timeout(30)
+def test_fifo_is_refused_without_blocking(edit: Edit, workspace: Path) -> None:
+    os.mkfifo(workspace / "pipe")
+    obs = edit("view", "pipe")
+    assert obs.is_error
+    assert "not a regular file" in obs.content

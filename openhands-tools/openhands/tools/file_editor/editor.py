@@ -17,6 +17,7 @@ from openhands.tools.file_editor.views import (
     binary_error,
     is_binary,
     number_line,
+    require_regular_file,
     view_directory,
     view_file,
 )
@@ -157,6 +158,7 @@ class FileEditor:
             raise EditorError(f"{target} does not exist. Create it with the `create` command.")
         if target.is_dir():
             raise EditorError(f"{target} is a directory; this command needs a file.")
+        require_regular_file(target)
         if target.stat().st_size > MAX_EDIT_BYTES:
             raise EditorError(
                 f"{target} is larger than {MAX_EDIT_BYTES // (1024 * 1024)} MB; edit it with "

@@ -16,6 +16,15 @@ class EditorError(Exception):
     """An editor command could not be carried out; the message tells the agent what to do."""
 
 
+def require_regular_file(path: Path) -> None:
+    """Refuse FIFOs, sockets and devices: opening a FIFO blocks until a writer appears."""
+    if not path.is_file():
+        raise EditorError(
+            f"{path} is not a regular file (a FIFO, socket or device); file_editor only reads "
+            "regular text files. Inspect it in the terminal instead."
+        )
+
+
 def is_binary(path: Path) -> bool:
     """True if the file looks binary (a NUL byte in its first bytes)."""
     with path.open("rb") as handle:
@@ -40,6 +49,7 @@ def number_line(number: int, line: str) -> str:
 
 def view_file(path: Path, view_range: list[int] | None) -> str:
     """Numbered lines of a text file: all of it, the range asked for, or a first page."""
+    require_regular_file(path)
     if is_binary(path):
         raise binary_error(path)
     start, end = _parse_range(view_range)
