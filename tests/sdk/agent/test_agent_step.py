@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -37,8 +38,24 @@ class SloppyTool(ToolDefinition):
         return "not an observation"
 
 
+class UndecodableNameTool(ToolDefinition):
+    """Reports a file name with a byte that is not UTF-8, as os.listdir gives it."""
+
+    def __call__(self, action: Any, conversation: Any = None) -> Observation:
+        return Observation(content=os.fsdecode(b"caf\xe9.txt"))
+
+
+class UndecodableErrorTool(ToolDefinition):
+    """Raises an error quoting a file name with a byte that is not UTF-8."""
+
+    def __call__(self, action: Any, conversation: Any = None) -> Observation:
+        raise FileNotFoundError(os.fsdecode(b"caf\xe9.txt"))
+
+
 register_tool(BrokenTool.name, BrokenTool)
 register_tool(SloppyTool.name, SloppyTool)
+register_tool(UndecodableNameTool.name, UndecodableNameTool)
+register_tool(UndecodableErrorTool.name, UndecodableErrorTool)
 
 
 def _of(conversation: LocalConversation, kind: type) -> list[Any]:
@@ -175,6 +192,34 @@ def test_a_tool_returning_a_non_observation_is_an_error(make_conversation, reply
     conversation.run()
 
     assert "not an Observation" in _of(conversation, AgentErrorEvent)[0].error
+
+
+def test_an_observation_with_undecodable_bytes_is_recorded_not_fatal(
+    make_conversation, reply
+) -> None:
+    conversation, _ = make_conversation(
+        [reply.call("undecodable_name"), reply.finish()], tools=["undecodable_name"]
+    )
+    conversation.send_message("go")
+
+    conversation.run()
+
+    assert conversation.state.execution_status == FINISHED
+    assert _of(conversation, ObservationEvent)[0].text == "caf\ufffd.txt"
+
+
+def test_a_tool_error_with_undecodable_bytes_is_recorded_not_fatal(
+    make_conversation, reply
+) -> None:
+    conversation, _ = make_conversation(
+        [reply.call("undecodable_error"), reply.finish()], tools=["undecodable_error"]
+    )
+    conversation.send_message("go")
+
+    conversation.run()
+
+    assert conversation.state.execution_status == FINISHED
+    assert "caf\ufffd.txt" in _of(conversation, AgentErrorEvent)[0].error
 
 
 def test_parallel_calls_reach_the_llm_as_one_assistant_message(make_conversation, reply) -> None:

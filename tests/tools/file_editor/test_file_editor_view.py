@@ -96,3 +96,12 @@ def test_fifo_is_refused_without_blocking(edit: Edit, workspace: Path) -> None:
     obs = edit("view", "pipe")
     assert obs.is_error
     assert "not a regular file" in obs.content
+
+
+def test_directory_with_a_non_utf8_file_name_gives_json_safe_output(
+    edit: Edit, workspace: Path
+) -> None:
+    (workspace / os.fsdecode(b"caf\xe9.txt")).write_text("x")
+    obs = edit("view", ".")
+    assert "caf\ufffd.txt" in obs.content
+    obs.model_dump_json()  # would raise on a lone surrogate

@@ -5,8 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from openhands.sdk.event.base import EventSource, LLMConvertibleEvent
-from openhands.sdk.llm.message import ImageContent, Message, MessageToolCall, TextContent
-from pydantic import Field
+from openhands.sdk.llm.message import (
+    ImageContent,
+    Message,
+    MessageToolCall,
+    TextContent,
+    scrub_surrogates,
+)
+from pydantic import Field, field_validator
 
 
 class ActionEvent(LLMConvertibleEvent):
@@ -61,6 +67,12 @@ class AgentErrorEvent(LLMConvertibleEvent):
     tool_name: str
     tool_call_id: str
     error: str
+
+    @field_validator("error", mode="after")
+    @classmethod
+    def _encodable_error(cls, value: str) -> str:
+        # A tool's exception text may quote an undecodable path; the event must stay writable.
+        return scrub_surrogates(value)
 
     def to_llm_message(self) -> Message:
         return Message(

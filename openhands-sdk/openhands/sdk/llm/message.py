@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Role = Literal["system", "user", "assistant", "tool"]
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrub_surrogates(text: str) -> str:
+    """`text` with lone surrogates (undecodable bytes in OS strings) replaced by U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 class TextContent(BaseModel):

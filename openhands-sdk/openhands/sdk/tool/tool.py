@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from openhands.sdk.llm.message import ImageContent, TextContent
-from pydantic import BaseModel, ConfigDict, Field
+from openhands.sdk.llm.message import ImageContent, TextContent, scrub_surrogates
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
@@ -27,6 +27,13 @@ class Observation(BaseModel):
 
     content: str = ""
     is_error: bool = False
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _encodable_text(cls, value: Any) -> Any:
+        # Undecodable file names and bytes reach Python as lone surrogates, which JSON cannot
+        # encode: one such character would make the event unwritable and fail the whole run.
+        return scrub_surrogates(value) if isinstance(value, str) else value
 
     def to_llm_content(self) -> list[TextContent | ImageContent]:
         """The content parts given back to the LLM as the tool's answer."""
