@@ -24,9 +24,10 @@ from openhands.sdk.conversation.goal.transcript import (
 from openhands.sdk.event.base import Event
 from openhands.sdk.llm.llm import LLM
 
-_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*(.*?)```", re.DOTALL)
+# Only `{"` or `{}` can open a JSON object: skips the braces of code or f-strings in prose.
+_OBJECT_START = re.compile(r"\{\s*[\"}]")
 _VERDICT_KEYS = frozenset({"complete", "score", "missing", "requirements"})
-_MAX_BRACES = 200
+_MAX_OBJECT_STARTS = 200
 _TRUE_WORDS = frozenset({"true", "yes", "y", "1", "complete", "done"})
 
 
@@ -44,44 +45,50 @@ class JudgeAnswer:
         return self.error is not None
 
 
-def _candidates(text: str) -> list[str]:
-    stripped = text.strip()
-    found = [stripped]
-    found.extend(match.group(1).strip() for match in _FENCE.finditer(text))
-    return found
-
-
 def _objects_in(text: str) -> list[Any]:
-    """JSON values that start at a `{` somewhere in `text`, in order (bounded scan)."""
+    """Top-level JSON objects in `text` (prose, code fences), in order (bounded scan)."""
     decoder = json.JSONDecoder()
     values: list[Any] = []
-    start = text.find("{")
-    braces = 0
-    while start != -1 and braces < _MAX_BRACES:
-        braces += 1
+    position = 0
+    attempts = 0
+    while attempts < _MAX_OBJECT_STARTS:
+        match = _OBJECT_START.search(text, position)
+        if match is None:
+            break
+        attempts += 1
         try:
-            value, end = decoder.raw_decode(text, start)
+            value, end = decoder.raw_decode(text, match.start())
         except ValueError:
-            start = text.find("{", start + 1)
+            position = match.start() + 1
             continue
         values.append(value)
-        start = text.find("{", end)
+        position = end
     return values
 
 
+def _is_verdict(value: Any) -> bool:
+    return isinstance(value, dict) and bool(_VERDICT_KEYS & value.keys())
+
+
 def extract_verdict_json(text: str) -> dict[str, Any] | None:
-    """The first JSON object in `text` that looks like a verdict (whole text, fences, prose)."""
-    for candidate in _candidates(text):
-        try:
-            value = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(value, dict) and _VERDICT_KEYS & value.keys():
-            return value
-    for value in _objects_in(text):
-        if isinstance(value, dict) and _VERDICT_KEYS & value.keys():
-            return value
-    return None
+    """The verdict object in the judge's answer `text`: strict JSON, or found in prose/fences.
+
+    A judge may quote JSON from the transcript (an agent can print `{"complete": true}`)
+    before or after its own verdict. When the answer holds several verdict-like objects, the
+    last one that says "not complete" wins, else the last one: a quoted claim never turns a
+    judge's "not complete" into "complete".
+    """
+    try:
+        whole = json.loads(text.strip())
+    except ValueError:
+        whole = None
+    if _is_verdict(whole):
+        return whole
+    found = [value for value in _objects_in(text) if _is_verdict(value)]
+    if not found:
+        return None
+    incomplete = [value for value in found if not verdict_from_json(value).complete]
+    return (incomplete or found)[-1]
 
 
 def _as_bool(value: Any) -> bool:
