@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from goal_helpers import GoalConversation, finish, goal_chips, judge_json, think
-from openhands.sdk import Agent, LocalConversation, Message
-from openhands.sdk.conversation.goal import run_goal
+from openhands.sdk import Agent, ConversationStateUpdateEvent, LocalConversation, Message
+from openhands.sdk.conversation.goal import GoalStatus, resume_goal, run_goal
 from openhands.sdk.llm import LLMResponse
 from openhands.sdk.testing import TestLLM
 
@@ -85,3 +85,26 @@ def test_a_complete_verdict_in_the_round_that_spent_the_budget_still_completes(
         max_cost=1.0,
     )
     assert outcome.status == "complete"
+
+
+def test_a_goal_resumed_with_no_time_left_runs_no_agent_step(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation(thinking(50))
+    spent = GoalStatus(
+        active=False,
+        status="interrupted",
+        iteration=1,
+        max_iterations=5,
+        objective="Do it",
+        time_limit=10,
+        elapsed=50,
+    )
+    conversation.append_event(
+        ConversationStateUpdateEvent(key="goal", value=spent.model_dump(mode="json"))
+    )
+    outcome = resume_goal(conversation, TestLLM.from_messages([judge_json(0.5)]))
+    assert outcome.status == "capped"
+    assert "time limit" in (outcome.reason or "")
+    agent_llm = conversation.agent.llm
+    assert isinstance(agent_llm, TestLLM) and agent_llm.remaining == 51

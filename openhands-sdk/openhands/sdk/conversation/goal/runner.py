@@ -69,34 +69,48 @@ def _working_dir(conversation: Any) -> str | None:
     return getattr(workspace, "working_dir", None)
 
 
+def _is_running(conversation: Any) -> bool:
+    status = getattr(getattr(conversation, "state", None), "execution_status", None)
+    # A conversation that does not expose its status is paused without waiting for it.
+    return status is None or status == ConversationExecutionStatus.RUNNING
+
+
 def _is_paused(conversation: Any) -> bool:
     status = getattr(getattr(conversation, "state", None), "execution_status", None)
     return status == ConversationExecutionStatus.PAUSED
 
 
 class _BudgetGuard:
-    """Pauses the conversation mid-run when the goal's time or cost budget runs out."""
+    """Pauses the conversation mid-run when the goal's time or cost budget runs out.
+
+    `LocalConversation.run()` drops a pause requested before it starts, so a budget that runs
+    out before the run is under way (a goal resumed with no time left, a timer firing before
+    `run()` begins) is kept pending and delivered from the callback once the run is running.
+    """
 
     def __init__(self, conversation: Any, controller: GoalController) -> None:
         self._conversation = conversation
         self._controller = controller
         self._lock = threading.Lock()
         self._armed = False
+        self._delivered = False
         self._cost_before = 0.0
         self.tripped: str | None = None
         add_callback = getattr(conversation, "add_callback", None)
-        if controller.max_cost is not None and callable(add_callback):
+        watched = controller.max_cost is not None or controller.time_limit is not None
+        if watched and callable(add_callback):
             # There is no remove_callback: once the goal ends the callback is disarmed.
             add_callback(self._on_event)
 
     @contextlib.contextmanager
     def armed(self, cost_before: float) -> Iterator[None]:
         """Watch the budgets while the body (one agent run) executes."""
-        self.tripped = None
-        self._cost_before = cost_before
         timer: threading.Timer | None = None
         time_left = self._controller.time_left()
         with self._lock:
+            self.tripped = None
+            self._delivered = False
+            self._cost_before = cost_before
             self._armed = True
         if time_left is not None:
             timer = threading.Timer(max(time_left, 0.0), self._trip, args=("time limit",))
@@ -111,18 +125,29 @@ class _BudgetGuard:
                 timer.cancel()
 
     def _on_event(self, event: Event) -> None:
-        if not self._armed or self.tripped is not None:
+        if not self._armed:
             return
-        spent = agent_cost_of(self._conversation) - self._cost_before
-        left = self._controller.cost_left(spent)
-        if left is not None and left <= 0:
-            self._trip("cost budget")
+        if self.tripped is None:
+            spent = agent_cost_of(self._conversation) - self._cost_before
+            left = self._controller.cost_left(spent)
+            if left is not None and left <= 0:
+                self._trip("cost budget")
+            return
+        self._deliver()
 
     def _trip(self, why: str) -> None:
         with self._lock:
             if not self._armed or self.tripped is not None:
                 return
             self.tripped = why
+        self._deliver()
+
+    def _deliver(self) -> None:
+        """Pause the conversation for a tripped budget, once its run is really running."""
+        with self._lock:
+            if not self._armed or self._delivered or not _is_running(self._conversation):
+                return
+            self._delivered = True
         self._conversation.pause()
 
 
