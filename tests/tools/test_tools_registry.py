@@ -29,6 +29,13 @@ def test_tool_resolves_by_name_and_class_name(name: str, expected: str, tmp_path
     tool.close()
 
 
+def test_task_tool_set_name_resolves_to_the_task_tool(tmp_path: Path) -> None:
+    from openhands.tools.task import TaskToolSet
+
+    [tool] = resolve_tool(Tool(name=TaskToolSet.name), ToolContext(working_dir=str(tmp_path)))
+    assert tool.name == "task"
+
+
 def test_dict_spec_resolves_too(tmp_path: Path) -> None:
     [tool] = resolve_tool({"name": "TerminalTool"}, ToolContext(working_dir=str(tmp_path)))
     assert tool.name == "terminal"

@@ -13,6 +13,6 @@ from openhands.tools.terminal import TerminalTool
 register_tool(TerminalTool.name, TerminalTool)
 register_tool(FileEditorTool.name, FileEditorTool)
 register_tool(TaskTool.name, TaskTool)
-register_tool("TaskToolSet", TaskToolSet.create)
+register_tool(TaskToolSet.name, TaskToolSet.create)
 
 __all__ = ["FileEditorTool", "TaskTool", "TaskToolSet", "TerminalTool"]

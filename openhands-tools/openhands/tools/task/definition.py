@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from openhands.sdk.llm import LLM
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
@@ -127,6 +127,9 @@ class TaskTool(ToolDefinition):
 
 class TaskToolSet:
     """Registry factory for the task tool (`{"name": "TaskToolSet"}` resolves to `task`)."""
+
+    # Reference-SDK scripts write `Tool(name=TaskToolSet.name)`; this is the registered name.
+    name: ClassVar[str] = "TaskToolSet"
 
     @classmethod
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
