@@ -43,6 +43,7 @@ PUBLIC_NAMES = [
     "ToolDefinition",
     "ToolExecutor",
     "UserRejectObservation",
+    "get_logger",
     "register_tool",
     "resolve_tool",
 ]
@@ -72,6 +73,7 @@ HOME_MODULES = {
         "UserRejectObservation",
     ],
     "openhands.sdk.hooks": ["HookConfig"],
+    "openhands.sdk.logger": ["get_logger"],
     "openhands.sdk.llm": [
         "LLM",
         "ImageContent",

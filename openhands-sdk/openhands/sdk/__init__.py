@@ -36,6 +36,7 @@ from openhands.sdk.llm import (
     MessageToolCall,
     TextContent,
 )
+from openhands.sdk.logger import get_logger
 from openhands.sdk.tool import (
     Action,
     FinishTool,
@@ -85,6 +86,7 @@ __all__ = [
     "ToolDefinition",
     "ToolExecutor",
     "UserRejectObservation",
+    "get_logger",
     "register_tool",
     "resolve_tool",
 ]
