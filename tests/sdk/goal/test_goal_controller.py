@@ -165,6 +165,14 @@ def test_a_failing_verify_at_the_cap_ends_capped_not_complete() -> None:
     assert step.outcome.verify is not None and step.outcome.verify.exit_code == 1
 
 
+def test_a_round_recorded_without_its_verify_result_cannot_complete_the_goal() -> None:
+    controller = GoalController("Make tests pass", judge(), verify="pytest -q")
+    step = controller.record_round(GoalVerdict(score=1.0, complete=True))
+    assert isinstance(step, GoalContinue)
+    assert not step.verdict.complete
+    assert "`pytest -q` must exit 0 (it was not run this round)" in step.followup
+
+
 def test_verify_passing_and_a_complete_verdict_complete_the_goal() -> None:
     verifier = ScriptedVerifier(0)
     controller = GoalController(

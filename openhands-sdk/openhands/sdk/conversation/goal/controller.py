@@ -233,7 +233,11 @@ class GoalController:
         agent_cost: float = 0.0,
         judge_cost: float = 0.0,
     ) -> GoalStep:
-        """The pure decision for one round, given what the judge and verify returned."""
+        """The pure decision for one round, given what the judge and verify returned.
+
+        With a verify command set, a round without its `verify` result cannot complete the
+        goal: a driver that skipped the command has not proven anything.
+        """
         self._round_open = False
         self._iteration += 1
         self._agent_cost += max(0.0, agent_cost)
@@ -241,6 +245,11 @@ class GoalController:
         self._judge_failures = self._judge_failures + 1 if judge_error else 0
         self._error = judge_error
         verdict = gate_on_verify(verdict, verify)
+        if verify is None and self._verify_command is not None and verdict.complete:
+            gap = f"`{self._verify_command}` must exit 0 (it was not run this round)"
+            verdict = verdict.model_copy(
+                update={"complete": False, "missing": [*verdict.missing, gap]}
+            )
         self._verdict, self._verify = verdict, verify
 
         if verdict.complete:
