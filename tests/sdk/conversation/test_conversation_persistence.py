@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 
+import pytest
 from openhands.sdk import (
     Agent,
     ConversationExecutionStatus,
@@ -12,6 +13,7 @@ from openhands.sdk import (
     MessageEvent,
     SystemPromptEvent,
 )
+from openhands.sdk.conversation import ConversationStateError
 from openhands.sdk.event import Event
 from openhands.sdk.llm import Metrics
 from openhands.sdk.testing import TestLLM
@@ -202,3 +204,25 @@ def test_a_torn_events_tail_is_tolerated_on_reopen(make_conversation, reply, cap
     lines = events_file.read_text().splitlines()
     assert [Event.model_validate_json(line) for line in lines] == list(reopened.state.events)
     assert reopened.state.execution_status == Status.FINISHED
+
+
+def test_a_corrupt_base_state_is_a_clear_error_naming_the_file(make_conversation) -> None:
+    conversation, _ = make_conversation()
+    conversation.close()
+    base_state, _ = _files(conversation)
+    base_state.write_text("{not json")
+
+    with pytest.raises(ConversationStateError, match="remove that folder") as caught:
+        make_conversation(conversation_id=conversation.id)
+
+    assert str(base_state) in str(caught.value)
+
+
+def test_a_wrongly_shaped_base_state_error_names_the_bad_fields(make_conversation) -> None:
+    conversation, _ = make_conversation()
+    conversation.close()
+    base_state, _ = _files(conversation)
+    base_state.write_text(json.dumps({"id": conversation.id.hex}))
+
+    with pytest.raises(ConversationStateError, match="agent: Field required"):
+        make_conversation(conversation_id=conversation.id)

@@ -6,6 +6,7 @@ from openhands.sdk.conversation.errors import (
     ConversationClosedError,
     ConversationError,
     ConversationRunError,
+    ConversationStateError,
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemoryEventLog
@@ -22,6 +23,7 @@ __all__ = [
     "ConversationExecutionStatus",
     "ConversationRunError",
     "ConversationState",
+    "ConversationStateError",
     "EventLog",
     "FileEventLog",
     "InMemoryEventLog",

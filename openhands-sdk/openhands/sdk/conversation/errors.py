@@ -4,6 +4,7 @@ ConversationError                 base class
 ├── ConversationRunError          a run failed; carries conversation_id, code and detail
 ├── ConversationAlreadyRunningError   run() while another run is in progress
 ├── ConversationClosedError       send_message() or run() after close()
+├── ConversationStateError        a persisted base_state.json cannot be read (also ValueError)
 └── UserPromptBlockedError        a UserPromptSubmit hook refused the message (also ValueError)
 """
 
@@ -32,6 +33,10 @@ class ConversationAlreadyRunningError(ConversationError):
 
 class ConversationClosedError(ConversationError):
     """The conversation was closed; reopen it (same id and persistence_dir) to continue."""
+
+
+class ConversationStateError(ConversationError, ValueError):
+    """A persisted conversation's `base_state.json` is unreadable or not a conversation state."""
 
 
 class UserPromptBlockedError(ConversationError, ValueError):

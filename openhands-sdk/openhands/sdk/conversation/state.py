@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from openhands.sdk.agent.agent import Agent, AgentBase
+from openhands.sdk.conversation.errors import ConversationStateError
 from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemoryEventLog
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.to_messages import MessageHistory
@@ -21,7 +22,7 @@ from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
 from openhands.sdk.workspace.local import LocalWorkspace
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 BASE_STATE_FILE = "base_state.json"
 
@@ -100,9 +101,17 @@ class ConversationState(BaseModel):
         path = Path(persistence_dir) / conversation_id.hex / BASE_STATE_FILE
         if not path.exists():
             return None
-        data = json.loads(path.read_text())
-        data["persistence_dir"] = str(persistence_dir)
-        return cls.model_validate(data)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+            data["persistence_dir"] = str(persistence_dir)
+            return cls.model_validate(data)
+        except (ValueError, ValidationError) as exc:  # JSONDecodeError, UnicodeDecodeError too
+            raise ConversationStateError(
+                f"{path} is not a valid conversation state ({_reason(exc)}). Restore it from a "
+                "backup, or remove that folder (or use another conversation_id) to start over."
+            ) from exc
 
     def save(self) -> None:
         """Write `base_state.json` atomically (temp file, fsync, os.replace)."""
@@ -171,6 +180,17 @@ class ConversationState(BaseModel):
         closer = getattr(self._live.events, "close", None)
         if callable(closer):
             closer()
+
+
+def _reason(exc: Exception) -> str:
+    """A one-line cause; for a validation error, the fields at fault."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or 'root'}: {error['msg']}"
+            for error in exc.errors()[:3]
+        )
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class _Live:
