@@ -220,6 +220,25 @@ def test_conversation_id_is_kept(make_conversation) -> None:
     assert conversation.state.id == wanted
 
 
+def test_conversation_id_may_be_given_as_a_string(workspace_dir) -> None:
+    wanted = uuid.uuid4()
+
+    conversation = Conversation(
+        Agent(llm=TestLLM.from_messages([])), workspace=workspace_dir, conversation_id=str(wanted)
+    )
+    try:
+        assert conversation.id == wanted
+    finally:
+        conversation.close()
+
+
+def test_a_malformed_conversation_id_is_a_clear_value_error(workspace_dir) -> None:
+    with pytest.raises(ValueError, match="conversation_id must be a UUID"):
+        LocalConversation(
+            Agent(llm=TestLLM.from_messages([])), workspace_dir, conversation_id="1234"
+        )
+
+
 def test_an_interrupted_step_leaves_the_conversation_paused_and_runnable(
     make_conversation, reply
 ) -> None:

@@ -60,6 +60,14 @@ def test_a_missing_working_dir_is_created(tmp_path: Path) -> None:
     assert (tmp_path / "new" / "dir").is_dir()
 
 
+def test_a_file_as_working_dir_is_a_clear_error(tmp_path: Path) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+
+    with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
+        LocalWorkspace(working_dir=str(a_file)).ensure_exists()
+
+
 def test_working_dir_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 

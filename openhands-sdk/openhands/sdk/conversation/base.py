@@ -20,6 +20,19 @@ def as_user_message(message: str | Message) -> Message:
     return Message(role="user", content=[TextContent(text=message)])
 
 
+def as_conversation_id(value: uuid.UUID | str | None) -> uuid.UUID | None:
+    """Accept a UUID or its string form (with or without dashes); None stays None."""
+    if value is None or isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise ValueError(
+            f"conversation_id must be a UUID or its string form, got {value!r}; "
+            "omit it to get a new one."
+        ) from None
+
+
 class BaseConversation(ABC):
     """A conversation between a user and an agent, run locally or on a server."""
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from openhands.sdk.agent.agent import AgentBase
-from openhands.sdk.conversation.base import BaseConversation
+from openhands.sdk.conversation.base import BaseConversation, as_conversation_id
 from openhands.sdk.workspace.local import LocalWorkspace
 from openhands.sdk.workspace.remote import RemoteWorkspace
 
@@ -21,6 +21,8 @@ class Conversation:
         workspace: LocalWorkspace | RemoteWorkspace | str | Path | None = None,
         **kwargs: Any,
     ) -> BaseConversation:
+        if kwargs.get("conversation_id") is not None:
+            kwargs["conversation_id"] = as_conversation_id(kwargs["conversation_id"])
         if isinstance(workspace, RemoteWorkspace):
             from openhands.sdk.conversation.remote import RemoteConversation
 

@@ -10,7 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openhands.sdk.agent.agent import AgentBase
-from openhands.sdk.conversation.base import BaseConversation, as_user_message
+from openhands.sdk.conversation.base import (
+    BaseConversation,
+    as_conversation_id,
+    as_user_message,
+)
 from openhands.sdk.conversation.errors import (
     ConversationAlreadyRunningError,
     ConversationClosedError,
@@ -73,7 +77,7 @@ class LocalConversation(BaseConversation):
         workspace: LocalWorkspace | str | Path,
         *,
         persistence_dir: str | Path | None = None,
-        conversation_id: uuid.UUID | None = None,
+        conversation_id: uuid.UUID | str | None = None,
         callbacks: Sequence[Callback] | None = None,
         max_iteration_per_run: int = 500,
         hook_config: HookConfig | None = None,
@@ -84,7 +88,7 @@ class LocalConversation(BaseConversation):
         if not isinstance(workspace, LocalWorkspace):
             workspace = LocalWorkspace(working_dir=str(workspace))
         workspace.ensure_exists()
-        cid = conversation_id or uuid.uuid4()
+        cid = as_conversation_id(conversation_id) or uuid.uuid4()
         persist = str(persistence_dir) if persistence_dir is not None else None
 
         state = ConversationState.load(persist, cid) if persist else None

@@ -27,6 +27,10 @@ class LocalWorkspace(BaseModel):
     def ensure_exists(self) -> Path:
         """Create the working directory if needed and return it."""
         path = Path(self.working_dir)
+        if path.exists() and not path.is_dir():
+            raise NotADirectoryError(
+                f"working_dir {path} is a file, not a folder; give the folder to work in."
+            )
         path.mkdir(parents=True, exist_ok=True)
         return path
 
