@@ -95,6 +95,17 @@ def test_block_feedback_prefers_stderr_then_stdout(tmp_path: Path) -> None:
     assert silent.feedback == "blocked by hook"
 
 
+def test_non_utf8_hook_output_becomes_feedback_with_replacement_characters(
+    tmp_path: Path,
+) -> None:
+    runner = _runner(tmp_path, "stop", r"printf 'caf\xe9 failed\n' >&2; exit 2")
+
+    result = runner.run(HookEventType.STOP, {})
+
+    assert result.blocked
+    assert result.feedback == "caf\ufffd failed"
+
+
 def test_payload_names_the_event_session_and_folder(tmp_path: Path) -> None:
     _runner(tmp_path, "stop", "cat > payload.json").run(HookEventType.STOP, {"extra": [1, 2]})
 

@@ -92,6 +92,9 @@ class HookRunner:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
+                # A hook may print any bytes; strict decoding would crash the agent's run.
+                encoding="utf-8",
+                errors="replace",
                 cwd=self.working_dir,
                 start_new_session=True,  # so a timeout kills the hook's children too
             )
