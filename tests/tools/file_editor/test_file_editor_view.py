@@ -105,3 +105,17 @@ def test_directory_with_a_non_utf8_file_name_gives_json_safe_output(
     obs = edit("view", ".")
     assert "caf\ufffd.txt" in obs.content
     obs.model_dump_json()  # would raise on a lone surrogate
+
+
+def test_non_utf8_text_view_says_so_and_how_to_edit_it(edit: Edit, workspace: Path) -> None:
+    (workspace / "latin.txt").write_bytes("café = 1\n".encode("latin-1"))
+    obs = edit("view", "latin.txt")
+    assert not obs.is_error
+    assert "caf\ufffd = 1" in obs.content
+    assert "not valid UTF-8" in obs.content
+    assert "terminal" in obs.content
+
+
+def test_utf8_text_view_has_no_encoding_note(edit: Edit, workspace: Path) -> None:
+    (workspace / "utf8.txt").write_text("café = 1\n", encoding="utf-8")
+    assert "not valid UTF-8" not in edit("view", "utf8.txt").content

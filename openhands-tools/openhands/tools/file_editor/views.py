@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from openhands.sdk.llm.message import scrub_surrogates
+
 MAX_VIEW_CHARS = 20_000  # what one view may return (the LLM's context is the scarce thing)
 MAX_LINE_CHARS = 2_000  # a minified line is cut, not allowed to fill the view
 DEFAULT_PAGE_LINES = 400  # suggested page size when a file is too big to show whole
@@ -58,11 +60,15 @@ def view_file(path: Path, view_range: list[int] | None) -> str:
     last_shown = start - 1
     total = 0
     budget_hit = False
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+    undecodable = False
+    # surrogateescape (not "replace") so that a file that is not UTF-8 can be told apart.
+    with path.open(encoding="utf-8", errors="surrogateescape", newline="") as handle:
         for total, line in enumerate(handle, start=1):
             if total < start or (end is not None and total > end) or budget_hit:
                 continue
-            rendered = number_line(total, line)
+            shown_line = scrub_surrogates(line)
+            undecodable = undecodable or shown_line != line
+            rendered = number_line(total, shown_line)
             if used + len(rendered) + 1 > MAX_VIEW_CHARS and shown:
                 budget_hit = True
                 continue
@@ -79,6 +85,11 @@ def view_file(path: Path, view_range: list[int] | None) -> str:
         return f"{header}\n(the file is empty)\n"
     if end is not None and end > total:
         header += f" (view_range end {end} is past the last line, {total})"
+    if undecodable:
+        header += (
+            "\n[This file is not valid UTF-8: undecodable bytes are shown as \ufffd. file_editor "
+            "cannot edit it; use the terminal (e.g. iconv, sed) instead.]"
+        )
     body = "\n".join(shown)
     wanted_end = total if end is None else min(end, total)
     if last_shown < wanted_end:
