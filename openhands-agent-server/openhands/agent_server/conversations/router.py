@@ -15,9 +15,10 @@ from openhands.agent_server.conversations.service import ConversationService
 from openhands.agent_server.deps import conversation_service, event_service
 from openhands.agent_server.events.service import EventService
 from openhands.agent_server.models import Success, error_responses
+from openhands.agent_server.routing import CheckedRoute
 from openhands.sdk.conversation import ConversationExecutionStatus
 
-router = APIRouter(prefix="/api/conversations", tags=["conversations"])
+router = APIRouter(prefix="/api/conversations", tags=["conversations"], route_class=CheckedRoute)
 
 Conversations = Annotated[ConversationService, Depends(conversation_service)]
 Live = Annotated[EventService, Depends(event_service)]

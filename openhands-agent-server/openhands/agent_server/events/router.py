@@ -11,9 +11,12 @@ from openhands.agent_server.errors import InvalidRequestError
 from openhands.agent_server.events.models import AnyEvent, EventPage, EventSortOrder
 from openhands.agent_server.events.service import EventService
 from openhands.agent_server.models import Success, error_responses
+from openhands.agent_server.routing import CheckedRoute
 from openhands.sdk.event import Event, EventSource
 
-router = APIRouter(prefix="/api/conversations/{conversation_id}/events", tags=["events"])
+router = APIRouter(
+    prefix="/api/conversations/{conversation_id}/events", tags=["events"], route_class=CheckedRoute
+)
 
 Live = Annotated[EventService, Depends(event_service)]
 JSON = "application/json"

@@ -9,10 +9,13 @@ from openhands.agent_server.deps import event_service
 from openhands.agent_server.events.service import EventService
 from openhands.agent_server.goals.models import ResumeGoalRequest, StartGoalRequest
 from openhands.agent_server.models import Success, error_responses
+from openhands.agent_server.routing import CheckedRoute
 from openhands.sdk.conversation.goal.models import GoalStatus
 from openhands.sdk.llm import LLM
 
-router = APIRouter(prefix="/api/conversations/{conversation_id}/goal", tags=["goals"])
+router = APIRouter(
+    prefix="/api/conversations/{conversation_id}/goal", tags=["goals"], route_class=CheckedRoute
+)
 
 Live = Annotated[EventService, Depends(event_service)]
 
