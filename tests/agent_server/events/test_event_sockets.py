@@ -126,6 +126,23 @@ def test_unknown_after_event_is_refused_400(server: ServerProcess, conversation_
     assert refused.value.response.status_code == 400
 
 
+def test_resend_all_that_is_not_a_boolean_is_refused_400_naming_it(
+    server: ServerProcess, conversation_id: str
+) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        server.socket(conversation_id, resend_all="garbage")
+    assert refused.value.response.status_code == 400
+    assert b"resend_all" in (refused.value.response.body or b"")
+
+
+def test_resend_all_given_as_1_replays_from_the_first_event(
+    server: ServerProcess, client: httpx.Client, conversation_id: str
+) -> None:
+    first = _log(client, conversation_id)[0]
+    with server.socket(conversation_id, resend_all="1") as socket:
+        assert socket.next()["id"] == first["id"]
+
+
 def test_deleting_the_conversation_closes_its_sockets_with_4004(
     server: ServerProcess, client: httpx.Client, conversation_id: str
 ) -> None:

@@ -4,7 +4,8 @@ Query parameters choose where the stream starts: `resend_all=true` replays the w
 `after=<event id>` replays what followed that event (a reconnecting client passes the last
 id it saw, so it neither misses nor duplicates events); with neither, only new events come.
 A refused socket gets an HTTP answer instead of a handshake: 401 (key), 404 (conversation),
-400 (unknown `after`). A deleted conversation closes its sockets with code 4004.
+400 (unknown `after`, or a `resend_all` that is not a boolean). A deleted conversation closes
+its sockets with code 4004.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from fastapi.responses import JSONResponse
 from openhands.agent_server.auth import API_KEY_HEADER, websocket_authorized
 from openhands.agent_server.events.pubsub import Subscription, SubscriptionClosedError
 from openhands.agent_server.events.service import EventService
+from pydantic import TypeAdapter, ValidationError
 
 logger = logging.getLogger(__name__)
 
 router = APIRouter(tags=["events"])
+
+_BOOL = TypeAdapter(bool)
 
 GONE_CLOSE_CODE = 4004
 """Close code sent when the conversation is deleted (or the server shuts down)."""
@@ -41,20 +45,27 @@ async def _deny(websocket: WebSocket, status: int, message: str) -> None:
 async def events_socket(
     websocket: WebSocket,
     conversation_id: str,
-    resend_all: bool = False,
+    resend_all: str | None = None,
     after: str | None = None,
 ) -> None:
     """Stream the conversation's events (see the module docstring for the options)."""
     if not websocket_authorized(websocket):
         await _deny(websocket, 401, f"Missing or invalid {API_KEY_HEADER}.")
         return
+    replay_all: bool | None = False
+    if resend_all is not None:
+        replay_all = _flag(resend_all)
+        if replay_all is None:
+            message = f"resend_all must be true or false (got {resend_all[:40]!r})."
+            await _deny(websocket, 400, message)
+            return
     service = _find(websocket, conversation_id)
     if service is None:
         await _deny(websocket, 404, f"Conversation {conversation_id} does not exist.")
         return
     log = service.events
     start = len(log)
-    if resend_all:
+    if replay_all:
         start = 0
     if after:
         index = getattr(log, "index_of", lambda _id: None)(after)
@@ -68,6 +79,14 @@ async def events_socket(
         await _serve(websocket, subscription)
     finally:
         subscription.close()
+
+
+def _flag(value: str) -> bool | None:
+    """A query flag as pydantic reads a bool (true/1/yes/on ...); None if it is not one."""
+    try:
+        return _BOOL.validate_python(value)
+    except ValidationError:
+        return None
 
 
 def _find(websocket: WebSocket, conversation_id: str) -> EventService | None:
