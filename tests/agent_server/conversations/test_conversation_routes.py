@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
@@ -107,6 +109,35 @@ def test_delete_forgets_the_conversation_and_its_files(
     assert client.get(f"/api/conversations/{conversation_id}").status_code == 404
     assert not folder.exists()
     assert client.delete(f"/api/conversations/{conversation_id}").status_code == 404
+
+
+def test_a_message_in_flight_when_its_conversation_is_deleted_is_404(
+    client: httpx.Client,
+    server: ServerProcess,
+    make_conversation: Callable[..., str],
+    tmp_path: Path,
+) -> None:
+    cid = uuid.uuid4()
+    folder = server.conversations / cid.hex
+    in_hook = tmp_path / "in-hook"
+    # The hook holds the message until the delete has removed the conversation's folder.
+    command = f"touch {in_hook}; while [ -d {folder} ]; do sleep 0.02; done"
+    hooks = {"UserPromptSubmit": [{"hooks": [{"command": command}]}]}
+    make_conversation(conversation_id=str(cid), hook_config=hooks)
+    answers: list[httpx.Response] = []
+
+    def send() -> None:
+        body = {"content": [{"type": "text", "text": "hi"}]}
+        with server.client() as http:
+            answers.append(http.post(f"/api/conversations/{cid}/events", json=body))
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    wait_until(in_hook.exists, what="the message to reach its hook")
+    assert client.delete(f"/api/conversations/{cid}").status_code == 200
+    sender.join()
+    assert answers[0].status_code == 404, answers[0].text
+    assert "deleted" in answers[0].json()["message"]
 
 
 def test_search_pages_through_every_conversation_once(

@@ -43,6 +43,9 @@ class Host:
     def agent_cost(self) -> float:
         return 0.0
 
+    def ensure_open(self) -> None:
+        return None
+
     async def settle(self) -> None:
         return None
 

@@ -21,12 +21,14 @@ from openhands.agent_server.events.pubsub import EventPubSub
 from openhands.agent_server.goals.driver import GoalDriver
 from openhands.agent_server.goals.host import RunResult
 from openhands.sdk.conversation import (
+    ConversationClosedError,
     ConversationExecutionStatus,
     ConversationRunError,
     EventLog,
     LocalConversation,
     UserPromptBlockedError,
 )
+from openhands.sdk.conversation.event_log import EventLogClosedError
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM, Message
 from openhands.sdk.llm.metrics import Metrics
@@ -55,6 +57,7 @@ class EventService:
         self._run_future: concurrent.futures.Future[RunResult] | None = None
         # Set while a pause must also catch a run that has not reached its first step yet.
         self._repause = False
+        self._closed = False
         self.goal = GoalDriver(self)
         conversation.add_callback(self._on_event)
 
@@ -85,6 +88,11 @@ class EventService:
         """True while a run is scheduled, running, or still finishing its last step."""
         future = self._run_future
         return self.conversation.is_running or (future is not None and not future.done())
+
+    def ensure_open(self) -> None:
+        """NotFoundError once the conversation is closing (deleted, or the server stops)."""
+        if self._closed:
+            raise NotFoundError(_closed_message(self.id))
 
     def agent_cost(self) -> float:
         """USD the agent's LLM has spent so far."""
@@ -205,6 +213,7 @@ class EventService:
         self._submit_run()
 
     def _submit_run(self) -> concurrent.futures.Future[RunResult]:
+        self.ensure_open()
         if self.is_busy:
             raise ConflictError(
                 f"Conversation {self.id} is already running; pause it or wait for it to finish."
@@ -251,6 +260,7 @@ class EventService:
 
     async def send_message(self, message: Message, *, run: bool = False) -> None:
         """Append a user message; it interrupts an active goal first (DESIGN section 6)."""
+        self.ensure_open()
         if self.goal.active:
             await self.goal.interrupt("user message")
         await self._send(message)
@@ -267,6 +277,9 @@ class EventService:
             await self._pool.run_to_completion(self.conversation.send_message, message)
         except UserPromptBlockedError as exc:
             raise BadRequestError(str(exc)) from exc
+        except (ConversationClosedError, EventLogClosedError) as exc:
+            # Deleted while this message waited for its thread (close() came in between).
+            raise NotFoundError(_closed_message(self.id)) from exc
 
     async def append_event(self, event: Event) -> None:
         """Persist and publish `event` in a worker thread; finishes even if cancelled."""
@@ -302,6 +315,8 @@ class EventService:
 
     async def close(self, reason: str) -> None:
         """Interrupt the goal, pause the agent, wait for its step to end, release files."""
+        # First, so that no run, goal or message starts while the conversation closes.
+        self._closed = True
         if self.goal.active:
             await self.goal.interrupt(reason)
         future = self._run_future
@@ -315,6 +330,13 @@ class EventService:
                     logger.warning("conversation %s: the agent did not pause in time", self.id)
         self.pubsub.close()
         await self._pool.run_to_completion(self.conversation.close)
+
+
+def _closed_message(conversation_id: uuid.UUID) -> str:
+    return (
+        f"Conversation {conversation_id} does not exist any more (it was deleted, or the "
+        "server is shutting down)."
+    )
 
 
 def _matches(event: Event, kind: str | None, source: str | None) -> bool:

@@ -172,6 +172,7 @@ class GoalDriver:
     # -- the loop ---------------------------------------------------------------------------
 
     def _ensure_idle(self) -> None:
+        self._host.ensure_open()
         if self.active:
             raise ConflictError("A goal is already running; stop it (POST /goal/stop) first.")
         if self._host.is_busy:

@@ -49,6 +49,10 @@ class GoalHost(Protocol):
         """True while an agent run is in progress (or still winding down)."""
         ...
 
+    def ensure_open(self) -> None:
+        """Raise NotFoundError once the conversation is closing (no new goal may start)."""
+        ...
+
     async def settle(self) -> None:
         """Wait for a run that has ended but whose thread is still returning."""
         ...
