@@ -72,6 +72,29 @@ def test_missing_agent_is_422_naming_the_field(client: httpx.Client) -> None:
     assert ["body", "agent"] in [d["loc"] for d in response.json()["detail"]]
 
 
+def test_hook_timeout_past_a_day_is_422_naming_it(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    # 1e9 s used to be accepted, then overflowed the OS wait: every message answered 500.
+    hooks = {"UserPromptSubmit": [{"hooks": [{"command": "true", "timeout": 1e9}]}]}
+    agent = {"kind": "Agent", "llm": llm_spec(fake_llm, agent_model)}
+    response = client.post("/api/conversations", json={"agent": agent, "hook_config": hooks})
+    assert response.status_code == 422, response.text
+    loc = ["body", "hook_config", "user_prompt_submit", 0, "hooks", 0, "timeout"]
+    assert response.json()["detail"][0]["loc"] == loc
+
+
+def test_llm_retry_wait_past_an_hour_is_422_naming_it(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    # Such a backoff used to sleep for centuries in a worker thread no pause or delete reaches.
+    llm = llm_spec(fake_llm, agent_model, retry_min_wait=1e9, retry_max_wait=1e9)
+    response = client.post("/api/conversations", json={"agent": {"kind": "Agent", "llm": llm}})
+    assert response.status_code == 422, response.text
+    locs = [d["loc"] for d in response.json()["detail"]]
+    assert ["body", "agent", "llm", "retry_min_wait"] in locs
+
+
 def test_validation_errors_never_echo_the_api_key(
     client: httpx.Client, fake_llm: FakeOpenAIServer
 ) -> None:

@@ -25,7 +25,10 @@ class HookDefinition(BaseModel):
 
     type: Literal["command"] = "command"
     command: str = Field(min_length=1)
-    timeout: float = Field(default=60, gt=0, description="Seconds before the hook is killed.")
+    # Bounded: the OS cannot wait much longer (epoll: ~24 days; beyond, OverflowError).
+    timeout: float = Field(
+        default=60, gt=0, le=86_400, description="Seconds before the hook is killed (<= 1 day)."
+    )
 
 
 class HookMatcher(BaseModel):

@@ -81,12 +81,20 @@ class LLM(BaseModel):
     max_output_tokens: int | None = Field(
         default=None, ge=1, description="Cap on tokens per reply; None means the provider's."
     )
+    # Bounded so that an absurd spec fails validation instead of overflowing the OS timers
+    # (OverflowError) or sleeping for years in a thread no pause reaches.
     num_retries: int = Field(
-        default=4, ge=0, description="Retries on 429, 5xx, timeouts and connection errors."
+        default=4, ge=0, le=100, description="Retries on 429, 5xx, timeouts and connection errors."
     )
-    retry_min_wait: float = Field(default=1.0, ge=0.0, description="First backoff, seconds.")
-    retry_max_wait: float = Field(default=20.0, ge=0.0, description="Largest backoff, seconds.")
-    timeout: float | None = Field(default=120.0, gt=0, description="Seconds per HTTP request.")
+    retry_min_wait: float = Field(
+        default=1.0, ge=0.0, le=3600, description="First backoff, seconds (<= 1 hour)."
+    )
+    retry_max_wait: float = Field(
+        default=20.0, ge=0.0, le=3600, description="Largest backoff, seconds (<= 1 hour)."
+    )
+    timeout: float | None = Field(
+        default=120.0, gt=0, le=86_400, description="Seconds per HTTP request (<= 1 day)."
+    )
     stream: bool = Field(default=False, description="Stream tokens (the judge never streams).")
 
     _metrics: Metrics = PrivateAttr()
