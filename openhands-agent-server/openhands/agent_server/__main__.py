@@ -89,6 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     gc.disable()
     import uvicorn
     from openhands.agent_server.app import create_app
+    from openhands.agent_server.ws_protocol import DenialAwareWebSocketProtocol
 
     app = create_app(config)
     gc.freeze()
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         app,
         host=args.host,
         port=args.port,
-        ws="websockets-sansio",
+        ws=DenialAwareWebSocketProtocol,
         log_level=args.log_level,
         timeout_graceful_shutdown=10,
     )

@@ -9,7 +9,7 @@ import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from ..harness import ServerProcess
+from ..harness import ServerProcess, wait_until
 
 
 def _log(client: httpx.Client, cid: str) -> list[dict]:
@@ -118,6 +118,18 @@ def test_malformed_conversation_id_is_refused_404(server: ServerProcess) -> None
     with pytest.raises(InvalidStatus) as refused:
         server.socket("not-a-uuid")
     assert refused.value.response.status_code == 404
+
+
+def test_a_refused_socket_writes_no_error_to_the_server_log(
+    server: ServerProcess, client: httpx.Client
+) -> None:
+    with pytest.raises(InvalidStatus):
+        server.socket(str(uuid.uuid4()))
+    # A request after the refusal: its log line comes after anything the refusal logged.
+    marker = f"/api/conversations/{uuid.uuid4()}"
+    client.get(marker)
+    wait_until(lambda: marker in server.log(), what="the marker request in the log")
+    assert "without completing handshake" not in server.log()
 
 
 def test_unknown_after_event_is_refused_400(server: ServerProcess, conversation_id: str) -> None:
