@@ -66,6 +66,29 @@ def test_unknown_tool_is_422_naming_the_tools_field(
     assert "no_such_tool" in response.json()["message"]
 
 
+def test_tool_params_the_tool_cannot_take_are_422_naming_the_tool(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    # `context` clashed with the factory's own argument (TypeError): this answered 500.
+    for params in ({"context": 1}, {"timeout": None}):
+        tools = [{"name": "terminal", "params": params}]
+        agent = {"kind": "Agent", "llm": llm_spec(fake_llm, agent_model), "tools": tools}
+        response = client.post("/api/conversations", json={"agent": agent})
+        assert response.status_code == 422, response.text
+        assert "Tool 'terminal' cannot be built with params" in response.json()["message"]
+
+
+def test_working_dir_that_cannot_be_resolved_is_422_naming_it(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    # Path.expanduser raised RuntimeError inside validation (pydantic let it through): 500.
+    workspace = {"kind": "LocalWorkspace", "working_dir": "~no-such-user-4f1c/work"}
+    agent = {"kind": "Agent", "llm": llm_spec(fake_llm, agent_model)}
+    response = client.post("/api/conversations", json={"agent": agent, "workspace": workspace})
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"][0]["loc"] == ["body", "workspace", "working_dir"]
+
+
 def test_missing_agent_is_422_naming_the_field(client: httpx.Client) -> None:
     response = client.post("/api/conversations", json={})
     assert response.status_code == 422

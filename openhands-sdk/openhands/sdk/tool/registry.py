@@ -56,7 +56,14 @@ def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[Tool
             f"No tool registered as {tool.name!r}. Registered: {known}. "
             "Import the module that defines it or call register_tool()."
         )
-    return list(factory(context, **tool.params))
+    try:
+        return list(factory(context, **tool.params))
+    except TypeError as exc:
+        # Params the factory cannot take (`context`, or a null/list where it wants a number)
+        # are the spec's fault: a ValueError like every other invalid spec.
+        raise ValueError(
+            f"Tool {tool.name!r} cannot be built with params {sorted(tool.params)}: {exc}"
+        ) from exc
 
 
 def _import_known_tool_packages() -> None:

@@ -22,7 +22,11 @@ class LocalWorkspace(BaseModel):
     def _absolute(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("working_dir must not be blank")
-        return str(Path(value).expanduser().resolve())
+        try:
+            return str(Path(value).expanduser().resolve())
+        except (OSError, RuntimeError) as exc:
+            # pydantic only reports ValueErrors as invalid input; these would escape raw.
+            raise ValueError(f"working_dir cannot be resolved: {exc}") from exc
 
     def ensure_exists(self) -> Path:
         """Create the working directory if needed and return it."""
