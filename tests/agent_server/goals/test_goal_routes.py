@@ -197,6 +197,18 @@ def test_agent_failure_interrupts_with_the_error(
     assert "bad request for agent" in status["error"]
 
 
+def test_a_goal_message_blocked_by_a_hook_interrupts_saying_so_without_a_traceback(
+    server: ServerProcess, client: httpx.Client, make_conversation: Callable[..., str]
+) -> None:
+    block = {"hooks": [{"command": "echo 'no goals here' >&2; exit 2"}]}
+    cid = make_conversation(hook_config={"UserPromptSubmit": [block]})
+    assert _start(client, cid).status_code == 200
+    ended = _ended(client, cid)
+    assert (ended["status"], ended["reason"]) == ("interrupted", "message blocked by a hook")
+    assert "no goals here" in ended["error"]
+    assert "goal driver failed" not in server.log()
+
+
 def test_default_judge_is_the_agents_llm_as_goal_judge(
     client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str, conversation_id: str
 ) -> None:

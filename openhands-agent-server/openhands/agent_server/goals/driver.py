@@ -36,6 +36,7 @@ ROUND_ENDING_ERRORS = frozenset({"MaxIterationsReached"})
 SERVER_RESTART = "server restart"
 STOPPED = "stopped by user"
 PAUSED = "conversation paused"
+BLOCKED = "message blocked by a hook"
 
 
 class GoalDriver:
@@ -201,7 +202,13 @@ class GoalDriver:
             await self._record(first)
             self._first_recorded.set()
             while True:
-                await self._io(host.send_goal_message(message))
+                try:
+                    await self._io(host.send_goal_message(message))
+                except BadRequestError as exc:
+                    # A UserPromptSubmit hook refused the goal's message: a configured
+                    # outcome, not a driver failure (no traceback in the log).
+                    await self._end_interrupted(controller, exc.message, BLOCKED, 0.0)
+                    return
                 round_start = host.agent_cost()
                 result = await self._run_round(controller, round_start)
                 spent = host.agent_cost() - round_start
@@ -313,8 +320,15 @@ class GoalDriver:
 
     async def _settle(self) -> None:
         """Wait for a write cut short by a cancel, so the final status is appended last."""
-        if self._inflight is not None and not self._inflight.done():
-            await asyncio.wait({self._inflight})
+        inflight = self._inflight
+        if inflight is None:
+            return
+        if not inflight.done():
+            await asyncio.wait({inflight})
+        if not inflight.cancelled():
+            # The driver is ending, so the write's own failure (a hook refusing the message)
+            # no longer matters; retrieving it keeps asyncio from logging it as lost.
+            inflight.exception()
 
 
 def _judge(llm: LLM | None) -> LLM | None:
