@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from ..harness import ServerProcess, llm_spec, wait_until
+from ..harness import ServerProcess, llm_spec, unique, wait_until
 
 
 def _status(client: httpx.Client, cid: str) -> str:
@@ -285,3 +285,31 @@ def test_tools_named_in_the_request_run_in_the_workspace(
     cid = response.json()["id"]
     wait_until(lambda: _status(client, cid) == "finished", what="the run")
     assert (workdir / "proof.txt").read_text().strip() == "made-by-agent"
+
+
+def test_a_run_still_queued_for_a_worker_thread_is_busy(
+    server_root: Path, fake_llm: FakeOpenAIServer
+) -> None:
+    # One worker thread: while A's slow step holds it, B's run waits in the queue.
+    process = ServerProcess(server_root / "conversations", env={"OH_MAX_RUN_THREADS": "1"})
+    process.start()
+    try:
+        with process.client() as http:
+            ids: dict[str, str] = {}
+            for name, delay in (("warm-up", 0.0), ("a", 1.0), ("b", 0.0)):
+                model = unique(name)
+                fake_llm.script(model, [FakeReply.text(f"{name} done").delayed(delay)])
+                body = {"agent": {"kind": "Agent", "llm": llm_spec(fake_llm, model)}}
+                ids[name] = http.post("/api/conversations", json=body).json()["id"]
+                message = {"content": [{"type": "text", "text": "go"}]}
+                http.post(f"/api/conversations/{ids[name]}/events", json=message)
+            # The first LLM call imports litellm (seconds): get it out of the way.
+            http.post(f"/api/conversations/{ids['warm-up']}/run")
+            wait_until(lambda: _status(http, ids["warm-up"]) == "finished", what="the warm-up")
+
+            assert http.post(f"/api/conversations/{ids['a']}/run").status_code == 200
+            assert http.post(f"/api/conversations/{ids['b']}/run").status_code == 200
+            assert http.post(f"/api/conversations/{ids['b']}/run").status_code == 409
+            wait_until(lambda: _status(http, ids["b"]) == "finished", what="b's queued run")
+    finally:
+        process.stop()

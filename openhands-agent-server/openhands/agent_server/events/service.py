@@ -57,6 +57,9 @@ class EventService:
         self._run_future: concurrent.futures.Future[RunResult] | None = None
         # Set while a pause must also catch a run that has not reached its first step yet.
         self._repause = False
+        # Whether the submitted run has published `running`: before that it is queued (busy),
+        # after it with `is_running` False it has ended and its thread is only returning.
+        self._run_started = False
         self._closed = False
         self.goal = GoalDriver(self)
         conversation.add_callback(self._on_event)
@@ -127,13 +130,14 @@ class EventService:
     def _on_event(self, event: Event) -> None:
         """Called in whichever thread appended `event` (after it is on disk)."""
         if (
-            self._repause
-            and isinstance(event, ConversationStateUpdateEvent)
+            isinstance(event, ConversationStateUpdateEvent)
             and event.key == "execution_status"
             and event.value == Status.RUNNING.value
         ):
-            # run() clears pause requests when it starts; re-assert one made just before.
-            self.conversation.pause()
+            self._run_started = True
+            if self._repause:
+                # run() clears pause requests when it starts; re-assert one made just before.
+                self.conversation.pause()
         self.goal.on_event(event)
         self.pubsub.publish()
 
@@ -200,7 +204,8 @@ class EventService:
     async def settle(self) -> None:
         """Wait for a run that has ended but whose thread is still returning (a moment)."""
         future = self._run_future
-        if future is not None and not future.done() and not self.conversation.is_running:
+        ended = self._run_started and not self.conversation.is_running
+        if future is not None and not future.done() and ended:
             await asyncio.wait({asyncio.wrap_future(future)}, timeout=SETTLE_SECONDS)
 
     async def start_run(self) -> None:
@@ -218,6 +223,7 @@ class EventService:
             raise ConflictError(
                 f"Conversation {self.id} is already running; pause it or wait for it to finish."
             )
+        self._run_started = False
         future = self._pool.submit(self._run_blocking)
         self._run_future = future
         return future
