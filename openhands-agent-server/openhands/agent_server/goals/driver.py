@@ -161,7 +161,16 @@ class GoalDriver:
         await asyncio.wait({task})
 
     def on_event(self, event: Event) -> None:
-        """Watch the cost budget while the agent runs (called in the agent's thread)."""
+        """Track the goal status and the cost budget (called where the event was appended).
+
+        A goal event sets `status` here, after it is on disk and before any socket gets it,
+        so a client reading GET /goal after seeing the event never gets the one before.
+        """
+        if isinstance(event, ConversationStateUpdateEvent) and event.key == GOAL_KEY:
+            from openhands.sdk.conversation.goal import GoalStatus
+
+            self.status = GoalStatus.model_validate(event.value)
+            return
         controller, start = self._controller, self._round_cost_start
         if controller is None or start is None or controller.max_cost is None:
             return
