@@ -64,6 +64,23 @@ def test_unknown_params_are_refused(tmp_path: Path) -> None:
         resolve_tool(Tool(name="terminal", params={"tiemout": 5}), ToolContext(str(tmp_path)))
 
 
+@pytest.mark.parametrize(
+    ("name", "params", "named"),
+    [
+        ("terminal", {"timeout": -1}, "timeout"),
+        ("terminal", {"max_output_chars": 0}, "max_output_chars"),
+        ("terminal", {"env": {"A": 1}}, "env.A"),
+        ("task", {"max_iterations": 0}, "max_iterations"),
+        ("task", {"max_iterations": "many"}, "max_iterations"),
+    ],
+)
+def test_bad_param_values_are_refused_naming_the_param(
+    tmp_path: Path, name: str, params: dict[str, object], named: str
+) -> None:
+    with pytest.raises(ValueError, match=f"Bad {name} params \\({named}:"):
+        resolve_tool(Tool(name=name, params=params), ToolContext(str(tmp_path)))
+
+
 def test_terminal_params_are_applied(tmp_path: Path) -> None:
     spec = Tool(name="terminal", params={"timeout": 5, "max_output_chars": 100})
     [tool] = resolve_tool(spec, ToolContext(working_dir=str(tmp_path)))

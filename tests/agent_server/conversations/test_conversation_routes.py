@@ -70,12 +70,25 @@ def test_tool_params_the_tool_cannot_take_are_422_naming_the_tool(
     client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
 ) -> None:
     # `context` clashed with the factory's own argument (TypeError): this answered 500.
-    for params in ({"context": 1}, {"timeout": None}):
+    tools = [{"name": "terminal", "params": {"context": 1}}]
+    agent = {"kind": "Agent", "llm": llm_spec(fake_llm, agent_model), "tools": tools}
+    response = client.post("/api/conversations", json={"agent": agent})
+    assert response.status_code == 422, response.text
+    assert "Tool 'terminal' cannot be built with params" in response.json()["message"]
+    assert response.json()["detail"][0]["loc"] == ["body", "agent", "tools"]
+
+
+def test_tool_param_values_the_tool_refuses_are_422_naming_the_param(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    # A negative timeout used to be accepted and only failed on the agent's first command.
+    for params, named in (({"timeout": -1}, "timeout"), ({"timeout": None}, "timeout")):
         tools = [{"name": "terminal", "params": params}]
         agent = {"kind": "Agent", "llm": llm_spec(fake_llm, agent_model), "tools": tools}
         response = client.post("/api/conversations", json={"agent": agent})
         assert response.status_code == 422, response.text
-        assert "Tool 'terminal' cannot be built with params" in response.json()["message"]
+        assert f"Bad terminal params ({named}:" in response.json()["message"]
+        assert response.json()["detail"][0]["loc"] == ["body", "agent", "tools"]
 
 
 def test_working_dir_that_cannot_be_resolved_is_422_naming_it(

@@ -22,7 +22,7 @@ from openhands.agent_server.models import BrokenConversation
 from openhands.sdk.agent import Agent
 from openhands.sdk.conversation import ConversationExecutionStatus, LocalConversation
 from openhands.sdk.conversation.state import BASE_STATE_FILE
-from openhands.sdk.tool.registry import UnknownToolError
+from openhands.sdk.tool.registry import InvalidToolSpecError
 from openhands.sdk.workspace import LocalWorkspace
 from pydantic import ValidationError
 
@@ -194,7 +194,7 @@ class ConversationService:
                 max_iteration_per_run=request.max_iterations,
                 hook_config=request.hook_config,
             )
-        except UnknownToolError as exc:
+        except InvalidToolSpecError as exc:
             raise InvalidRequestError(str(exc), ("body", "agent", "tools")) from exc
         except (ValidationError, ValueError, OSError) as exc:
             raise InvalidRequestError(

@@ -8,6 +8,7 @@ from openhands.sdk.tool.builtins import (
     ThinkTool,
 )
 from openhands.sdk.tool.registry import (
+    InvalidToolSpecError,
     UnknownToolError,
     register_tool,
     registered_tools,
@@ -29,6 +30,7 @@ __all__ = [
     "Action",
     "FinishAction",
     "FinishTool",
+    "InvalidToolSpecError",
     "Observation",
     "ThinkAction",
     "ThinkTool",

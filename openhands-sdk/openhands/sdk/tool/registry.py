@@ -12,7 +12,11 @@ from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
 ToolFactory = Callable[..., Sequence[ToolDefinition]]
 
 
-class UnknownToolError(ValueError):
+class InvalidToolSpecError(ValueError):
+    """A tool spec names no registered tool, or gives params the tool cannot be built with."""
+
+
+class UnknownToolError(InvalidToolSpecError):
     """No tool is registered under the requested name."""
 
 
@@ -60,10 +64,12 @@ def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[Tool
         return list(factory(context, **tool.params))
     except TypeError as exc:
         # Params the factory cannot take (`context`, or a null/list where it wants a number)
-        # are the spec's fault: a ValueError like every other invalid spec.
-        raise ValueError(
+        # are the spec's fault, like a value the factory refuses.
+        raise InvalidToolSpecError(
             f"Tool {tool.name!r} cannot be built with params {sorted(tool.params)}: {exc}"
         ) from exc
+    except ValueError as exc:
+        raise InvalidToolSpecError(f"Tool {tool.name!r}: {exc}") from exc
 
 
 def _import_known_tool_packages() -> None:

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from openhands.sdk.llm import LLM
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.tools.params import parse_params
 from openhands.tools.task.index import TaskRecord
 from openhands.tools.task.manager import DEFAULT_MAX_ITERATIONS, TaskError, TaskManager
 from openhands.tools.task.subagents import DEFAULT_SUBAGENT_TYPE
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
@@ -100,6 +101,16 @@ def _observe(record: TaskRecord) -> TaskObservation:
     )
 
 
+class TaskParams(BaseModel):
+    """The `params` of a `Tool(name="task")` spec."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_iterations: int = Field(
+        default=DEFAULT_MAX_ITERATIONS, ge=1, le=10_000, description="Sub-agent steps per run."
+    )
+
+
 class TaskTool(ToolDefinition):
     """Runs sub-agents for self-contained tasks; their tasks can be resumed by task_id."""
 
@@ -114,13 +125,11 @@ class TaskTool(ToolDefinition):
         Params: `max_iterations` (sub-agent steps per run, default 100). Sub-conversations
         persist under the parent's folder when the parent persists.
         """
-        unknown = set(params) - {"max_iterations"}
-        if unknown:
-            raise ValueError(f"Unknown task params {sorted(unknown)}; use max_iterations.")
+        settings = parse_params(TaskParams, "task", params)
         manager = TaskManager(
             context.working_dir,
             persistence_dir=context.persistence_dir,
-            max_iterations=int(params.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
+            max_iterations=settings.max_iterations,
         )
         return [cls(executor=TaskExecutor(manager))]
 

@@ -8,13 +8,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.tools.params import parse_params
 from openhands.tools.terminal.output import clean_output, truncate_middle
 from openhands.tools.terminal.session import (
     CommandResult,
     TerminalSession,
     TerminalSessionError,
 )
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
@@ -209,6 +210,20 @@ class TerminalExecutor:
         return TerminalObservation(content=message, is_error=True, command=action.command)
 
 
+class TerminalParams(BaseModel):
+    """The `params` of a `Tool(name="terminal")` spec."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    timeout: float = Field(
+        default=DEFAULT_TIMEOUT, gt=0, le=86_400, description="Default seconds per command."
+    )
+    max_output_chars: int = Field(
+        default=DEFAULT_MAX_OUTPUT_CHARS, ge=1, description="Longer output is cut in the middle."
+    )
+    env: dict[str, str] | None = Field(default=None, description="Extra environment variables.")
+
+
 class TerminalTool(ToolDefinition):
     """A persistent bash shell in the workspace (cd and variables survive between calls)."""
 
@@ -223,15 +238,11 @@ class TerminalTool(ToolDefinition):
         Params: `timeout` (default seconds per command), `max_output_chars`, `env` (extra
         environment variables). The shell starts on the first command.
         """
-        unknown = set(params) - {"timeout", "max_output_chars", "env"}
-        if unknown:
-            raise ValueError(
-                f"Unknown terminal params {sorted(unknown)}; use timeout, max_output_chars, env."
-            )
+        settings = parse_params(TerminalParams, "terminal", params)
         executor = TerminalExecutor(
             context.working_dir,
-            default_timeout=float(params.get("timeout", DEFAULT_TIMEOUT)),
-            max_output_chars=int(params.get("max_output_chars", DEFAULT_MAX_OUTPUT_CHARS)),
-            env=params.get("env"),
+            default_timeout=settings.timeout,
+            max_output_chars=settings.max_output_chars,
+            env=settings.env,
         )
         return [cls(executor=executor)]
