@@ -122,3 +122,16 @@ def test_callbacks_never_overlap_when_threads_emit_at_once(make_conversation, re
 
     assert overlaps == []
     assert seen == _log_ids(conversation)
+
+
+def test_a_removed_callback_sees_no_later_event(make_conversation, reply) -> None:
+    seen: list[Event] = []
+    conversation, _ = make_conversation([reply.finish()])
+    conversation.add_callback(seen.append)
+    conversation.remove_callback(seen.append)
+    conversation.remove_callback(seen.append)  # removing twice is harmless
+
+    conversation.send_message("go")
+    conversation.run()
+
+    assert seen == []

@@ -108,3 +108,32 @@ def test_a_goal_resumed_with_no_time_left_runs_no_agent_step(
     assert "time limit" in (outcome.reason or "")
     agent_llm = conversation.agent.llm
     assert isinstance(agent_llm, TestLLM) and agent_llm.remaining == 51
+
+
+class CallbackCountingConversation(LocalConversation):
+    """A LocalConversation that counts the callbacks added to it and not removed since."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.active_callbacks = 0
+
+    def add_callback(self, callback: Any) -> None:
+        super().add_callback(callback)
+        self.active_callbacks += 1
+
+    def remove_callback(self, callback: Any) -> None:
+        super().remove_callback(callback)
+        self.active_callbacks -= 1
+
+
+def test_a_goal_with_a_budget_leaves_no_callback_behind(workspace_dir: Any) -> None:
+    agent = Agent(llm=TestLLM.from_messages([finish(), finish()], usage_id="agent"), tools=[])
+    conversation = CallbackCountingConversation(agent, workspace=str(workspace_dir))
+    judge = TestLLM.from_messages([judge_json(1.0, complete=True)] * 2, usage_id="judge")
+    try:
+        for _ in range(2):
+            outcome = run_goal(conversation, "Do it", judge, max_cost=5.0, time_limit=60)
+            assert outcome.status == "complete"
+        assert conversation.active_callbacks == 0
+    finally:
+        conversation.close()

@@ -186,6 +186,10 @@ class LocalConversation(BaseConversation):
         """Call `callback(event)` for every event appended from now on."""
         self._publisher.add(callback)
 
+    def remove_callback(self, callback: Callback) -> None:
+        """Stop calling a callback given to `add_callback` (or the constructor)."""
+        self._publisher.remove(callback)
+
     def send_message(self, message: str | Message) -> None:
         self._check_open()
         msg = as_user_message(message)

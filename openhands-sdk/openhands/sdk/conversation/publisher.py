@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -33,6 +34,12 @@ class EventPublisher:
         """Call `callback(event)` for every event emitted from now on."""
         with self._lock:
             self._callbacks.append(callback)
+
+    def remove(self, callback: Callback) -> None:
+        """Stop calling `callback` (added earlier); unknown callbacks are ignored."""
+        with self._lock:
+            with contextlib.suppress(ValueError):
+                self._callbacks.remove(callback)
 
     def emit(self, event: Event) -> None:
         """Append `event` to the log, then deliver it (and anything emitted meanwhile)."""

@@ -98,9 +98,17 @@ class _BudgetGuard:
         self.tripped: str | None = None
         add_callback = getattr(conversation, "add_callback", None)
         watched = controller.max_cost is not None or controller.time_limit is not None
+        self._watching = False
         if watched and callable(add_callback):
-            # There is no remove_callback: once the goal ends the callback is disarmed.
             add_callback(self._on_event)
+            self._watching = True
+
+    def close(self) -> None:
+        """Stop watching the conversation's events (the goal has ended)."""
+        remove_callback = getattr(self._conversation, "remove_callback", None)
+        if self._watching and callable(remove_callback):
+            remove_callback(self._on_event)
+        self._watching = False
 
     @contextlib.contextmanager
     def armed(self, cost_before: float) -> Iterator[None]:
@@ -209,6 +217,8 @@ def drive_goal(
             ),
         )
         raise
+    finally:
+        guard.close()
     publish_goal_status(
         conversation,
         controller.status(
