@@ -86,6 +86,14 @@ class LiveServer:
             self._proc.wait(timeout=10)
         self._proc = None
 
+    def kill(self) -> None:
+        """SIGKILL the process, as a crash would: no shutdown work runs."""
+        if self._proc is None:
+            return
+        self._proc.kill()
+        self._proc.wait(timeout=10)
+        self._proc = None
+
     def headers(self) -> dict[str, str]:
         """Headers for direct REST calls (the first session key, when keys are set)."""
         key = self.api_keys.split(",")[0]

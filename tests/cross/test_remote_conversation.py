@@ -17,7 +17,11 @@ from openhands.sdk import (
     HookConfig,
     MessageEvent,
 )
-from openhands.sdk.conversation import Conversation, ConversationExecutionStatus
+from openhands.sdk.conversation import (
+    Conversation,
+    ConversationClosedError,
+    ConversationExecutionStatus,
+)
 from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.event import ActionEvent, ObservationEvent, SystemPromptEvent
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
@@ -239,6 +243,15 @@ def test_close_leaves_the_conversation_on_the_server(
     conversation.close()
     answer = httpx.get(f"{server.url}/api/conversations/{conversation.id}")
     assert answer.status_code == 200
+
+
+def test_send_after_close_raises_conversation_closed_like_a_local_conversation(
+    agent: Agent, remote_workspace: RemoteWorkspace
+) -> None:
+    conversation = RemoteConversation(agent, remote_workspace)
+    conversation.close()
+    with pytest.raises(ConversationClosedError):
+        conversation.send_message("anyone?")
 
 
 def test_pause_ends_a_run_blocked_in_another_thread(

@@ -71,6 +71,21 @@ def test_connection_refused_says_how_to_start_the_server(agent: Agent) -> None:
     assert host in str(caught.value) and "make serve" in str(caught.value)
 
 
+def test_a_url_with_a_path_says_it_is_not_an_agent_servers_root(
+    agent: Agent, server: LiveServer
+) -> None:
+    with pytest.raises(RemoteConnectionError, match="not an agent server's root"):
+        RemoteConversation(agent, RemoteWorkspace(host=f"{server.url}/api"))
+
+
+def test_not_found_message_says_the_conversation_was_not_found(
+    conversation: RemoteConversation, server: LiveServer
+) -> None:
+    httpx.delete(f"{server.url}/api/conversations/{conversation.id}").raise_for_status()
+    with pytest.raises(RemoteConversationNotFoundError, match="was not found"):
+        conversation.run()
+
+
 def test_deleted_conversation_raises_not_found(
     conversation: RemoteConversation, server: LiveServer
 ) -> None:

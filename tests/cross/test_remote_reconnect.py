@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import httpx
 import pytest
 from live_server import LiveServer, Models, make_llm
-from openhands.sdk import Agent, MessageEvent
+from openhands.sdk import (
+    Agent,
+    ConversationRunError,
+    ConversationStateUpdateEvent,
+    Event,
+    MessageEvent,
+)
 from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.sdk.workspace import RemoteWorkspace
@@ -50,6 +57,50 @@ def test_mirror_catches_up_after_server_restart(
             e.llm_message.text for e in conversation.state.events if isinstance(e, MessageEvent)
         ]
         assert texts == ["one", "before", "behind your back", "two", "after"]
+    finally:
+        conversation.close()
+        live.stop()
+
+
+def test_run_raises_run_lost_when_the_server_crashes_mid_run(
+    tmp_path: Path, fake_llm: FakeOpenAIServer, models: Models
+) -> None:
+    (tmp_path / "server").mkdir()
+    env = {"LLM_API_KEY": "fake-key"}
+    live = LiveServer(tmp_path / "server", extra_env=env).start()
+    fake_llm.script(models.agent, [FakeReply.text("never delivered").delayed(5.0)])
+    running = threading.Event()
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, ConversationStateUpdateEvent) and event.value == "running":
+            running.set()
+
+    conversation = RemoteConversation(
+        Agent(llm=make_llm(fake_llm, models.agent)),
+        RemoteWorkspace(host=live.url, working_dir=str(tmp_path / "project")),
+        callbacks=[on_event],
+    )
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            conversation.run()
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    runner = threading.Thread(target=run, daemon=True)
+    try:
+        conversation.send_message("work slowly")
+        runner.start()
+        assert running.wait(30)
+        live.kill()
+        live = LiveServer(live.root, port=live.port, extra_env=env).start()
+        runner.join(60)
+        assert not runner.is_alive(), "run() still waits for a run the restarted server lost"
+        error = outcome[0]
+        assert isinstance(error, ConversationRunError)
+        assert error.code == "RunLost"
     finally:
         conversation.close()
         live.stop()

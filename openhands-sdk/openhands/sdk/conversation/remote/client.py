@@ -73,7 +73,11 @@ class RemoteClient:
         params: dict[str, Any] | None = None,
         not_found: str | None = None,
     ) -> Any:
-        """Send one request and return its JSON body; map errors to specific exceptions."""
+        """Send one request and return its JSON body; map errors to specific exceptions.
+
+        `not_found` names what a 404 means is missing (e.g. "Conversation <id>"); a 404 on a
+        call without it means the URL is not an agent server at all.
+        """
         try:
             response = self._http.request(method, path, json=json, params=params)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
@@ -93,9 +97,16 @@ class RemoteClient:
         if status in (401, 403):
             raise RemoteAuthenticationError(self.host, status, self._api_key is not None)
         if status == 404:
+            if not_found is None:
+                raise RemoteConnectionError(
+                    self.host,
+                    f"{method} {path} answered 404 ({detail}), so this URL is not an agent "
+                    "server's root; drop any path after host:port",
+                )
             raise RemoteConversationNotFoundError(
-                f"{not_found or 'Not found'} on the agent server at {self.host} "
-                f"({method} {path}: {detail})."
+                f"{not_found} was not found on the agent server at {self.host} "
+                f"({method} {path}: {detail}). It was deleted or never existed; create a new "
+                "conversation."
             )
         if status == 409:
             raise ConversationAlreadyRunningError(detail)
@@ -145,7 +156,13 @@ class RemoteClient:
 
     def count_events(self, conversation_id: uuid.UUID) -> int:
         """GET /{id}/events/count."""
-        return int(self.request("GET", f"{self._conv(conversation_id)}/events/count"))
+        return int(
+            self.request(
+                "GET",
+                f"{self._conv(conversation_id)}/events/count",
+                not_found=f"Conversation {conversation_id}",
+            )
+        )
 
     def iter_events(self, conversation_id: uuid.UUID) -> Iterator[dict[str, Any]]:
         """Every event of the conversation, oldest first, paging through events/search."""

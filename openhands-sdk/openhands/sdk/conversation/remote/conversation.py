@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.base import BaseConversation, as_user_message
-from openhands.sdk.conversation.errors import ConversationError, ConversationRunError
+from openhands.sdk.conversation.errors import ConversationClosedError, ConversationRunError
 from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.conversation.remote.events import (
     Callback,
@@ -209,7 +209,10 @@ class RemoteConversation(BaseConversation):
 
     def _check_open(self) -> None:
         if self._closed:
-            raise ConversationError(f"RemoteConversation {self._id} is closed; create a new one.")
+            raise ConversationClosedError(
+                f"RemoteConversation {self._id} is closed; create a new one (pass "
+                "conversation_id to attach to the same conversation)."
+            )
 
     def _wait_for_run_end(self, start: int) -> None:
         """Follow the mirrored events from `start` until this run's terminal status."""
@@ -236,6 +239,15 @@ class RemoteConversation(BaseConversation):
 
     def _status_via_rest_is_final(self, start: int, started: bool) -> bool:
         status = self._state.execution_status
+        if started and status == Status.IDLE:
+            # A run never goes back to idle: the server restarted and reloaded the
+            # conversation without it, and nothing will ever end it.
+            raise ConversationRunError(
+                self._id,
+                "RunLost",
+                "The agent server restarted during the run and the run was lost; "
+                "call run() again to continue.",
+            )
         if not started or not status.is_terminal:
             return False
         if status == Status.ERROR:

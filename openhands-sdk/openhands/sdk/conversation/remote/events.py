@@ -45,6 +45,7 @@ class RemoteEventCache:
         self._ids: dict[str, int] = {}
         self._changed = threading.Condition()
         self._failure: RemoteConversationError | None = None
+        self._wakeups = 0
 
     def add(self, event: Event) -> bool:
         """Append `event` unless an event with its id is already here; True if appended."""
@@ -62,16 +63,25 @@ class RemoteEventCache:
             self._failure = error
             self._changed.notify_all()
 
+    def wake(self) -> None:
+        """Make current waiters return False so they re-read the server's state over REST."""
+        with self._changed:
+            self._wakeups += 1
+            self._changed.notify_all()
+
     def wait_for_length(self, length: int, timeout: float | None) -> bool:
-        """Block until the cache holds more than `length` events; False on timeout.
+        """Block until the cache holds more than `length` events; False on timeout or `wake()`.
 
         Raises the stream's error if it gave up (so a waiter never hangs on a dead server).
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._changed:
+            wakeups = self._wakeups
             while len(self._events) <= length:
                 if self._failure is not None:
                     raise self._failure
+                if self._wakeups != wakeups:
+                    return False
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return False
@@ -224,6 +234,9 @@ class EventStream:
                 delay = min(delay * 2, 2.0)
                 try:
                     self._connect()
+                    # A restarted server publishes nothing about a run it lost (it reloads
+                    # the conversation as idle), so waiters must look at its state now.
+                    self._cache.wake()
                     break
                 except (RemoteAuthenticationError, RemoteConversationNotFoundError) as exc:
                     self._cache.fail(exc)
