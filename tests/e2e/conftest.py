@@ -6,23 +6,17 @@ how to install it (CI installs it; `make pytest` does too when it runs as root).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import socket
-import subprocess
-import sys
-import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
+from e2e_server import ServerProcess, live_server
 from openhands.sdk.testing import FakeOpenAIServer
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from web_fakes import SESSION_KEY
 
-LLM_VARIABLES = ("LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless=new",
@@ -33,56 +27,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextlib.contextmanager
-def live_server(root: Path, api_keys: str = "", **llm_env: str) -> Iterator[str]:
-    """Run `python -m openhands.agent_server` on a free port until the block ends; its URL.
-
-    `llm_env` sets LLM_MODEL / LLM_BASE_URL / LLM_API_KEY; the developer's own are dropped.
-    """
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in LLM_VARIABLES}
-    env.update(
-        OH_CONVERSATIONS_PATH=str(root / "conversations"),
-        OH_WORKSPACE_PATH=str(root / "workspaces"),
-        OH_SESSION_API_KEYS=api_keys,
-        LITELLM_LOCAL_MODEL_COST_MAP="True",
-        **llm_env,
-    )
-    log_path = root / "server.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "openhands.agent_server", "--port", str(port)],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        else:
-            pytest.fail(f"agent server did not start:\n{log_path.read_text()[-3000:]}")
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -139,16 +83,39 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def page(browser: Browser, server_url: str) -> Iterator[Page]:
-    """A fresh browser page on the server's web page."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
+def open_page(browser: Browser) -> Iterator[Callable[[str], Page]]:
+    """Opens a fresh page at a URL; the test fails if any page raised a JavaScript error."""
+    contexts: list[BrowserContext] = []
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(server_url + "/")
-    yield page
-    context.close()
+
+    def open_at(url: str) -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(url)
+        return page
+
+    yield open_at
+    for context in contexts:
+        context.close()
     assert errors == [], f"the page raised JavaScript errors: {errors}"
+
+
+@pytest.fixture
+def page(open_page: Callable[[str], Page], server_url: str) -> Page:
+    """A fresh browser page on the server's web page."""
+    return open_page(server_url + "/")
+
+
+@pytest.fixture
+def crashable_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A started agent server of this test's own, which it may crash and restart."""
+    server = ServerProcess(tmp_path / "crashable", LLM_API_KEY="fake-key")
+    server.log_path.parent.mkdir()
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture

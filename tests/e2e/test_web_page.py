@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from e2e_server import ServerProcess
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 from web_fakes import SESSION_KEY, agent_and_judge
 
 pytestmark = pytest.mark.timeout(180)
 
 WAIT_MS = 60_000
+
+OpenPage = Callable[[str], Page]
 
 
 def create_conversation(page: Page, fake_llm: FakeOpenAIServer, workdir: Path) -> str:
@@ -96,48 +100,79 @@ def test_stop_turns_the_chip_interrupted_and_enables_resume(
 
 
 def test_session_key_field_unlocks_a_protected_server(
-    browser: Browser, keyed_server_url: str, fake_llm: FakeOpenAIServer, tmp_path: Path
+    open_page: OpenPage, keyed_server_url: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.goto(keyed_server_url + "/")
-        expect(page.locator("#notice")).to_contain_text("session API key", timeout=WAIT_MS)
-        page.get_by_label("Session API key").fill(SESSION_KEY)
-        page.get_by_role("button", name="Save key").click()
-        model = create_conversation(page, fake_llm, tmp_path / "project")
-        fake_llm.script(model, [FakeReply.text("hello from behind the key")])
-        page.get_by_label("Message").fill("hi")
-        page.get_by_role("button", name="Send").click()
-        expect(page.locator(".event.from-agent")).to_contain_text(
-            "hello from behind the key", timeout=WAIT_MS
-        )
-        stored = page.evaluate("localStorage.getItem('openhands.sessionApiKey')")
-        assert stored == SESSION_KEY
-    finally:
-        context.close()
+    page = open_page(keyed_server_url + "/")
+    expect(page.locator("#notice")).to_contain_text("session API key", timeout=WAIT_MS)
+    page.get_by_label("Session API key").fill(SESSION_KEY)
+    page.get_by_role("button", name="Save key").click()
+    model = create_conversation(page, fake_llm, tmp_path / "project")
+    fake_llm.script(model, [FakeReply.text("hello from behind the key")])
+    page.get_by_label("Message").fill("hi")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".event.from-agent")).to_contain_text(
+        "hello from behind the key", timeout=WAIT_MS
+    )
+    stored = page.evaluate("localStorage.getItem('openhands.sessionApiKey')")
+    assert stored == SESSION_KEY
 
 
 def test_the_servers_llm_settings_fill_the_form_and_run_without_typing_a_key(
-    browser: Browser, fake_llm: FakeOpenAIServer, llm_env_server: tuple[str, str]
+    open_page: OpenPage, fake_llm: FakeOpenAIServer, llm_env_server: tuple[str, str]
 ) -> None:
     url, model = llm_env_server
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.goto(url + "/")
-        expect(page.get_by_label("Model")).to_have_value(f"openai/{model}", timeout=WAIT_MS)
-        expect(page.get_by_label("Base URL")).to_have_value(fake_llm.base_url)
-        expect(page.get_by_label("LLM API key")).to_have_attribute(
-            "placeholder", "the server's LLM_API_KEY"
-        )
-        page.get_by_role("button", name="Create conversation").click()
-        expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
-        fake_llm.script(model, [FakeReply.text("hello with the server's key")])
-        page.get_by_label("Message").fill("hi")
-        page.get_by_role("button", name="Send").click()
-        expect(page.locator(".event.from-agent")).to_contain_text(
-            "hello with the server's key", timeout=WAIT_MS
-        )
-    finally:
-        context.close()
+    page = open_page(url + "/")
+    expect(page.get_by_label("Model")).to_have_value(f"openai/{model}", timeout=WAIT_MS)
+    expect(page.get_by_label("Base URL")).to_have_value(fake_llm.base_url)
+    expect(page.get_by_label("LLM API key")).to_have_attribute(
+        "placeholder", "the server's LLM_API_KEY"
+    )
+    page.get_by_role("button", name="Create conversation").click()
+    expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
+    fake_llm.script(model, [FakeReply.text("hello with the server's key")])
+    page.get_by_label("Message").fill("hi")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".event.from-agent")).to_contain_text(
+        "hello with the server's key", timeout=WAIT_MS
+    )
+
+
+def test_resume_stays_disabled_until_the_stopped_agent_has_finished_its_step(
+    page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    model = create_conversation(page, fake_llm, tmp_path / "project")
+    slow = FakeReply.text("still working").delayed(2.0)
+    fake_llm.set_responder(model, agent_and_judge(slow, False))
+    start_goal(page, "finish everything", max_iterations=50)
+    chip = page.locator("#goal-chip")
+    expect(page.locator("#exec-status")).to_have_text("running", timeout=WAIT_MS)
+    page.get_by_role("button", name="Stop").click()
+    expect(chip).to_have_attribute("data-status", "interrupted", timeout=WAIT_MS)
+    # The goal is interrupted at once but the agent is still in its LLM call: the server
+    # would answer 409 to Resume, so the button waits for the agent to stop.
+    expect(page.locator("#exec-status")).to_have_text("running")
+    expect(page.get_by_role("button", name="Resume")).to_be_disabled()
+    expect(page.locator("#exec-status")).not_to_have_text("running", timeout=WAIT_MS)
+    page.get_by_role("button", name="Resume").click()
+    expect(chip).to_have_attribute("data-status", "running", timeout=WAIT_MS)
+    expect(page.locator("#notice")).not_to_have_class("notice notice-error")
+
+
+def test_status_is_re_read_after_the_server_crashes_mid_run(
+    open_page: OpenPage, crashable_server: ServerProcess, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    page = open_page(crashable_server.url + "/")
+    model = create_conversation(page, fake_llm, tmp_path / "project")
+    fake_llm.script(model, [FakeReply.text("never delivered").delayed(3.0)])
+    page.get_by_label("Message").fill("work slowly")
+    page.get_by_role("button", name="Send").click()
+    status = page.locator("#exec-status")
+    expect(status).to_have_text("running", timeout=WAIT_MS)
+    crashable_server.crash()
+    expect(page.locator("#socket-status")).to_have_text("offline", timeout=WAIT_MS)
+    crashable_server.start()
+    expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
+    # The restarted server reloads the conversation as idle and publishes no event about it.
+    expect(status).to_have_text("idle", timeout=WAIT_MS)
+    ids = page.eval_on_selector_all("#events > li", "items => items.map(i => i.dataset.id)")
+    assert len(ids) == len(set(ids))

@@ -3,7 +3,7 @@
 
 import { KEY_QUERY, api, saveSessionKey, sessionKey } from "./api.js";
 import { $, el } from "./dom.js";
-import { renderGoal } from "./goal.js";
+import { renderGoal, setAgentRunning } from "./goal.js";
 import { renderEvent } from "./render.js";
 
 const app = {
@@ -13,6 +13,10 @@ const app = {
   seen: new Set(),
   reconnectDelay: 250,
   hasTitle: false,
+  // How many events had been shown when the last status / goal event came (see refreshInfo).
+  statusAt: 0,
+  goalAt: 0,
+  pendingInfo: null,
 };
 
 // -- helpers -----------------------------------------------------------------------------------
@@ -90,6 +94,9 @@ async function openConversation(id) {
   app.lastEventId = null;
   app.seen = new Set();
   app.reconnectDelay = 250;
+  app.statusAt = 0;
+  app.goalAt = 0;
+  app.pendingInfo = null;
   $("events").replaceChildren();
   $("placeholder").hidden = true;
   $("conversation").hidden = false;
@@ -123,13 +130,14 @@ function socketUrl() {
   return `${scheme}//${location.host}/sockets/events/${app.conversationId}?${params}`;
 }
 
-function openSocket() {
+function openSocket(reconnecting = false) {
   const id = app.conversationId;
   const socket = new WebSocket(socketUrl());
   app.socket = socket;
   socket.addEventListener("open", () => {
     app.reconnectDelay = 250;
     setSocketStatus("live");
+    if (reconnecting) refreshInfo(id);
   });
   socket.addEventListener("message", (message) => {
     let event;
@@ -138,6 +146,7 @@ function openSocket() {
     app.seen.add(event.id);
     app.lastEventId = event.id;
     showEvent(event);
+    applyPendingInfo();
   });
   socket.addEventListener("close", (close) => {
     if (app.socket !== socket || app.conversationId !== id) return; // replaced on purpose
@@ -148,9 +157,35 @@ function openSocket() {
       return;
     }
     // Reconnect with `after=<last event id>` so nothing is missed or shown twice.
-    setTimeout(() => { if (app.conversationId === id && !app.socket) openSocket(); }, app.reconnectDelay);
+    setTimeout(() => { if (app.conversationId === id && !app.socket) openSocket(true); }, app.reconnectDelay);
     app.reconnectDelay = Math.min(app.reconnectDelay * 2, 5000);
   });
+}
+
+// A restarted server reloads a conversation without publishing what it lost (a run killed
+// mid-step comes back `idle`, no event says so), so after a reconnect the status and goal are
+// re-read, and applied once the replayed events have caught up with that read.
+async function refreshInfo(id) {
+  let info;
+  let count;
+  try {
+    count = await api("GET", `/api/conversations/${id}/events/count`); // before the info: see apply
+    info = await api("GET", `/api/conversations/${id}`);
+  } catch {
+    return; // the socket status already says the server is unreachable
+  }
+  if (app.conversationId !== id) return;
+  app.pendingInfo = { info, count };
+  applyPendingInfo();
+}
+
+function applyPendingInfo() {
+  const pending = app.pendingInfo;
+  if (!pending || app.seen.size < pending.count) return;
+  app.pendingInfo = null;
+  // The info is newer than the first `count` events; an event after those is kept instead.
+  if (app.statusAt <= pending.count) setExecStatus(pending.info.execution_status);
+  if (app.goalAt <= pending.count) renderGoal(pending.info.goal || null);
 }
 
 function closeSocket() {
@@ -170,6 +205,7 @@ function setExecStatus(status) {
   const badge = $("exec-status");
   badge.textContent = status;
   badge.className = `badge status-${status}`;
+  setAgentRunning(status === "running");
   const item = listItem(app.conversationId);
   if (item) {
     const listBadge = item.querySelector(".badge");
@@ -190,8 +226,14 @@ function setTitle(title) {
 
 function showEvent(event) {
   const node = renderEvent(event, {
-    status: setExecStatus,
-    goal: renderGoal,
+    status(value) {
+      app.statusAt = app.seen.size;
+      setExecStatus(value);
+    },
+    goal(value) {
+      app.goalAt = app.seen.size;
+      renderGoal(value);
+    },
     userText(text) {
       if (app.hasTitle) return;
       app.hasTitle = true; // the server titles a conversation after its first message

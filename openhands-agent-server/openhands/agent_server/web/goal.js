@@ -16,19 +16,33 @@ export function goalSummary(goal) {
   return parts.join(" · ");
 }
 
+const shown = { goal: null, agentRunning: false };
+
+// The server answers 409 to Start and Resume until the agent's current step has ended (a
+// stopped goal is `interrupted` at once, the agent stops a moment later), so the buttons wait.
+function updateButtons() {
+  const goal = shown.goal;
+  const active = Boolean(goal && goal.active);
+  $("goal-stop").disabled = !active;
+  $("goal-resume").disabled = !goal || active || goal.status !== "interrupted" || shown.agentRunning;
+  $("goal-start").disabled = active || shown.agentRunning;
+}
+
+/** Tell the goal buttons whether the agent is running (from the execution status). */
+export function setAgentRunning(running) {
+  shown.agentRunning = running;
+  updateButtons();
+}
+
 export function renderGoal(goal) {
   const chip = $("goal-chip");
   chip.replaceChildren();
-  const stop = $("goal-stop");
-  const resume = $("goal-resume");
-  const start = $("goal-start");
+  shown.goal = goal;
+  updateButtons();
   if (!goal) {
     chip.className = "chip chip-none";
     chip.append(el("span", "chip-status", "no goal"));
     chip.dataset.status = "none";
-    stop.disabled = true;
-    resume.disabled = true;
-    start.disabled = false;
     $("goal-detail").textContent = "";
     return;
   }
@@ -46,9 +60,6 @@ export function renderGoal(goal) {
     chip.append(el("span", `chip-part ${goal.verify.exit_code === 0 ? "ok" : "bad"}`, verify));
   }
   if (goal.error) chip.append(el("span", "chip-part bad", `error: ${goal.error}`));
-  stop.disabled = !goal.active;
-  resume.disabled = goal.active || goal.status !== "interrupted";
-  start.disabled = goal.active;
   const detail = [`Objective: ${goal.objective}`];
   if (goal.reason) detail.push(`Reason: ${goal.reason}`);
   if (goal.verdict && goal.verdict.missing && goal.verdict.missing.length) {
