@@ -6,6 +6,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 from e2e_server import ServerProcess
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
@@ -176,3 +177,13 @@ def test_status_is_re_read_after_the_server_crashes_mid_run(
     expect(status).to_have_text("idle", timeout=WAIT_MS)
     ids = page.eval_on_selector_all("#events > li", "items => items.map(i => i.dataset.id)")
     assert len(ids) == len(set(ids))
+
+
+def test_a_deleted_conversation_is_reported_instead_of_reconnecting_forever(
+    page: Page, fake_llm: FakeOpenAIServer, server_url: str, tmp_path: Path
+) -> None:
+    create_conversation(page, fake_llm, tmp_path / "project")
+    conversation_id = page.locator("#conv-id").inner_text()
+    httpx.delete(f"{server_url}/api/conversations/{conversation_id}").raise_for_status()
+    expect(page.locator("#notice")).to_contain_text("no longer exists", timeout=WAIT_MS)
+    expect(page.locator("#socket-status")).to_have_text("offline")

@@ -44,7 +44,9 @@ export async function api(method, path, body) {
     if (response.status === 401) {
       throw new Error("The server needs a session API key: enter it at the top and press Save key.");
     }
-    throw new Error(errorText(response.status, data));
+    const error = new Error(errorText(response.status, data));
+    error.status = response.status;
+    throw error;
   }
   return data;
 }

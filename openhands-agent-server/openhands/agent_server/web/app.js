@@ -157,7 +157,7 @@ function openSocket(reconnecting = false) {
       return;
     }
     // Reconnect with `after=<last event id>` so nothing is missed or shown twice.
-    setTimeout(() => { if (app.conversationId === id && !app.socket) openSocket(true); }, app.reconnectDelay);
+    setTimeout(() => reconnect(id), app.reconnectDelay);
     app.reconnectDelay = Math.min(app.reconnectDelay * 2, 5000);
   });
 }
@@ -186,6 +186,22 @@ function applyPendingInfo() {
   // The info is newer than the first `count` events; an event after those is kept instead.
   if (app.statusAt <= pending.count) setExecStatus(pending.info.execution_status);
   if (app.goalAt <= pending.count) renderGoal(pending.info.goal || null);
+}
+
+// A refused socket gives the browser no HTTP status, so ask over REST whether the
+// conversation still exists before retrying (a deleted one would be retried forever).
+async function reconnect(id) {
+  if (app.conversationId !== id || app.socket) return;
+  try {
+    await api("GET", `/api/conversations/${id}`);
+  } catch (err) {
+    if (err.status === 404) {
+      notify("This conversation no longer exists on the server (it was deleted).");
+      loadConversations();
+      return;
+    }
+  }
+  if (app.conversationId === id && !app.socket) openSocket(true);
 }
 
 function closeSocket() {
