@@ -37,9 +37,8 @@ class EventPublisher:
 
     def remove(self, callback: Callback) -> None:
         """Stop calling `callback` (added earlier); unknown callbacks are ignored."""
-        with self._lock:
-            with contextlib.suppress(ValueError):
-                self._callbacks.remove(callback)
+        with self._lock, contextlib.suppress(ValueError):
+            self._callbacks.remove(callback)
 
     def emit(self, event: Event) -> None:
         """Append `event` to the log, then deliver it (and anything emitted meanwhile)."""
