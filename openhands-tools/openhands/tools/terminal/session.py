@@ -28,11 +28,15 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 _WINDOW = 8192  # how much of the stream's tail is searched for the prompt sentinel
 _POLL = 0.25  # seconds between liveness checks while waiting for output
+INTERRUPT = "\x03"
+"""Ctrl-C, as the terminal tool sends it for `C-c`."""
+INTERRUPT_RETRY_SECONDS = 0.5
+"""How long an interrupted job may run on before it gets SIGINT again."""
 _UNSET_ENV = ("PS0", "PS1", "PS2", "PROMPT_COMMAND", "BASH_ENV", "ENV", "HISTFILE")
 _QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "cat"}
 _BASH = ["bash", "--norc", "--noprofile", "--noediting", "-i"]
@@ -205,6 +209,8 @@ class TerminalSession:
             if not self._running:
                 raise NoCommandRunningError("No command is running to receive input.")
             self._write(text)
+            if text == INTERRUPT:
+                return self._collect_interrupted(timeout)
             return self._collect(timeout)
 
     def wait(self, timeout: float) -> CommandResult:
@@ -297,6 +303,31 @@ class TerminalSession:
             emit, keep = self._split_partial(full)
             self._reset_buffer(keep)
             return CommandResult(output=emit, finished=False)
+
+    def _collect_interrupted(self, timeout: float) -> CommandResult:
+        """`_collect` after a Ctrl-C, sending SIGINT again to a foreground job that survives it.
+
+        A Ctrl-C that reaches bash while it is still starting the command (after reading it,
+        before its job owns the terminal) is lost, and the job then runs on; a person would
+        press Ctrl-C again. Only a child job in the foreground is signalled, never bash itself.
+        """
+        deadline = time.monotonic() + max(timeout, 0.0)
+        earlier: list[str] = []
+        while True:
+            left = deadline - time.monotonic()
+            result = self._collect(min(left, INTERRUPT_RETRY_SECONDS))
+            if result.finished or left <= INTERRUPT_RETRY_SECONDS:
+                return replace(result, output="".join([*earlier, result.output]))
+            earlier.append(result.output)
+            self._interrupt_foreground_job()
+
+    def _interrupt_foreground_job(self) -> None:
+        if self._master is None or self._proc is None:
+            return
+        with contextlib.suppress(OSError):
+            job = os.tcgetpgrp(self._master)
+            if job != self._proc.pid:  # bash's own group is the foreground only at its prompt
+                os.killpg(job, signal.SIGINT)
 
     def _finish_command(self) -> None:
         self._running = False
