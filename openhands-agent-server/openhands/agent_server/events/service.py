@@ -297,25 +297,9 @@ class EventService:
 
     # -- goals (the driver lives in goals/driver.py) ----------------------------------------
 
-    async def start_goal_loop(
-        self,
-        objective: str,
-        *,
-        judge_llm: LLM | None = None,
-        max_iterations: int = 10,
-        verify: str | None = None,
-        max_cost: float | None = None,
-        time_limit: float | None = None,
-    ) -> None:
-        """Start a goal loop in the background; ConflictError if a goal or a run is active."""
-        await self.goal.start(
-            objective,
-            judge_llm=judge_llm,
-            max_iterations=max_iterations,
-            verify=verify,
-            max_cost=max_cost,
-            time_limit=time_limit,
-        )
+    async def start_goal_loop(self, objective: str, **options: Any) -> None:
+        """Start a goal loop; see `GoalDriver.start` for the options."""
+        await self.goal.start(objective, **options)
 
     async def stop_goal_loop(self) -> None:
         """Stop the goal loop and pause the agent."""
