@@ -16,10 +16,10 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from openhands.sdk.llm.message import LONE_SURROGATE
 
 # Any escaped surrogate (paired or not): a cheap test that skips almost every body.
 _ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class CheckedRoute(APIRoute):
@@ -64,11 +64,11 @@ def lone_surrogate_location(body: bytes) -> tuple[str | int, ...] | None:
     while stack:
         value, loc = stack.pop()
         if isinstance(value, str):
-            if _LONE_SURROGATE.search(value):
+            if LONE_SURROGATE.search(value):
                 return loc
         elif isinstance(value, dict):
             for key, item in value.items():
-                if _LONE_SURROGATE.search(key):
+                if LONE_SURROGATE.search(key):
                     return loc
                 stack.append((item, (*loc, key)))
         elif isinstance(value, list):

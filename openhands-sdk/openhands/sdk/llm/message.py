@@ -9,12 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Role = Literal["system", "user", "assistant", "tool"]
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A UTF-16 surrogate on its own: how undecodable bytes and bad JSON escapes reach a `str`."""
 
 
 def scrub_surrogates(text: str) -> str:
     """`text` with lone surrogates (undecodable bytes in OS strings) replaced by U+FFFD."""
-    return _LONE_SURROGATE.sub("\ufffd", text)
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 class TextContent(BaseModel):
