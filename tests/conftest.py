@@ -10,6 +10,18 @@ import pytest
 # litellm must never fetch its price map from the network in tests (set before any import).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+SLOW_DIRS = ("e2e", "cross", "reliability", "temporal")
+"""Test folders that start servers, browsers or clusters: every test in them is `slow`."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of SLOW_DIRS `slow`, so `pytest -m "not slow"` is the quick loop."""
+    tests_root = Path(__file__).parent
+    for item in items:
+        parts = Path(item.path).relative_to(tests_root).parts
+        if parts and parts[0] in SLOW_DIRS:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture
 def workspace_dir(tmp_path: Path) -> Path:

@@ -73,6 +73,7 @@ def test_server_info_offers_the_model_without_the_key(
     assert defaults["base_url"].startswith("http://127.0.0.1")
 
 
+@pytest.mark.slow
 def test_a_conversation_naming_only_the_model_runs_with_the_servers_key(
     env_server: ServerProcess, fake_llm: FakeOpenAIServer, model: str
 ) -> None:

@@ -9,8 +9,10 @@ ServerError                  base: carries the HTTP status code
 
 from __future__ import annotations
 
+from openhands.sdk.errors import OpenHandsError
 
-class ServerError(Exception):
+
+class ServerError(OpenHandsError):
     """An error with an HTTP status and a message telling the client what to do."""
 
     status_code = 500

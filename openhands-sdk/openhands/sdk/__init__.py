@@ -9,11 +9,13 @@ from openhands.sdk.agent import Agent, AgentBase
 from openhands.sdk.conversation import (
     BaseConversation,
     Conversation,
+    ConversationError,
     ConversationExecutionStatus,
     ConversationRunError,
     ConversationState,
     LocalConversation,
 )
+from openhands.sdk.errors import OpenHandsError, StorageError, StorageFullError
 from openhands.sdk.event import (
     ActionEvent,
     AgentErrorEvent,
@@ -31,6 +33,7 @@ from openhands.sdk.hooks import HookConfig
 from openhands.sdk.llm import (
     LLM,
     ImageContent,
+    LLMError,
     LLMResponse,
     Message,
     MessageToolCall,
@@ -59,6 +62,7 @@ __all__ = [
     "AgentErrorEvent",
     "BaseConversation",
     "Conversation",
+    "ConversationError",
     "ConversationErrorEvent",
     "ConversationExecutionStatus",
     "ConversationRunError",
@@ -69,6 +73,7 @@ __all__ = [
     "HookConfig",
     "ImageContent",
     "LLMConvertibleEvent",
+    "LLMError",
     "LLMResponse",
     "LocalConversation",
     "LocalWorkspace",
@@ -77,8 +82,11 @@ __all__ = [
     "MessageToolCall",
     "Observation",
     "ObservationEvent",
+    "OpenHandsError",
     "PauseEvent",
     "RemoteWorkspace",
+    "StorageError",
+    "StorageFullError",
     "SystemPromptEvent",
     "TextContent",
     "ThinkTool",

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 from ..harness import ServerProcess, llm_spec, unique, wait_until
@@ -141,6 +142,7 @@ def test_validation_errors_never_echo_the_api_key(
     assert "temperature" in response.json()["message"]
 
 
+@pytest.mark.slow
 def test_initial_message_is_sent_and_run(
     client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
 ) -> None:
@@ -300,6 +302,7 @@ def test_tools_named_in_the_request_run_in_the_workspace(
     assert (workdir / "proof.txt").read_text().strip() == "made-by-agent"
 
 
+@pytest.mark.slow
 def test_a_run_still_queued_for_a_worker_thread_is_busy(
     server_root: Path, fake_llm: FakeOpenAIServer
 ) -> None:

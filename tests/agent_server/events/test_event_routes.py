@@ -68,6 +68,7 @@ def test_message_to_unknown_conversation_is_404(client: httpx.Client) -> None:
     assert _send(client, str(uuid.uuid4()), "hi").status_code == 404
 
 
+@pytest.mark.slow
 def test_search_pages_cover_the_log_in_order_without_repeats(
     client: httpx.Client, chatty_conversation: str
 ) -> None:

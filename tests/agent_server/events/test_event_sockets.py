@@ -54,6 +54,7 @@ def test_after_replays_what_followed_that_event(
     assert [e["id"] for e in replayed] == [e["id"] for e in log[2:]]
 
 
+@pytest.mark.slow
 def test_a_live_run_streams_in_log_order(
     server: ServerProcess,
     client: httpx.Client,

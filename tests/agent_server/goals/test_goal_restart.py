@@ -56,6 +56,7 @@ def _log(process: ServerProcess, cid: str) -> list[dict[str, Any]]:
                 return events
 
 
+@pytest.mark.slow
 def test_kill_mid_goal_then_restart_resume_and_complete_without_losing_events(
     servers: list[ServerProcess],
     server_root: Path,
@@ -103,6 +104,7 @@ def test_kill_mid_goal_then_restart_resume_and_complete_without_losing_events(
     assert statuses == ["running", "running", "interrupted", "running", "complete"]
 
 
+@pytest.mark.slow
 def test_graceful_shutdown_mid_goal_records_interrupted(
     servers: list[ServerProcess],
     server_root: Path,
@@ -122,6 +124,7 @@ def test_graceful_shutdown_mid_goal_records_interrupted(
     assert (status["status"], status["reason"]) == ("interrupted", "server shutdown")
 
 
+@pytest.mark.slow
 def test_a_broken_conversation_is_skipped_and_reported(
     servers: list[ServerProcess],
     server_root: Path,

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 from ..harness import ServerProcess, goal_values, is_goal_end, wait_goal_end, wait_until
@@ -34,6 +35,7 @@ def _slow_step() -> FakeReply:
     return FakeReply.tool_call("think", {"thought": "working"}).delayed(1.0)
 
 
+@pytest.mark.slow
 def test_goal_streams_running_then_each_verdict_then_complete(
     server: ServerProcess,
     client: httpx.Client,
@@ -110,6 +112,7 @@ def test_failing_verify_keeps_a_fooled_judge_from_completing(
     assert status["verify_command"] == "echo nope; exit 3"
 
 
+@pytest.mark.slow
 def test_stop_interrupts_and_pauses_then_resume_completes(
     client: httpx.Client,
     fake_llm: FakeOpenAIServer,
@@ -327,6 +330,7 @@ def test_start_while_the_conversation_runs_is_409(
     assert "running" in response.json()["message"]
 
 
+@pytest.mark.slow
 def test_run_while_a_goal_drives_is_409(
     client: httpx.Client,
     fake_llm: FakeOpenAIServer,
@@ -343,6 +347,7 @@ def test_run_while_a_goal_drives_is_409(
     _ended(client, conversation_id)
 
 
+@pytest.mark.slow
 def test_health_answers_while_ten_goals_run(
     client: httpx.Client,
     fake_llm: FakeOpenAIServer,

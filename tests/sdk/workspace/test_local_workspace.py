@@ -41,6 +41,7 @@ def test_a_slow_command_times_out_without_raising(workspace_dir: Path) -> None:
     assert "timed out" in result.output
 
 
+@pytest.mark.slow
 def test_a_timed_out_command_is_killed_with_its_children(workspace_dir: Path) -> None:
     workspace = LocalWorkspace(working_dir=str(workspace_dir))
 

@@ -41,6 +41,7 @@ def test_newer_record_wins_and_older_does_not_overwrite(tmp_path: Path) -> None:
     assert index.load()["a"].status == "completed"
 
 
+@pytest.mark.slow
 def test_two_threads_saving_200_times_each_leave_a_valid_complete_index(tmp_path: Path) -> None:
     errors: list[BaseException] = []
 

@@ -13,13 +13,14 @@ import threading
 from collections.abc import AsyncIterator
 
 from openhands.sdk.conversation import EventLog
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event import Event
 
 BATCH = 256
 """Events handed to a subscriber per wake-up at most (keeps each send bounded)."""
 
 
-class SubscriptionClosedError(Exception):
+class SubscriptionClosedError(OpenHandsError):
     """The publisher closed (its conversation was deleted or the server is stopping)."""
 
 

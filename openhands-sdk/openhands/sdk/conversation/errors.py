@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import uuid
 
+from openhands.sdk.errors import OpenHandsError
 
-class ConversationError(RuntimeError):
+
+class ConversationError(OpenHandsError, RuntimeError):
     """Base class of conversation errors."""
 
 

@@ -13,30 +13,24 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
+from openhands.sdk.contracts import EventLog
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event.base import Event, event_from_json
 
 logger = logging.getLogger(__name__)
 
 EVENTS_FILE = "events.jsonl"
 
-
-@runtime_checkable
-class EventLog(Protocol):
-    """The contract every event log keeps: append, read a range, length."""
-
-    def append(self, event: Event) -> None:
-        """Store `event` durably (for logs that persist) before returning."""
-        ...
-
-    def read(self, start: int = 0, stop: int | None = None) -> list[Event]:
-        """Events with index in [start, stop)."""
-        ...
-
-    def __len__(self) -> int: ...
-
-    def __iter__(self) -> Iterator[Event]: ...
+__all__ = [
+    "EVENTS_FILE",
+    "EventLog",
+    "EventLogClosedError",
+    "EventLogCorruptError",
+    "EventLogError",
+    "FileEventLog",
+    "InMemoryEventLog",
+]
 
 
 class InMemoryEventLog:
@@ -66,6 +60,9 @@ class InMemoryEventLog:
         index = self._ids.get(event_id)
         return None if index is None else self._events[index]
 
+    def close(self) -> None:
+        """Nothing to release for a log kept in memory."""
+
     def __len__(self) -> int:
         return len(self._events)
 
@@ -76,11 +73,15 @@ class InMemoryEventLog:
         return self._events[index]
 
 
-class EventLogCorruptError(ValueError):
+class EventLogError(OpenHandsError):
+    """Base class of event log errors."""
+
+
+class EventLogCorruptError(EventLogError, ValueError):
     """A line before the end of `events.jsonl` is not a valid event (the tail is tolerated)."""
 
 
-class EventLogClosedError(RuntimeError):
+class EventLogClosedError(EventLogError, RuntimeError):
     """An event was appended after the log was closed (the conversation was closed)."""
 
 

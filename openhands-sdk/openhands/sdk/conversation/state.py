@@ -177,9 +177,7 @@ class ConversationState(BaseModel):
 
     def close(self) -> None:
         """Release the event log's file."""
-        closer = getattr(self._live.events, "close", None)
-        if callable(closer):
-            closer()
+        self._live.events.close()
 
 
 def _reason(exc: Exception) -> str:

@@ -8,6 +8,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm.message import Message
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,7 +41,7 @@ def _leading_kind(json_data: str | bytes | bytearray) -> str | None:
     return json_data[_KIND_START:end].decode() if end > 0 else None
 
 
-class UnknownEventKindError(ValueError):
+class UnknownEventKindError(OpenHandsError, ValueError):
     """A serialized event names a `kind` that no Event class declares."""
 
 

@@ -10,8 +10,10 @@ LLMError                      base class; carries the model name
 
 from __future__ import annotations
 
+from openhands.sdk.errors import OpenHandsError
 
-class LLMError(RuntimeError):
+
+class LLMError(OpenHandsError, RuntimeError):
     """Base class of every error raised while calling an LLM."""
 
     def __init__(self, message: str, *, model: str | None = None) -> None:

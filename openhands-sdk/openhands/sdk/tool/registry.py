@@ -7,12 +7,13 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
 
 ToolFactory = Callable[..., Sequence[ToolDefinition]]
 
 
-class InvalidToolSpecError(ValueError):
+class InvalidToolSpecError(OpenHandsError, ValueError):
     """A tool spec names no registered tool, or gives params the tool cannot be built with."""
 
 

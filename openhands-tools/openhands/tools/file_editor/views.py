@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm.message import scrub_surrogates
 
 MAX_VIEW_CHARS = 20_000  # what one view may return (the LLM's context is the scarce thing)
@@ -14,7 +15,7 @@ MAX_TREE_ENTRIES = 600
 BINARY_SNIFF_BYTES = 8192
 
 
-class EditorError(Exception):
+class EditorError(OpenHandsError):
     """An editor command could not be carried out; the message tells the agent what to do."""
 
 

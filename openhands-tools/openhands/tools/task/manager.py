@@ -27,6 +27,7 @@ from openhands.sdk.conversation import (
     LocalConversation,
 )
 from openhands.sdk.conversation.state import BASE_STATE_FILE
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event import ActionEvent, Event, MessageEvent
 from openhands.sdk.llm import LLM
 from openhands.tools.task.index import TaskIndex, TaskRecord, utc_now
@@ -38,7 +39,7 @@ SUBAGENTS_DIR = "subagents"
 DEFAULT_MAX_ITERATIONS = 100
 
 
-class TaskError(ValueError):
+class TaskError(OpenHandsError, ValueError):
     """A task could not be started or resumed; the message says what to do instead."""
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from openhands.sdk.agent import DEFAULT_SYSTEM_PROMPT, Agent, AgentBase
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm import LLM
 from openhands.sdk.tool import Tool
 
@@ -25,7 +26,7 @@ commands, results) and anything left undone."""
 SubagentFactory = Callable[[LLM], AgentBase]
 
 
-class UnknownSubagentTypeError(ValueError):
+class UnknownSubagentTypeError(OpenHandsError, ValueError):
     """No sub-agent type is registered under the requested name."""
 
 

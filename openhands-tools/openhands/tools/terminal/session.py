@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from openhands.sdk.errors import OpenHandsError
+
 _WINDOW = 8192  # how much of the stream's tail is searched for the prompt sentinel
 _POLL = 0.25  # seconds between liveness checks while waiting for output
 INTERRUPT = "\x03"
@@ -49,7 +51,7 @@ _LAUNCHER = (
 )
 
 
-class TerminalSessionError(RuntimeError):
+class TerminalSessionError(OpenHandsError, RuntimeError):
     """The shell could not be started or has gone away."""
 
 

@@ -163,6 +163,7 @@ def test_judge_goal_raises_when_the_llm_call_fails() -> None:
         judge_goal(judge, "Create hello.txt", sample_history())
 
 
+@pytest.mark.slow
 def test_judge_call_never_streams(fake_server: FakeOpenAIServer) -> None:
     fake_server.script("judge", [FakeReply.text(json.dumps(VERDICT))])
     judge = LLM(

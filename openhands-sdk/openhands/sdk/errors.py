@@ -1,0 +1,82 @@
+"""The root of every error this project raises, and the storage errors shared by all layers.
+
+Catch `OpenHandsError` to handle anything we raise; catch a subclass to handle one failure.
+Errors that mean "you used the API wrongly" also derive from `ValueError` (or `LookupError`),
+so plain Python code catches them as it would any bad argument. Every message says what to do.
+
+OpenHandsError
+├── LLMError                          openhands.sdk.llm.errors: calling a model failed
+│   ├── LLMConfigurationError         (ValueError) no model or key: names what to set
+│   ├── LLMAuthenticationError        the provider refused the key
+│   ├── LLMBadRequestError            the provider refused the request
+│   ├── LLMTransientError             still failing after the retries
+│   └── LLMResponseError              an answer we cannot use
+├── ConversationError                 openhands.sdk.conversation.errors
+│   ├── ConversationRunError          a run failed: conversation id, code and detail
+│   ├── ConversationAlreadyRunningError
+│   ├── ConversationClosedError
+│   ├── ConversationStateError        (ValueError) a persisted state cannot be read
+│   ├── UserPromptBlockedError        (ValueError) a UserPromptSubmit hook refused the message
+│   └── RemoteConversationError       openhands.sdk.conversation.remote.errors
+├── EventLogError                     openhands.sdk.conversation.event_log
+│   ├── EventLogCorruptError          (ValueError) a line before the end is not an event
+│   └── EventLogClosedError           an append after close
+├── InvalidToolSpecError              (ValueError) openhands.sdk.tool.registry
+│   └── UnknownToolError
+├── UnknownEventKindError             (ValueError) openhands.sdk.event.base
+└── StorageError                      (OSError) here: the disk refused a write or a read
+    └── StorageFullError              no space left (ENOSPC, EDQUOT)
+"""
+
+from __future__ import annotations
+
+import errno
+
+__all__ = ["OpenHandsError", "StorageError", "StorageFullError", "storage_error"]
+
+
+class OpenHandsError(Exception):
+    """Base class of every error raised by the SDK, the tools and the agent server."""
+
+
+class StorageError(OpenHandsError, OSError):
+    """Persisting or reading a conversation failed at the operating-system level.
+
+    Nothing was half-written: the operation that raised it left the files as they were.
+    `cause` is the underlying `OSError`.
+    """
+
+    def __init__(self, message: str, cause: OSError | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cause = cause
+        if cause is not None:
+            self.errno = cause.errno
+            self.strerror = cause.strerror
+
+    def __str__(self) -> str:
+        # OSError would print "[Errno N] strerror" instead of the message that names the fix.
+        return self.message
+
+
+class StorageFullError(StorageError):
+    """The disk (or the quota) is full: free space, then retry; nothing acknowledged is lost."""
+
+
+FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def storage_error(action: str, path: object, cause: OSError) -> StorageError:
+    """Wrap `cause` (raised while doing `action` on `path`) in the matching StorageError."""
+    reason = cause.strerror or type(cause).__name__
+    if cause.errno in FULL_ERRNOS:
+        return StorageFullError(
+            f"Cannot {action} {path}: {reason}. Free disk space, then retry; "
+            "nothing that was acknowledged was lost.",
+            cause,
+        )
+    return StorageError(
+        f"Cannot {action} {path}: {reason}. Check that the folder exists, is writable and "
+        "that the disk is healthy, then retry.",
+        cause,
+    )
