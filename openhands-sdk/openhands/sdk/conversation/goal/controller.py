@@ -16,11 +16,12 @@ and judge LLM), reads time only through its `clock`, and its whole state fits in
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Sequence
 
 from openhands.sdk.contracts import EventHistory
+from openhands.sdk.conversation.goal.budget import BudgetTrip, WorkClock
+from openhands.sdk.conversation.goal.errors import InvalidGoalError
 from openhands.sdk.conversation.goal.judge import JudgeAnswer, ask_judge, gate_on_verify
 from openhands.sdk.conversation.goal.models import (
     AGENT_ERROR,
@@ -103,12 +104,15 @@ class GoalController:
             time_limit=time_limit,
         )
         if not 0 <= iteration < request.max_iterations:
-            raise ValueError(
+            raise InvalidGoalError(
                 f"iteration must be in 0..{request.max_iterations - 1} (rounds already done), "
-                f"got {iteration}; a goal that used all its rounds needs a larger max_iterations"
+                f"got {iteration}; a goal that used all its rounds needs a larger max_iterations",
+                "iteration",
             )
         if max_judge_failures < 1:
-            raise ValueError(f"max_judge_failures must be >= 1, got {max_judge_failures}")
+            raise InvalidGoalError(
+                f"max_judge_failures must be >= 1, got {max_judge_failures}", "max_judge_failures"
+            )
         self._objective = request.objective
         self.judge_llm = judge_llm
         self._limits = request.limits
@@ -118,15 +122,12 @@ class GoalController:
             lambda command, cwd: run_verify_command(command, cwd, timeout=verify_timeout)
         )
         self._max_judge_failures = max_judge_failures
-        self._clock = clock
         self._window = TranscriptWindow(transcript_chars)
 
         self._iteration = iteration
         self._agent_cost = 0.0
         self._judge_cost = 0.0
-        self._elapsed_before = 0.0
-        self._session_start = clock()
-        self._clock_running = True
+        self._clock = WorkClock(clock)
         self._judge_failures = 0
         self._verdict: GoalVerdict | None = None
         self._verify: VerifyResult | None = None
@@ -136,9 +137,7 @@ class GoalController:
         self._round_open = False
         self._round_started_at = 0.0
         self._phase: GoalPhase | None = None
-        # The budget that made the driver pause the current run, if one did (any thread).
-        self._tripped: str | None = None
-        self._trip_lock = threading.Lock()
+        self._trip = BudgetTrip()
 
     @classmethod
     def from_request(
@@ -218,9 +217,7 @@ class GoalController:
     @property
     def elapsed(self) -> float:
         """Seconds of work on this goal, across resumes."""
-        if not self._clock_running:
-            return self._elapsed_before
-        return self._elapsed_before + max(0.0, self._clock() - self._session_start)
+        return self._clock.elapsed
 
     @property
     def verdict(self) -> GoalVerdict | None:
@@ -270,23 +267,16 @@ class GoalController:
         usual (and the goal capped), instead of the pause interrupting the goal.
         """
         reason = self.budget_exhausted(pending_agent_cost)
-        return None if reason is None else self._trip(reason)
+        return None if reason is None else self._trip.trip(reason)
 
     def time_up(self) -> str | None:
         """Call when a timer armed for `time_left()` fires: like `check_budget` for time."""
-        return self._trip(TIME_LIMIT)
+        return self._trip.trip(TIME_LIMIT)
 
     @property
     def budget_tripped(self) -> str | None:
         """The budget that paused the current run, if one did."""
-        return self._tripped
-
-    def _trip(self, reason: str) -> str | None:
-        with self._trip_lock:
-            if self._tripped is not None:
-                return None
-            self._tripped = reason
-            return reason
+        return self._trip.reason
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -319,7 +309,7 @@ class GoalController:
             return GoalInterruption(
                 reason=AGENT_ERROR, error=f"the agent's run failed: {end.error}"
             )
-        if end.status == ConversationExecutionStatus.PAUSED and self._tripped is None:
+        if end.status == ConversationExecutionStatus.PAUSED and self._trip.reason is None:
             return GoalInterruption(reason=PAUSED)
         return None
 
@@ -521,7 +511,7 @@ class GoalController:
         )
         controller._agent_cost = status.agent_cost
         controller._judge_cost = status.judge_cost
-        controller._elapsed_before = status.elapsed
+        controller._clock = WorkClock(clock, status.elapsed)
         controller._judge_failures = status.judge_failures
         controller._verdict = status.verdict
         controller._verify = status.verify
@@ -532,9 +522,7 @@ class GoalController:
 
     def _begin_session(self) -> None:
         # A (re)started driver starts a new wall-clock session; time while stopped is free.
-        if not self._clock_running:
-            self._session_start = self._clock()
-            self._clock_running = True
+        self._clock.restart()
         self._error = None
         self._reason = None
         self._begin_round()
@@ -543,8 +531,7 @@ class GoalController:
         self._round_open = True
         self._round_started_at = self.elapsed
         self._phase = "agent"
-        with self._trip_lock:
-            self._tripped = None
+        self._trip.reset()
 
     def _enter(self, on_phase: PhaseCallback | None, phase: GoalPhase) -> None:
         self._phase = phase
@@ -552,14 +539,13 @@ class GoalController:
             on_phase(phase)
 
     def _stop_clock(self) -> None:
-        self._elapsed_before = self.elapsed
-        self._clock_running = False
+        self._clock.stop()
         self._phase = None
 
     def _cap_reason(self) -> str | None:
         elapsed = self.elapsed
         limit = self._limits.time_limit
-        if self._tripped == TIME_LIMIT and limit is not None:
+        if self._trip.reason == TIME_LIMIT and limit is not None:
             # The driver's timer said time is up: a clock read a hair early must not undo it.
             elapsed = max(elapsed, limit)
         return self._limits.exceeded(
