@@ -29,8 +29,9 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from openhands.sdk import Agent, Event, LocalConversation, Message, TextContent
-from openhands.sdk.conversation.event_log import EventLog
-from openhands.sdk.conversation.goal import GoalController, GoalStep, drive_goal
+from openhands.sdk.contracts import EventHistory
+from openhands.sdk.conversation.goal import GoalController, GoalPhase, GoalStep, drive_goal
+from openhands.sdk.conversation.goal.controller import PhaseCallback
 from openhands.sdk.testing import TestLLM
 
 SIZES = (50, 200)
@@ -45,13 +46,30 @@ class TimedController(GoalController):
         self.durations: list[float] = []
 
     def on_run_finished(
-        self, events: Sequence[Event] | EventLog, *, agent_cost: float = 0.0
+        self,
+        events: Sequence[Event] | EventHistory,
+        *,
+        agent_cost: float = 0.0,
+        on_phase: PhaseCallback | None = None,
     ) -> GoalStep:
+        # The phase statuses recorded from `on_phase` are goal chips (counted in chip_s),
+        # not the goal machinery: their time is left out of this round's duration.
+        recording = 0.0
+
+        def timed_phase(phase: GoalPhase) -> None:
+            nonlocal recording
+            started = time.perf_counter()
+            try:
+                if on_phase is not None:
+                    on_phase(phase)
+            finally:
+                recording += time.perf_counter() - started
+
         started = time.perf_counter()
         try:
-            return super().on_run_finished(events, agent_cost=agent_cost)
+            return super().on_run_finished(events, agent_cost=agent_cost, on_phase=timed_phase)
         finally:
-            self.durations.append(time.perf_counter() - started)
+            self.durations.append(time.perf_counter() - started - recording)
 
 
 class TimedConversation(LocalConversation):

@@ -19,9 +19,8 @@ import os
 import sys
 import tempfile
 
-from openhands.sdk import LLM, Agent, Conversation, Event, Tool
-from openhands.sdk.conversation.goal import GOAL_STATE_KEY, GoalStatus, run_goal
-from openhands.sdk.event import ConversationStateUpdateEvent
+from openhands.sdk import LLM, Agent, Conversation, Tool
+from openhands.sdk.conversation.goal import GoalStatus, run_goal
 from openhands.sdk.llm import LLMConfigurationError
 
 OBJECTIVE = """\
@@ -43,19 +42,34 @@ def working_dir() -> str:
     return os.path.abspath(path)
 
 
-def print_chip(event: Event) -> None:
-    """Show each goal status update (what a UI chip would display)."""
-    if not isinstance(event, ConversationStateUpdateEvent) or event.key != GOAL_STATE_KEY:
-        return
-    status = GoalStatus.model_validate(event.value)
-    line = f"[goal] {status.status} round {status.iteration}/{status.max_iterations}"
-    if status.verdict is not None:
-        line += f" score={status.verdict.score:.2f}"
-        if status.verdict.missing:
-            line += f" missing: {'; '.join(status.verdict.missing)}"
-    if status.verify is not None:
-        line += f" | verify exit {status.verify.exit_code}"
-    print(line, flush=True)
+class ProgressPrinter:
+    """Prints the goal's progress live, from the statuses `run_goal` hands to `on_status`."""
+
+    def __init__(self) -> None:
+        self.rounds_shown = 0
+
+    def __call__(self, status: GoalStatus) -> None:
+        last = status.last_round
+        if last is not None and last.iteration > self.rounds_shown:
+            # A round was just judged: one line of the round timeline.
+            self.rounds_shown = last.iteration
+            line = f"[goal] round {last.iteration}: score {last.score:.2f}"
+            if last.verify_exit_code is not None:
+                line += f", verify exit {last.verify_exit_code}"
+            line += f", ${last.cost:.4f}"
+            if last.missing:
+                line += f"; missing: {last.missing}"
+            print(line, flush=True)
+        if status.active:
+            round_number = status.iteration + 1
+            doing = {"agent": "the agent works", "verifying": "verifying", "judging": "judging"}
+            print(
+                f"[goal] round {round_number}/{status.max_iterations}: "
+                f"{doing.get(status.phase or '', 'working')}...",
+                flush=True,
+            )
+        else:
+            print(f"[goal] {status.status} (total ${status.cost:.4f})", flush=True)
 
 
 def main() -> int:
@@ -71,7 +85,7 @@ def main() -> int:
     workdir = working_dir()
     print(f"workspace: {workdir}", flush=True)
     agent = Agent(llm=agent_llm, tools=[Tool(name="terminal"), Tool(name="file_editor")])
-    conversation = Conversation(agent, workspace=workdir, callbacks=[print_chip])
+    conversation = Conversation(agent, workspace=workdir)
     try:
         outcome = run_goal(
             conversation,
@@ -80,6 +94,7 @@ def main() -> int:
             max_iterations=5,
             verify=VERIFY,
             max_cost=2.0,
+            on_status=ProgressPrinter(),
         )
     finally:
         conversation.close()

@@ -133,6 +133,10 @@ def test_the_example_builds_mathx_and_completes_only_when_pytest_passes(
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "goal complete after 2 round(s)" in done.stdout
+    # The live progress from `on_status`: phases, then one timeline line per judged round.
+    assert "[goal] round 1/5: verifying..." in done.stdout
+    assert "[goal] round 1/5: judging..." in done.stdout
+    assert "[goal] round 1: score 1.00, verify exit 5" in done.stdout
     assert (workdir / "mathx.py").read_text() == MATHX
     assert (workdir / "test_mathx.py").read_text() == TEST_MATHX
     assert fake_llm.remaining("agent") == 0

@@ -17,6 +17,7 @@ from openhands.sdk.conversation.remote import (
     RemoteConversationNotFoundError,
     RemoteRequestError,
 )
+from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.sdk.workspace import RemoteWorkspace
 from pydantic import SecretStr
@@ -125,5 +126,10 @@ def test_invalid_goal_is_rejected_before_reaching_the_server(
 
 
 def test_server_validation_error_names_the_field(conversation: RemoteConversation) -> None:
-    with pytest.raises(RemoteRequestError, match="max_cost"):
-        conversation.start_goal("make it work", max_cost=-1.0)
+    # start_goal checks GoalRequest before sending; a raw body reaches the server's check.
+    client = RemoteClient(conversation.workspace.host, None)
+    try:
+        with pytest.raises(RemoteRequestError, match="max_cost"):
+            client.start_goal(conversation.id, {"objective": "make it work", "max_cost": -1.0})
+    finally:
+        client.close()

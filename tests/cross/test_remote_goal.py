@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from live_server import Models, make_llm
+from openhands.sdk.conversation.goal import InvalidGoalError, last_goal_status
 from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.event import ConversationStateUpdateEvent
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
@@ -80,3 +82,40 @@ def test_stop_goal_interrupts_and_resume_completes(
     resumed = conversation.wait_for_goal(timeout=60)
     assert resumed.status == "complete"
     assert resumed.objective == "finish the work"
+
+
+def test_a_negative_budget_is_refused_before_any_request(
+    conversation: RemoteConversation,
+) -> None:
+    with pytest.raises(InvalidGoalError, match="max_cost"):
+        conversation.start_goal("say it is done", max_cost=-1)
+    assert conversation.goal_status() is None
+
+
+def test_a_zero_budget_means_unlimited_on_the_server_too(
+    conversation: RemoteConversation, fake_llm: FakeOpenAIServer, models: Models
+) -> None:
+    fake_llm.set_responder(models.agent, lambda _body: FakeReply.text("done"))
+    fake_llm.set_responder(models.judge, judge_says(complete=True))
+    judge = make_llm(fake_llm, models.judge, usage_id="goal-judge")
+    conversation.start_goal("say it is done", judge_llm=judge, max_cost=0, time_limit=0)
+    status = conversation.wait_for_goal(timeout=60)
+    assert (status.status, status.max_cost, status.time_limit) == ("complete", None, None)
+
+
+def test_the_mirrored_goal_events_rebuild_the_full_status(
+    conversation: RemoteConversation, fake_llm: FakeOpenAIServer, models: Models
+) -> None:
+    fake_llm.set_responder(models.agent, lambda _body: FakeReply.text("done"))
+    fake_llm.set_responder(models.judge, judge_says(complete=True))
+    judge = make_llm(fake_llm, models.judge, usage_id="goal-judge")
+    conversation.start_goal("say it is done", judge_llm=judge)
+    conversation.wait_for_goal(timeout=60)
+    # The REST status may be read a moment before the socket delivers the same event.
+    deadline = time.monotonic() + 10
+    mirrored = last_goal_status(conversation.state.events)
+    while (mirrored is None or mirrored.active) and time.monotonic() < deadline:
+        time.sleep(0.02)
+        mirrored = last_goal_status(conversation.state.events)
+    assert mirrored is not None
+    assert (mirrored.status, mirrored.objective) == ("complete", "say it is done")

@@ -142,7 +142,7 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ServerError)
     async def server_error(_: Request, exc: ServerError) -> JSONResponse:
-        return _error(exc.status_code, exc.message)
+        return _error(exc.status_code, exc.message, exc.code)
 
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -13,13 +13,18 @@ from openhands.sdk.errors import OpenHandsError
 
 
 class ServerError(OpenHandsError):
-    """An error with an HTTP status and a message telling the client what to do."""
+    """An error with an HTTP status and a message telling the client what to do.
+
+    `code`, when given, is a stable machine-readable name answered as the body's `detail`
+    (e.g. "no_resumable_goal"); without one, `detail` repeats the message.
+    """
 
     status_code = 500
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.code = code
 
 
 class NotFoundError(ServerError):

@@ -8,12 +8,25 @@ against the same promises.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from openhands.sdk.event.base import Event
 
-__all__ = ["EventLog"]
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.state import ConversationExecutionStatus
+    from openhands.sdk.llm.llm import LLM
+    from openhands.sdk.llm.message import Message
+
+__all__ = [
+    "AgentView",
+    "ConversationStateView",
+    "DrivableConversation",
+    "EventHistory",
+    "EventLog",
+    "ObservableConversation",
+    "WorkspaceView",
+]
 
 
 @runtime_checkable
@@ -47,3 +60,107 @@ class EventLog(Protocol):
     def __len__(self) -> int: ...
 
     def __iter__(self) -> Iterator[Event]: ...
+
+
+# -- what a goal driver needs from a conversation -------------------------------------------
+
+
+@runtime_checkable
+class EventHistory(Protocol):
+    """A conversation's events as a reader sees them: a local `EventLog` or a remote mirror."""
+
+    def read(self, start: int = 0, stop: int | None = None) -> list[Event]:
+        """Events with index in [start, stop)."""
+        ...
+
+    def get(self, event_id: str) -> Event | None:
+        """The event with `event_id`, or None."""
+        ...
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[Event]: ...
+
+
+class ConversationStateView(Protocol):
+    """The part of a conversation's state a driver reads: its events and its run status."""
+
+    @property
+    def events(self) -> EventHistory:
+        """The event history, oldest first."""
+        ...
+
+    @property
+    def execution_status(self) -> ConversationExecutionStatus:
+        """Whether the agent is idle, running, paused, finished, in error or stuck."""
+        ...
+
+
+class AgentView(Protocol):
+    """The part of an agent a driver reads: its LLM (whose metrics hold the agent's cost)."""
+
+    @property
+    def llm(self) -> LLM:
+        """The agent's LLM."""
+        ...
+
+
+class WorkspaceView(Protocol):
+    """The part of a workspace a driver reads: where commands such as `verify` run."""
+
+    @property
+    def working_dir(self) -> str:
+        """The folder the agent works in."""
+        ...
+
+
+class DrivableConversation(Protocol):
+    """What `run_goal` needs from any conversation, local or remote."""
+
+    @property
+    def state(self) -> ConversationStateView:
+        """Events and run status."""
+        ...
+
+    @property
+    def agent(self) -> AgentView:
+        """The agent (its LLM's metrics give the agent's cost)."""
+        ...
+
+    @property
+    def workspace(self) -> WorkspaceView:
+        """Where the agent works."""
+        ...
+
+    def send_message(self, message: str | Message) -> None:
+        """Append a user message."""
+        ...
+
+    def run(self) -> None:
+        """Run the agent until it stops; `ConversationRunError` when the run fails."""
+        ...
+
+    def pause(self) -> None:
+        """Ask the agent to stop after its current step."""
+        ...
+
+
+@runtime_checkable
+class ObservableConversation(DrivableConversation, Protocol):
+    """A conversation in this process: a driver may record events and watch every event.
+
+    With one, `run_goal` records the goal's status events and enforces budgets during a run;
+    a conversation without these (a remote one) is still driven, round by round.
+    """
+
+    def append_event(self, event: Event) -> None:
+        """Persist `event` and give it to the callbacks."""
+        ...
+
+    def add_callback(self, callback: Callable[[Event], None]) -> None:
+        """Call `callback(event)` for every event appended from now on."""
+        ...
+
+    def remove_callback(self, callback: Callable[[Event], None]) -> None:
+        """Stop calling `callback`."""
+        ...

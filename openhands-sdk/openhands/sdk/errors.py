@@ -18,6 +18,9 @@ OpenHandsError
 │   ├── ConversationStateError        (ValueError) a persisted state cannot be read
 │   ├── UserPromptBlockedError        (ValueError) a UserPromptSubmit hook refused the message
 │   └── RemoteConversationError       openhands.sdk.conversation.remote.errors
+├── GoalError                         openhands.sdk.conversation.goal.errors
+│   ├── InvalidGoalError              (ValueError) a goal option is invalid; names the field
+│   └── NoResumableGoalError          (ValueError) nothing to resume (code no_resumable_goal)
 ├── EventLogError                     openhands.sdk.conversation.event_log
 │   ├── EventLogCorruptError          (ValueError) a line before the end is not an event
 │   └── EventLogClosedError           an append after close

@@ -6,6 +6,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from typing import Any
+from unittest.mock import ANY
 
 import httpx
 import pytest
@@ -50,14 +51,41 @@ def test_goal_streams_running_then_each_verdict_then_complete(
     with server.socket(conversation_id) as socket:
         assert _start(client, conversation_id, judge_llm=judge).json() == {"success": True}
         statuses = goal_values(socket.until(is_goal_end))
-    assert [(s["status"], s["active"], s["iteration"]) for s in statuses] == [
-        ("running", True, 0),
-        ("running", True, 1),
-        ("complete", False, 2),
+    assert [(s["status"], s["active"], s["iteration"], s["phase"]) for s in statuses] == [
+        ("running", True, 0, "agent"),
+        ("running", True, 0, "judging"),
+        ("running", True, 1, "agent"),
+        ("running", True, 1, "judging"),
+        ("complete", False, 2, None),
     ]
-    assert statuses[1]["verdict"]["missing"] == ["tests"]
-    assert statuses[2]["verdict"]["complete"] is True
-    assert _goal(client, conversation_id) == statuses[2]
+    assert statuses[2]["verdict"]["missing"] == "tests"
+    assert statuses[2]["last_round"]["missing"] == "tests"
+    assert statuses[4]["verdict"]["complete"] is True
+    full = _goal(client, conversation_id)
+    assert full["objective"] == "make it so"
+    assert {**statuses[4], "objective": full["objective"]} == {**full, "objective_ref": ANY}
+
+
+@pytest.mark.slow
+def test_only_the_first_goal_status_event_carries_the_objective(
+    server: ServerProcess,
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("first try"), FakeReply.text("fixed")])
+    fake_llm.script(judge_model, [verdict(False, "tests"), verdict(True)])
+    objective = "make it so. " + "Every word of this specification counts. " * 200
+    with server.socket(conversation_id) as socket:
+        assert _start(client, conversation_id, judge_llm=judge, objective=objective).is_success
+        events = [e for e in socket.until(is_goal_end) if e.get("key") == "goal"]
+    assert events[0]["value"]["objective"] == objective.strip()
+    assert all("objective" not in e["value"] for e in events[1:])
+    assert {e["value"]["objective_ref"] for e in events[1:]} == {events[0]["id"]}
+    assert _goal(client, conversation_id)["objective"] == objective.strip()
 
 
 def test_goal_events_are_persisted_in_the_log(
@@ -76,7 +104,7 @@ def test_goal_events_are_persisted_in_the_log(
         f"/api/conversations/{conversation_id}/events/search",
         params={"kind": "ConversationStateUpdateEvent"},
     ).json()["items"]
-    assert [v["status"] for v in goal_values(items)] == ["running", "complete"]
+    assert [v["status"] for v in goal_values(items)] == ["running", "running", "complete"]
 
 
 def test_goal_is_capped_at_max_iterations(
@@ -137,6 +165,32 @@ def test_stop_interrupts_and_pauses_then_resume_completes(
     final = _ended(client, conversation_id)
     assert final["status"] == "complete"
     assert final["objective"] == "make it so"
+
+
+@pytest.mark.slow
+def test_a_pause_while_the_judge_decides_interrupts_the_goal(
+    server: ServerProcess,
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("first try"), FakeReply.text("second try")])
+    fake_llm.script(judge_model, [verdict(False, "tests").delayed(1.5), verdict(True)])
+    with server.socket(conversation_id) as socket:
+        _start(client, conversation_id, judge_llm=judge)
+        socket.until(lambda e: e.get("key") == "goal" and e["value"]["phase"] == "judging")
+        assert client.post(f"/api/conversations/{conversation_id}/pause").status_code == 200
+        ended = goal_values(socket.until(is_goal_end))[-1]
+    assert (ended["status"], ended["reason"], ended["error"]) == (
+        "interrupted",
+        "conversation paused",
+        None,
+    )
+    assert len(fake_llm.requests_for(agent_model)) == 1  # no second round was started
+    assert _status(client, conversation_id) == "paused"
 
 
 def test_a_user_message_interrupts_the_goal_before_it_is_appended(
@@ -277,9 +331,12 @@ def test_no_goal_yet_reads_null(client: httpx.Client, conversation_id: str) -> N
     assert _goal(client, conversation_id) is None
 
 
-def test_resume_with_nothing_to_resume_is_400(client: httpx.Client, conversation_id: str) -> None:
+def test_resume_with_nothing_to_resume_is_400_no_resumable_goal(
+    client: httpx.Client, conversation_id: str
+) -> None:
     response = client.post(f"/api/conversations/{conversation_id}/goal/resume")
     assert response.status_code == 400
+    assert response.json()["detail"] == "no_resumable_goal"
     assert "Nothing to resume" in response.json()["message"]
 
 
@@ -295,7 +352,8 @@ def test_resume_of_a_completed_goal_is_400(
     fake_llm.script(judge_model, [verdict(True)])
     _start(client, conversation_id, judge_llm=judge)
     _ended(client, conversation_id)
-    assert client.post(f"/api/conversations/{conversation_id}/goal/resume").status_code == 400
+    response = client.post(f"/api/conversations/{conversation_id}/goal/resume")
+    assert (response.status_code, response.json()["detail"]) == (400, "no_resumable_goal")
 
 
 def test_stop_without_a_goal_is_a_no_op(client: httpx.Client, conversation_id: str) -> None:
@@ -317,6 +375,32 @@ def test_zero_max_iterations_is_422_naming_it(client: httpx.Client, conversation
     response = _start(client, conversation_id, max_iterations=0)
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"] == ["body", "max_iterations"]
+
+
+@pytest.mark.parametrize("field", ["max_cost", "time_limit"])
+def test_a_negative_budget_is_422_naming_it(
+    client: httpx.Client, conversation_id: str, field: str
+) -> None:
+    response = _start(client, conversation_id, **{field: -1})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", field]
+    assert "0 or null: unlimited" in response.json()["message"]
+
+
+def test_zero_budgets_mean_unlimited_as_in_the_sdk(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("done")])
+    fake_llm.script(judge_model, [verdict(True)])
+    response = _start(client, conversation_id, judge_llm=judge, max_cost=0, time_limit=0)
+    assert response.status_code == 200, response.text
+    status = _ended(client, conversation_id)
+    assert (status["status"], status["max_cost"], status["time_limit"]) == ("complete", None, None)
 
 
 def test_start_while_the_conversation_runs_is_409(

@@ -1,9 +1,11 @@
 """`GoalDriver`: runs the SDK's `GoalController` as a background task on a live conversation.
 
-The controller decides (what to send, when the goal is done); the driver only does I/O
-around it: send the message, run the agent in a thread, ask the judge in a thread, record a
-`ConversationStateUpdateEvent(key="goal")` at every lifecycle point. Every exit path records
-a terminal or `interrupted` status, so the UI chip never shows `running` for a dead loop.
+The controller decides everything (what to send, whether a run's end or a pause interrupts
+the goal, when a budget pauses a run, when the goal is done); the driver only does I/O around
+it: send the message, run the agent in a thread, run verify and the judge in threads, record
+a `ConversationStateUpdateEvent(key="goal")` at every lifecycle point and phase change. Every
+exit path records a terminal or `interrupted` status, so the UI chip never shows `running`
+for a dead loop.
 """
 
 from __future__ import annotations
@@ -11,32 +13,37 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from openhands.agent_server.errors import BadRequestError, ConflictError
-from openhands.agent_server.goals.host import GoalHost, RunResult
+from openhands.agent_server.errors import BadRequestError, ConflictError, InvalidRequestError
+from openhands.agent_server.goals.host import GoalHost
 from openhands.sdk.conversation import ConversationExecutionStatus
+from openhands.sdk.conversation.goal import (
+    GoalController,
+    GoalDone,
+    GoalOutcome,
+    GoalStatus,
+    GoalStatusWriter,
+    GoalStep,
+    InvalidGoalError,
+    NoResumableGoalError,
+    RunEnd,
+    goal_status_from,
+)
+from openhands.sdk.conversation.goal.models import (
+    BLOCKED,
+    DRIVER_ERROR,
+    SERVER_RESTART,
+    STOPPED,
+)
+from openhands.sdk.conversation.goal.status import GOAL_STATE_KEY, last_goal_event
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM
 
-if TYPE_CHECKING:
-    from openhands.sdk.conversation.goal import GoalController, GoalOutcome, GoalStatus
-
 logger = logging.getLogger(__name__)
-
-GOAL_KEY = "goal"
-"""The `key` of the state-update events that carry a `GoalStatus`."""
 
 JUDGE_USAGE_ID = "goal-judge"
 """The usage id of the default judge (a copy of the agent's LLM)."""
-
-ROUND_ENDING_ERRORS = frozenset({"MaxIterationsReached"})
-"""Run failures that only end a round (it is judged); any other failure interrupts the goal."""
-
-SERVER_RESTART = "server restart"
-STOPPED = "stopped by user"
-PAUSED = "conversation paused"
-BLOCKED = "message blocked by a hook"
 
 
 class GoalDriver:
@@ -51,14 +58,18 @@ class GoalDriver:
         self.judge_llm: LLM | None = None
         """The judge of the current (or last) goal; resume reuses it."""
         self._cancel_reason: str | None = None
-        self._inflight: asyncio.Task[None] | None = None
+        self._inflight: asyncio.Future[None] | None = None
         # Budget watch while the agent runs (read from the agent's thread).
         self._round_cost_start: float | None = None
-        self._tripped: str | None = None
         self._pause_task: asyncio.Future[None] | None = None
         self._ended = True
         self._started = False
         self._first_recorded = asyncio.Event()
+        # Goal events hold the objective once; `_recording` is the one being appended now.
+        self._writer: GoalStatusWriter = GoalStatusWriter()
+        self._recording: tuple[str, GoalStatus] | None = None
+        # The conversation's status as its log says (a pause while judging shows up here).
+        self._execution_status: ConversationExecutionStatus | None = None
 
     @property
     def active(self) -> bool:
@@ -69,9 +80,10 @@ class GoalDriver:
 
     def load_status(self) -> GoalStatus | None:
         """Find the newest goal status in the event log (once, when the server loads it)."""
-        from openhands.sdk.conversation.goal import last_goal_status
-
-        self.status = last_goal_status(self._host.events)
+        event = last_goal_event(self._host.events)
+        self.status = None if event is None else goal_status_from(event, self._host.events)
+        if event is not None and self.status is not None:
+            self._writer.adopt(event, self.status.objective)
         return self.status
 
     def recover_after_restart(self) -> ConversationStateUpdateEvent | None:
@@ -80,9 +92,14 @@ class GoalDriver:
         if status is None or not (status.active or status.status == "running"):
             return None
         self.status = status.model_copy(
-            update={"active": False, "status": "interrupted", "reason": SERVER_RESTART}
+            update={
+                "active": False,
+                "status": "interrupted",
+                "reason": SERVER_RESTART,
+                "phase": None,
+            }
         )
-        return _event(self.status)
+        return self._writer.event(self.status)
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -96,35 +113,39 @@ class GoalDriver:
         max_cost: float | None = None,
         time_limit: float | None = None,
     ) -> None:
-        """Start a goal; ConflictError if a goal or a run is in progress (race-free)."""
-        from openhands.sdk.conversation.goal import GoalController
+        """Start a goal; ConflictError if a goal or a run is in progress (race-free).
 
+        The options mean what `GoalRequest` says (0 or None: unlimited); an invalid one is an
+        `InvalidRequestError` naming it.
+        """
         await self._host.settle()
         self._ensure_idle()
         judge = _judge(judge_llm) or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
-        controller = GoalController(
-            objective,
-            judge,
-            max_iterations=max_iterations,
-            verify=verify,
-            working_dir=self._host.working_dir,
-            max_cost=max_cost,
-            time_limit=time_limit,
-        )
+        try:
+            controller = GoalController(
+                objective,
+                judge,
+                max_iterations=max_iterations,
+                verify=verify,
+                working_dir=self._host.working_dir,
+                max_cost=max_cost,
+                time_limit=time_limit,
+            )
+        except InvalidGoalError as exc:
+            raise InvalidRequestError(str(exc), ("body", exc.field or "objective")) from exc
         self._launch(controller, judge, controller.start())
         await self._announced()
 
     async def resume(self, *, judge_llm: LLM | None = None) -> None:
         """Continue an interrupted goal from its last status, with a resume prompt."""
-        from openhands.sdk.conversation.goal import GoalController
-
         await self._host.settle()
         self._ensure_idle()
         status = self.status
-        if status is None or status.status not in ("interrupted", "running"):
+        if status is None or not status.resumable:
             state = "no goal was started" if status is None else f"the goal is {status.status}"
             raise BadRequestError(
-                f"Nothing to resume: {state}. Start a new goal with POST /goal instead."
+                f"Nothing to resume: {state}. Start a new goal with POST /goal instead.",
+                code=NoResumableGoalError.code,
             )
         judge = _judge(judge_llm) or self.judge_llm or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
         try:
@@ -161,22 +182,37 @@ class GoalDriver:
         await asyncio.wait({task})
 
     def on_event(self, event: Event) -> None:
-        """Track the goal status and the cost budget (called where the event was appended).
+        """Track the goal status, the run status and the budget (called where it was appended).
 
         A goal event sets `status` here, after it is on disk and before any socket gets it,
         so a client reading GET /goal after seeing the event never gets the one before.
         """
-        if isinstance(event, ConversationStateUpdateEvent) and event.key == GOAL_KEY:
-            from openhands.sdk.conversation.goal import GoalStatus
+        if not isinstance(event, ConversationStateUpdateEvent):
+            self._watch_budget()
+            return
+        if event.key == GOAL_STATE_KEY:
+            self._adopt_status(event)
+            return
+        if event.key == "execution_status" and isinstance(event.value, str):
+            try:
+                self._execution_status = ConversationExecutionStatus(event.value)
+            except ValueError:
+                logger.warning("unknown execution status %r in the log", event.value)
+        self._watch_budget()
 
-            self.status = GoalStatus.model_validate(event.value)
+    def _adopt_status(self, event: ConversationStateUpdateEvent) -> None:
+        recording = self._recording
+        if recording is not None and recording[0] == event.id:
+            self.status = recording[1]
             return
+        known = self.status.objective if self.status is not None else ""
+        self.status = goal_status_from(event, self._host.events, objective=known)
+
+    def _watch_budget(self) -> None:
         controller, start = self._controller, self._round_cost_start
-        if controller is None or start is None or controller.max_cost is None:
+        if controller is None or start is None:
             return
-        left = controller.cost_left(self._host.agent_cost() - start)
-        if left is not None and left <= 0 and self._tripped is None:
-            self._tripped = "cost budget"
+        if controller.check_budget(self._host.agent_cost() - start) is not None:
             self._host.request_pause()
 
     # -- the loop ---------------------------------------------------------------------------
@@ -199,7 +235,7 @@ class GoalDriver:
         self._ended = False
         self._started = False
         self.outcome = None
-        first = controller.status(active=True, status="running")
+        first = controller.running_status()
         self._first_recorded = asyncio.Event()
         self.task = asyncio.create_task(self._drive(controller, message, first))
 
@@ -216,44 +252,42 @@ class GoalDriver:
                 except BadRequestError as exc:
                     # A UserPromptSubmit hook refused the goal's message: a configured
                     # outcome, not a driver failure (no traceback in the log).
-                    await self._end_interrupted(controller, exc.message, BLOCKED, 0.0)
+                    await self._end(controller, controller.interrupted(exc.message, reason=BLOCKED))
                     return
                 round_start = host.agent_cost()
-                result = await self._run_round(controller, round_start)
+                end = await self._run_round(controller, round_start)
                 spent = host.agent_cost() - round_start
-                problem = self._interruption(result)
-                if problem is not None:
-                    error, reason = problem
-                    await self._end_interrupted(controller, error, reason, spent)
+                interruption = controller.classify_run_end(end)
+                if interruption is not None:
+                    outcome = controller.interrupt(interruption, agent_cost=spent)
+                    await self._end(controller, outcome)
                     return
-                step = await host.blocking(
-                    controller.on_run_finished, host.events, agent_cost=spent
+                step = await self._check_round(controller, spent)
+                if isinstance(step, GoalDone):
+                    await self._end(controller, step.outcome)
+                    return
+                # A pause that came while the round was checked ends the goal here.
+                status = self._execution_status
+                interruption = (
+                    None if status is None else controller.classify_run_end(RunEnd(status=status))
                 )
-                outcome: GoalOutcome | None = getattr(step, "outcome", None)
-                if outcome is not None:
-                    self.outcome = outcome
-                    await self._record_end(
-                        controller.status(
-                            active=False,
-                            status=outcome.status,
-                            error=outcome.error,
-                            reason=outcome.reason,
-                        )
-                    )
+                if interruption is not None:
+                    await self._end(controller, controller.interrupt(interruption))
                     return
-                await self._record(controller.status(active=True, status="running"))
-                message = step.followup  # type: ignore[union-attr]
+                await self._record(controller.running_status())
+                message = step.followup
         except asyncio.CancelledError:
             await self._settle()
             reason = self._cancel_reason or STOPPED
-            await self._end_quietly(controller, None, reason, host.agent_cost() - round_start)
+            spent = host.agent_cost() - round_start
+            await self._end_quietly(controller, None, reason, spent)
             raise
         except Exception as exc:
             logger.exception("goal driver failed")
             await self._settle()
             error = f"{type(exc).__name__}: {exc}"
             await self._end_quietly(
-                controller, error, "driver error", host.agent_cost() - round_start
+                controller, error, DRIVER_ERROR, host.agent_cost() - round_start
             )
         finally:
             self._first_recorded.set()
@@ -264,14 +298,15 @@ class GoalDriver:
                     active=False, status="interrupted", error="the goal driver stopped"
                 )
 
-    async def _run_round(self, controller: GoalController, cost_start: float) -> RunResult:
+    async def _run_round(self, controller: GoalController, cost_start: float) -> RunEnd:
         """Run the agent once, pausing it if the time or cost budget runs out meanwhile."""
-        self._tripped = None
         self._round_cost_start = cost_start
         timer: asyncio.TimerHandle | None = None
         time_left = controller.time_left()
         if time_left is not None:
-            timer = asyncio.get_running_loop().call_later(max(0.0, time_left), self._time_up)
+            timer = asyncio.get_running_loop().call_later(
+                max(0.0, time_left), self._time_up, controller
+            )
         try:
             return await self._host.run_agent()
         finally:
@@ -279,47 +314,54 @@ class GoalDriver:
             if timer is not None:
                 timer.cancel()
 
-    def _time_up(self) -> None:
-        if self._tripped is None:
-            self._tripped = "time limit"
+    def _time_up(self, controller: GoalController) -> None:
+        if controller.time_up() is not None:
             self._pause_task = asyncio.ensure_future(self._host.pause_agent())
 
-    def _interruption(self, result: RunResult) -> tuple[str | None, str] | None:
-        """(error, reason) when the run's end interrupts the goal; None when it is judged."""
-        if result.error is not None and result.code not in ROUND_ENDING_ERRORS:
-            return f"the agent's run failed: {result.error}", "agent error"
-        if result.status == ConversationExecutionStatus.PAUSED and self._tripped is None:
-            return None, PAUSED
-        return None
+    async def _check_round(self, controller: GoalController, spent: float) -> GoalStep:
+        """Verify (if set) and judge the round in threads, recording each phase, then decide.
 
-    async def _end_interrupted(
-        self, controller: GoalController, error: str | None, reason: str, spent: float
-    ) -> None:
-        outcome = controller.interrupted(error or reason, agent_cost=max(0.0, spent), reason=reason)
-        status = controller.status(active=False, status="interrupted", reason=reason)
-        if error is None:
-            # A stop or an interjection is not a failure: the chip shows a reason, no error.
-            outcome = outcome.model_copy(update={"error": None})
-            status = status.model_copy(update={"error": None})
+        The same steps as `GoalController.on_run_finished`, with a status written (and
+        awaited) before each one, which a synchronous callback cannot do from a thread.
+        """
+        host = self._host
+        verify = None
+        if controller.verify_command is not None:
+            controller.enter_phase("verifying")
+            await self._record(controller.running_status())
+            verify = await host.blocking(controller.run_verify)
+        controller.enter_phase("judging")
+        await self._record(controller.running_status())
+        answer = await host.blocking(controller.run_judge, host.events, verify)
+        return controller.record_round(
+            answer.verdict,
+            verify=verify,
+            judge_error=answer.error,
+            agent_cost=spent,
+            judge_cost=answer.cost,
+        )
+
+    async def _end(self, controller: GoalController, outcome: GoalOutcome) -> None:
         self.outcome = outcome
-        await self._record_end(status)
+        await self._record(controller.final_status(outcome))
+        self._ended = True
 
     async def _end_quietly(
         self, controller: GoalController, error: str | None, reason: str, spent: float
     ) -> None:
-        """`_end_interrupted` on an exit path: a failure to record is logged, not raised."""
+        """End interrupted on an exit path: a failure to record is logged, not raised."""
         try:
-            await self._end_interrupted(controller, error, reason, spent)
+            outcome = controller.interrupted(error, agent_cost=max(0.0, spent), reason=reason)
+            await self._end(controller, outcome)
         except Exception:
             logger.exception("recording the interrupted goal failed")
 
-    async def _record_end(self, status: GoalStatus) -> None:
-        await self._record(status)
-        self._ended = True
-
     async def _record(self, status: GoalStatus) -> None:
         # The status readers see (GET /goal) is always one that is already on disk.
-        await self._io(self._host.append_event(_event(status)))
+        event = self._writer.event(status)
+        self._recording = (event.id, status)
+        await self._io(self._host.append_event(event))
+        self._writer.written(event)
         self.status = status
 
     async def _io(self, operation: Coroutine[Any, Any, None]) -> None:
@@ -345,8 +387,3 @@ def _judge(llm: LLM | None) -> LLM | None:
     if llm is None or "usage_id" in llm.model_fields_set:
         return llm
     return llm.copy_for(JUDGE_USAGE_ID)
-
-
-def _event(status: GoalStatus) -> ConversationStateUpdateEvent:
-    value: dict[str, Any] = status.model_dump(mode="json")
-    return ConversationStateUpdateEvent(key=GOAL_KEY, value=value)

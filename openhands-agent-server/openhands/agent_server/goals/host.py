@@ -1,29 +1,25 @@
 """The contract between the goal driver and the conversation it drives.
 
-The driver depends only on this protocol (and the SDK's `GoalController`), so it can be
-tested against a stand-in and, later, run by a durable workflow engine.
+The driver depends only on this protocol (and the SDK's `GoalController`, which holds every
+rule), so it can be tested against a stand-in. A durable workflow engine needs the same few
+operations: send a message, run the agent and report how the run ended, verify, judge, and
+record a status.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from openhands.sdk.conversation import ConversationExecutionStatus, EventLog
+from openhands.sdk.conversation import EventLog
+from openhands.sdk.conversation.goal import RunEnd
 from openhands.sdk.event import Event
 from openhands.sdk.llm import LLM
 
 T = TypeVar("T")
 
-
-@dataclass(frozen=True)
-class RunResult:
-    """How one agent run ended: its final status and, if it failed, why (`code`, `error`)."""
-
-    status: ConversationExecutionStatus
-    error: str | None = None
-    code: str | None = None
+RunResult = RunEnd
+"""How one agent run ended (the SDK's `RunEnd`: status, and `error`/`code` if it failed)."""
 
 
 class GoalHost(Protocol):

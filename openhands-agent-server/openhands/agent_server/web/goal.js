@@ -16,7 +16,7 @@ export function goalSummary(goal) {
   return parts.join(" · ");
 }
 
-const shown = { goal: null, agentRunning: false };
+const shown = { goal: null, agentRunning: false, objective: "" };
 
 // The server answers 409 to Start and Resume until the agent's current step has ended (a
 // stopped goal is `interrupted` at once, the agent stops a moment later), so the buttons wait.
@@ -40,6 +40,7 @@ export function renderGoal(goal) {
   shown.goal = goal;
   updateButtons();
   if (!goal) {
+    shown.objective = "";
     chip.className = "chip chip-none";
     chip.append(el("span", "chip-status", "no goal"));
     chip.dataset.status = "none";
@@ -60,11 +61,11 @@ export function renderGoal(goal) {
     chip.append(el("span", `chip-part ${goal.verify.exit_code === 0 ? "ok" : "bad"}`, verify));
   }
   if (goal.error) chip.append(el("span", "chip-part bad", `error: ${goal.error}`));
-  const detail = [`Objective: ${goal.objective}`];
+  // Only a goal's first status event carries the objective; later ones refer to it.
+  if (goal.objective !== undefined) shown.objective = goal.objective;
+  const detail = [`Objective: ${shown.objective}`];
   if (goal.reason) detail.push(`Reason: ${goal.reason}`);
-  if (goal.verdict && goal.verdict.missing && goal.verdict.missing.length) {
-    detail.push(`Missing: ${goal.verdict.missing.join("; ")}`);
-  }
+  if (goal.verdict && goal.verdict.missing) detail.push(`Missing: ${goal.verdict.missing}`);
   if (goal.cost) detail.push(`Cost: $${goal.cost.toFixed(4)}`);
   $("goal-detail").textContent = detail.join("  ·  ");
 }

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
-from typing import Any, Self
+from typing import TYPE_CHECKING, Self
 
+from openhands.sdk.contracts import ConversationStateView, WorkspaceView
 from openhands.sdk.llm.message import Message, TextContent
+
+if TYPE_CHECKING:
+    from openhands.sdk.agent.agent import AgentBase
 
 
 def as_user_message(message: str | Message) -> Message:
@@ -43,8 +47,18 @@ class BaseConversation(ABC):
 
     @property
     @abstractmethod
-    def state(self) -> Any:
-        """The conversation state; `state.events` is the event history."""
+    def state(self) -> ConversationStateView:
+        """The conversation state: `state.events` is the history, `state.execution_status`."""
+
+    @property
+    @abstractmethod
+    def agent(self) -> AgentBase:
+        """The agent driving this conversation (its `llm.metrics` hold the agent's cost)."""
+
+    @property
+    @abstractmethod
+    def workspace(self) -> WorkspaceView:
+        """Where the agent works (`working_dir`)."""
 
     @abstractmethod
     def send_message(self, message: str | Message) -> None:

@@ -96,7 +96,7 @@ def test_an_incomplete_verdict_continues_with_a_followup_naming_what_is_missing(
     step = controller.on_run_finished(sample_history())
     assert isinstance(step, GoalContinue)
     assert "hello.txt" in step.followup
-    assert step.verdict == GoalVerdict(score=0.3, complete=False, missing=["hello.txt"])
+    assert step.verdict == GoalVerdict(score=0.3, complete=False, missing="hello.txt")
     assert controller.iteration == 1
 
 
@@ -330,7 +330,7 @@ def test_status_snapshots_the_goal_for_the_chip() -> None:
     assert status.active and status.status == "running"
     assert (status.iteration, status.max_iterations) == (1, 4)
     assert status.objective == "Make tests pass"
-    assert status.verdict is not None and status.verdict.missing == ["tests"]
+    assert status.verdict is not None and status.verdict.missing == "tests"
     assert status.verify is not None and status.verify.exit_code == 1
     assert status.cost == pytest.approx(0.4) and status.judge_cost == pytest.approx(0.1)
     assert (status.verify_command, status.max_cost, status.time_limit) == ("pytest -q", 2.0, 600)

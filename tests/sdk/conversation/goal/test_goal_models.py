@@ -15,12 +15,23 @@ from openhands.sdk.conversation.goal import (
 from pydantic import ValidationError
 
 
-def test_missing_given_as_a_string_becomes_a_one_item_list() -> None:
-    assert GoalVerdict(score=0.5, complete=False, missing="tests").missing == ["tests"]  # type: ignore[arg-type]
+def test_missing_is_words_and_a_string_is_also_its_one_item() -> None:
+    verdict = GoalVerdict(score=0.5, complete=False, missing="tests")
+    assert (verdict.missing, verdict.missing_items) == ("tests", ["tests"])
 
 
-def test_missing_null_becomes_an_empty_list() -> None:
-    assert GoalVerdict.model_validate({"missing": None}).missing == []
+def test_missing_given_as_a_list_is_joined_and_kept_in_missing_items() -> None:
+    verdict = GoalVerdict.model_validate({"missing": ["tests", " ", "docs"]})
+    assert (verdict.missing, verdict.missing_items) == ("tests; docs", ["tests", "docs"])
+
+
+def test_missing_items_alone_give_the_words_too() -> None:
+    assert GoalVerdict(missing_items=["tests", "docs"]).missing == "tests; docs"
+
+
+def test_missing_null_is_nothing_missing() -> None:
+    verdict = GoalVerdict.model_validate({"missing": None})
+    assert (verdict.missing, verdict.missing_items) == ("", [])
 
 
 @pytest.mark.parametrize(
@@ -31,7 +42,7 @@ def test_score_is_clamped_to_zero_one(raw: object, expected: float) -> None:
 
 
 def test_requirements_are_optional() -> None:
-    assert GoalVerdict(score=1, complete=True, missing=[]).requirements is None
+    assert GoalVerdict(score=1, complete=True, missing="").requirements is None
 
 
 def test_unmet_requirements_lists_only_unsatisfied_ones() -> None:
@@ -56,7 +67,7 @@ def test_status_round_trips_through_json() -> None:
         iteration=2,
         max_iterations=5,
         objective="ship it",
-        verdict=GoalVerdict(score=0.5, missing=["tests"]),
+        verdict=GoalVerdict(score=0.5, missing="tests"),
         verify=VerifyResult(command="pytest -q", exit_code=1, output_tail="1 failed"),
         cost=0.3,
         judge_cost=0.1,

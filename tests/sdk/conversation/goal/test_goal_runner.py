@@ -7,10 +7,28 @@ from typing import Any
 
 import pytest
 from goal_helpers import GoalConversation, finish, goal_chips, judge_json, think, user_texts
-from openhands.sdk import ActionEvent, Agent, Event, LocalConversation, Message
-from openhands.sdk.conversation.goal import last_goal_status, resume_goal, run_goal
+from openhands.sdk import (
+    ActionEvent,
+    Agent,
+    ConversationStateUpdateEvent,
+    Event,
+    LocalConversation,
+    Message,
+)
+from openhands.sdk.agent import AgentBase
+from openhands.sdk.contracts import ConversationStateView
+from openhands.sdk.conversation.goal import (
+    GoalStatus,
+    InvalidGoalError,
+    NoResumableGoalError,
+    last_goal_status,
+    resume_goal,
+    run_goal,
+)
 from openhands.sdk.llm import LLMResponse, LLMTransientError
 from openhands.sdk.testing import TestLLM
+from openhands.sdk.workspace import LocalWorkspace
+from pydantic import PrivateAttr
 
 
 def judge(*replies: Message | Exception, costs: tuple[float, ...] = ()) -> TestLLM:
@@ -41,19 +59,85 @@ def test_every_turn_lands_in_the_conversation_events(goal_conversation: GoalConv
     assert [a.action for a in actions] == [{"message": "one"}, {"message": "two"}]
 
 
-def test_chip_events_mark_start_each_round_and_the_end(
+def test_chip_events_mark_start_each_phase_each_round_and_the_end(
     goal_conversation: GoalConversation,
 ) -> None:
     conversation = goal_conversation([finish(), finish()])
     run_goal(conversation, "Do it", judge(judge_json(0.4, False, ["x"]), judge_json(1.0, True)))
     chips = goal_chips(list(conversation.state.events))
-    assert [(c["status"], c["active"], c["iteration"]) for c in chips] == [
-        ("running", True, 0),
-        ("running", True, 1),
-        ("complete", False, 2),
+    assert [(c["status"], c["active"], c["iteration"], c["phase"]) for c in chips] == [
+        ("running", True, 0, "agent"),
+        ("running", True, 0, "judging"),
+        ("running", True, 1, "agent"),
+        ("running", True, 1, "judging"),
+        ("complete", False, 2, None),
     ]
-    assert chips[1]["verdict"]["missing"] == ["x"]
-    assert chips[2]["verdict"]["complete"] is True
+    assert chips[2]["verdict"]["missing"] == "x"
+    assert chips[4]["verdict"]["complete"] is True
+
+
+def test_a_verify_command_adds_a_verifying_phase_before_judging(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([finish()])
+    run_goal(conversation, "Do it", judge(judge_json(1.0, True)), verify="true")
+    phases = [c["phase"] for c in goal_chips(list(conversation.state.events))]
+    assert phases == ["agent", "verifying", "judging", None]
+
+
+def test_each_judged_round_is_summarised_for_a_timeline(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([finish(), finish()], costs=[0.5, 0.25])
+    run_goal(
+        conversation,
+        "Do it",
+        judge(judge_json(0.4, False, "tests"), judge_json(1.0, True), costs=(0.01, 0.02)),
+        verify="true",
+    )
+    rounds = {
+        c["last_round"]["iteration"]: c["last_round"]
+        for c in goal_chips(list(conversation.state.events))
+        if c["last_round"]
+    }
+    assert [
+        (r["score"], r["missing"], r["verify_exit_code"], r["agent_cost"], r["judge_cost"])
+        for r in rounds.values()
+    ] == [(0.4, "tests", 0, 0.5, 0.01), (1.0, "", 0, 0.25, 0.02)]
+
+
+def test_on_status_gets_every_recorded_status_with_the_objective(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([finish(), finish()])
+    seen: list[GoalStatus] = []
+    run_goal(
+        conversation,
+        "Do it",
+        judge(judge_json(0.4), judge_json(1.0, True)),
+        on_status=seen.append,
+    )
+    chips = goal_chips(list(conversation.state.events))
+    assert [(s.status, s.phase, s.iteration) for s in seen] == [
+        (c["status"], c["phase"], c["iteration"]) for c in chips
+    ]
+    assert {s.objective for s in seen} == {"Do it"}
+
+
+def test_the_objective_is_written_once_and_read_back_whole(
+    goal_conversation: GoalConversation,
+) -> None:
+    objective = "Build it. " + "Every detail of the specification matters. " * 500
+    conversation = goal_conversation([finish(), finish()])
+    run_goal(conversation, objective, judge(judge_json(0.4), judge_json(1.0, True)))
+    events = list(conversation.state.events)
+    goal_events = [e for e in events if isinstance(e, ConversationStateUpdateEvent)]
+    goal_events = [e for e in goal_events if e.key == "goal"]
+    assert "objective" in goal_events[0].value
+    assert all("objective" not in e.value for e in goal_events[1:])
+    assert {e.value["objective_ref"] for e in goal_events[1:]} == {goal_events[0].id}
+    status = last_goal_status(conversation.state.events)
+    assert status is not None and status.objective == objective.strip()
 
 
 def test_a_judge_saying_complete_cannot_finish_a_goal_whose_verify_fails(
@@ -120,7 +204,34 @@ def test_a_user_pause_interrupts_the_goal(goal_conversation: GoalConversation) -
     conversation.add_callback(pause_on_first_action)
     outcome = run_goal(conversation, "Do it", judge(judge_json(1.0, True)))
     assert outcome.status == "interrupted"
-    assert outcome.reason == "paused"
+    assert (outcome.reason, outcome.error) == ("conversation paused", None)
+
+
+class PausingJudge(TestLLM):
+    """A judge during whose call someone pauses the conversation."""
+
+    _conversation: Any = PrivateAttr(default=None)
+
+    def pausing(self, conversation: LocalConversation) -> PausingJudge:
+        """Pause `conversation` at each judge call."""
+        self._conversation = conversation
+        return self
+
+    def _complete(self, messages: list[Message], tools: Any, stream: bool) -> LLMResponse:
+        self._conversation.pause()
+        return super()._complete(messages, tools, stream)
+
+
+def test_a_pause_while_the_judge_decides_interrupts_the_goal(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([finish(), finish()])
+    slow_judge = PausingJudge.from_messages([judge_json(0.4), judge_json(1.0, True)])
+    assert isinstance(slow_judge, PausingJudge)
+    outcome = run_goal(conversation, "Do it", slow_judge.pausing(conversation))
+    assert (outcome.status, outcome.reason) == ("interrupted", "conversation paused")
+    assert len(user_texts(list(conversation.state.events))) == 1
+    assert goal_chips(list(conversation.state.events))[-1]["status"] == "interrupted"
 
 
 def test_invalid_arguments_raise_before_anything_is_sent(
@@ -198,3 +309,79 @@ def test_the_goal_status_survives_reopening_a_persisted_conversation(
         reopened.close()
     assert status is not None
     assert (status.status, status.iteration, status.objective) == ("complete", 1, "Do it")
+
+
+def test_a_negative_budget_is_refused_before_anything_is_sent(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([])
+    with pytest.raises(InvalidGoalError, match="max_cost"):
+        run_goal(conversation, "Do it", judge(), max_cost=-1)
+    assert user_texts(list(conversation.state.events)) == []
+
+
+def test_resume_without_a_goal_raises_no_resumable_goal(
+    goal_conversation: GoalConversation,
+) -> None:
+    with pytest.raises(NoResumableGoalError) as caught:
+        resume_goal(goal_conversation([]), judge())
+    assert caught.value.code == "no_resumable_goal"
+
+
+def test_a_resumed_goal_refers_to_the_objective_written_at_the_start(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([finish("round 1"), LLMTransientError("flaky")])
+    run_goal(conversation, "Do it", judge(judge_json(0.5, False, ["tests"])))
+    agent_llm = conversation.agent.llm
+    assert isinstance(agent_llm, TestLLM)
+    agent_llm.add_messages(finish("round 2"))
+    resume_goal(conversation, judge(judge_json(1.0, True)))
+    values = goal_chips(list(conversation.state.events))
+    assert sum("objective" in value for value in values) == 1
+    status = last_goal_status(conversation.state.events)
+    assert status is not None and (status.status, status.objective) == ("complete", "Do it")
+
+
+class ForwardingConversation:
+    """A conversation that can be driven but not observed (like a remote one)."""
+
+    def __init__(self, inner: LocalConversation) -> None:
+        self._inner = inner
+
+    @property
+    def state(self) -> ConversationStateView:
+        return self._inner.state
+
+    @property
+    def agent(self) -> AgentBase:
+        return self._inner.agent
+
+    @property
+    def workspace(self) -> LocalWorkspace:
+        return self._inner.workspace
+
+    def send_message(self, message: str | Message) -> None:
+        self._inner.send_message(message)
+
+    def run(self) -> None:
+        self._inner.run()
+
+    def pause(self) -> None:
+        self._inner.pause()
+
+
+def test_a_conversation_that_cannot_be_observed_is_still_driven_with_live_progress(
+    goal_conversation: GoalConversation,
+) -> None:
+    inner = goal_conversation([finish(), finish()])
+    seen: list[GoalStatus] = []
+    outcome = run_goal(
+        ForwardingConversation(inner),
+        "Do it",
+        judge(judge_json(0.4), judge_json(1.0, True)),
+        on_status=seen.append,
+    )
+    assert (outcome.status, outcome.iterations) == ("complete", 2)
+    assert goal_chips(list(inner.state.events)) == []  # it takes no outside events
+    assert [s.phase for s in seen] == ["agent", "judging", "agent", "judging", None]

@@ -1,9 +1,17 @@
-"""`GoalController`: the goal loop's decisions, with no conversation I/O.
+"""`GoalController`: every decision of the goal loop, and nothing else.
 
-A driver (the sync `run_goal`, the agent server's task, a durable workflow) sends
-`start()` to the agent, runs it, and calls `on_run_finished(events)`; the controller runs
-`verify`, asks the judge, and says whether to stop (`GoalDone`) or what to send next
-(`GoalContinue`). Its whole state fits in a `GoalStatus`, so `from_status` rebuilds it.
+A driver (the sync `run_goal`, the agent server's task, a durable workflow) only moves
+messages and runs: it sends `start()` to the agent, runs it, asks `classify_run_end(...)`
+whether that run's end interrupts the goal, and otherwise has the round checked. The check
+has three steps a workflow can run as separate activities: `run_verify()` (a subprocess),
+`run_judge(...)` (an LLM call) and `record_round(...)` (the pure decision);
+`on_run_finished(events)` does all three. Whatever the driver, the rules are the ones here:
+which run failures only end a round, when a budget pauses a run, when a paused conversation
+interrupts the goal, when a limit caps it, when judge failures interrupt it.
+
+The controller does no I/O of its own (verify and the judge go through the injected verifier
+and judge LLM), reads time only through its `clock`, and its whole state fits in a
+`GoalStatus`, so `from_status` rebuilds it.
 """
 
 from __future__ import annotations
@@ -11,18 +19,33 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from openhands.sdk.conversation.event_log import EventLog
-from openhands.sdk.conversation.goal.judge import ask_judge, gate_on_verify
+from openhands.sdk.contracts import EventHistory
+from openhands.sdk.conversation.goal.budget import BudgetTrip, WorkClock
+from openhands.sdk.conversation.goal.errors import InvalidGoalError
+from openhands.sdk.conversation.goal.judge import JudgeAnswer, ask_judge, gate_on_verify
 from openhands.sdk.conversation.goal.models import (
+    AGENT_ERROR,
+    PAUSED,
     GoalContinue,
     GoalDone,
+    GoalInterruption,
     GoalOutcome,
     GoalOutcomeStatus,
+    GoalPhase,
+    GoalRound,
     GoalStatus,
     GoalStatusName,
     GoalStep,
     GoalVerdict,
+    RunEnd,
     VerifyResult,
+)
+from openhands.sdk.conversation.goal.options import (
+    COST_BUDGET,
+    DEFAULT_MAX_ITERATIONS,
+    TIME_LIMIT,
+    GoalLimits,
+    GoalRequest,
 )
 from openhands.sdk.conversation.goal.prompts import followup_prompt, resume_prompt
 from openhands.sdk.conversation.goal.transcript import DEFAULT_TRANSCRIPT_CHARS, TranscriptWindow
@@ -32,28 +55,28 @@ from openhands.sdk.conversation.goal.verify import (
     run_verify_command,
     safe_verify,
 )
+from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event
 from openhands.sdk.llm.llm import LLM
 
 MAX_JUDGE_FAILURES = 3
 """Judge failures in a row (errors or unparseable answers) that interrupt a goal."""
 
+ROUND_ENDING_ERRORS = frozenset({"MaxIterationsReached"})
+"""`ConversationRunError` codes that just end a round (it is judged); others interrupt."""
 
-def _positive_or_none(name: str, value: float | None) -> float | None:
-    if value is None or value == 0:
-        return None
-    if value < 0:
-        raise ValueError(f"{name} must be > 0 (or 0/None for no limit), got {value}")
-    return float(value)
+PhaseCallback = Callable[[GoalPhase], None]
+"""Called with the new phase before verify runs and before the judge is asked."""
 
 
 class GoalController:
     """Decides a goal loop: judge each round, then continue with a follow-up or stop.
 
     Limits: `max_iterations` rounds (>= 1); optional `max_cost` in USD for agent plus judge
-    and `time_limit` in wall-clock seconds (0 or None: unlimited). `verify` is a shell
-    command run in `working_dir` after each round; the goal cannot complete unless it
-    exits 0. `iteration` is the number of rounds already judged (for resuming).
+    and `time_limit` in wall-clock seconds (0 or None: unlimited; negative: refused), as in
+    `GoalLimits`. `verify` is a shell command run in `working_dir` after each round; the goal
+    cannot complete unless it exits 0. `iteration` is the number of rounds already judged
+    (for resuming). Invalid options raise `InvalidGoalError` (a ValueError) naming the field.
     """
 
     def __init__(
@@ -61,7 +84,7 @@ class GoalController:
         objective: str,
         judge_llm: LLM,
         *,
-        max_iterations: int = 10,
+        max_iterations: int = DEFAULT_MAX_ITERATIONS,
         verify: str | None = None,
         working_dir: str | None = None,
         max_cost: float | None = None,
@@ -73,45 +96,71 @@ class GoalController:
         max_judge_failures: int = MAX_JUDGE_FAILURES,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if not isinstance(objective, str) or not objective.strip():
-            raise ValueError("objective must be a non-blank string saying what 'done' means")
-        if isinstance(max_iterations, bool) or not isinstance(max_iterations, int):
-            raise ValueError(f"max_iterations must be an integer >= 1, got {max_iterations!r}")
-        if max_iterations < 1:
-            raise ValueError(f"max_iterations must be >= 1, got {max_iterations}")
-        if not 0 <= iteration < max_iterations:
-            raise ValueError(
-                f"iteration must be in 0..{max_iterations - 1} (rounds already done), got "
-                f"{iteration}; a goal that used all its rounds needs a larger max_iterations"
+        request = GoalRequest.checked(
+            objective=objective,
+            verify=verify,
+            max_iterations=max_iterations,
+            max_cost=max_cost,
+            time_limit=time_limit,
+        )
+        if not 0 <= iteration < request.max_iterations:
+            raise InvalidGoalError(
+                f"iteration must be in 0..{request.max_iterations - 1} (rounds already done), "
+                f"got {iteration}; a goal that used all its rounds needs a larger max_iterations",
+                "iteration",
             )
         if max_judge_failures < 1:
-            raise ValueError(f"max_judge_failures must be >= 1, got {max_judge_failures}")
-        self._objective = objective.strip()
+            raise InvalidGoalError(
+                f"max_judge_failures must be >= 1, got {max_judge_failures}", "max_judge_failures"
+            )
+        self._objective = request.objective
         self.judge_llm = judge_llm
-        self._max_iterations = max_iterations
-        self._verify_command = verify.strip() if verify and verify.strip() else None
+        self._limits = request.limits
+        self._verify_command = request.verify
         self.working_dir = working_dir
-        self._max_cost = _positive_or_none("max_cost", max_cost)
-        self._time_limit = _positive_or_none("time_limit", time_limit)
         self._verifier: Verifier = verifier or (
             lambda command, cwd: run_verify_command(command, cwd, timeout=verify_timeout)
         )
         self._max_judge_failures = max_judge_failures
-        self._clock = clock
         self._window = TranscriptWindow(transcript_chars)
 
         self._iteration = iteration
         self._agent_cost = 0.0
         self._judge_cost = 0.0
-        self._elapsed_before = 0.0
-        self._session_start = clock()
-        self._clock_running = True
+        self._clock = WorkClock(clock)
         self._judge_failures = 0
         self._verdict: GoalVerdict | None = None
         self._verify: VerifyResult | None = None
+        self._last_round: GoalRound | None = None
         self._error: str | None = None
         self._reason: str | None = None
         self._round_open = False
+        self._round_started_at = 0.0
+        self._phase: GoalPhase | None = None
+        self._trip = BudgetTrip()
+
+    @classmethod
+    def from_request(
+        cls,
+        request: GoalRequest,
+        judge_llm: LLM,
+        *,
+        working_dir: str | None = None,
+        verifier: Verifier | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> GoalController:
+        """A controller for a validated `GoalRequest` (its `judge_llm` is not used here)."""
+        return cls(
+            request.objective,
+            judge_llm,
+            max_iterations=request.max_iterations,
+            verify=request.verify,
+            working_dir=working_dir,
+            max_cost=request.max_cost,
+            time_limit=request.time_limit,
+            verifier=verifier,
+            clock=clock,
+        )
 
     # -- read-only state ------------------------------------------------------------------
 
@@ -126,9 +175,14 @@ class GoalController:
         return self._iteration
 
     @property
+    def limits(self) -> GoalLimits:
+        """The round cap and the budgets."""
+        return self._limits
+
+    @property
     def max_iterations(self) -> int:
         """The round cap."""
-        return self._max_iterations
+        return self._limits.max_iterations
 
     @property
     def verify_command(self) -> str | None:
@@ -138,12 +192,12 @@ class GoalController:
     @property
     def max_cost(self) -> float | None:
         """The USD budget for agent plus judge, or None."""
-        return self._max_cost
+        return self._limits.max_cost
 
     @property
     def time_limit(self) -> float | None:
         """The wall-clock budget in seconds, or None."""
-        return self._time_limit
+        return self._limits.time_limit
 
     @property
     def agent_cost(self) -> float:
@@ -163,59 +217,142 @@ class GoalController:
     @property
     def elapsed(self) -> float:
         """Seconds of work on this goal, across resumes."""
-        if not self._clock_running:
-            return self._elapsed_before
-        return self._elapsed_before + max(0.0, self._clock() - self._session_start)
+        return self._clock.elapsed
 
     @property
     def verdict(self) -> GoalVerdict | None:
         """The latest verdict."""
         return self._verdict
 
+    @property
+    def phase(self) -> GoalPhase | None:
+        """What the goal is doing now (None before it starts and after it ends)."""
+        return self._phase
+
+    @property
+    def last_round(self) -> GoalRound | None:
+        """The latest judged round in brief."""
+        return self._last_round
+
+    # -- budgets while the agent runs -------------------------------------------------------
+
     def time_left(self) -> float | None:
         """Seconds left before the time limit, or None without one."""
-        return None if self._time_limit is None else self._time_limit - self.elapsed
+        limit = self._limits.time_limit
+        return None if limit is None else limit - self.elapsed
 
     def cost_left(self, pending_agent_cost: float = 0.0) -> float | None:
         """USD left in the budget after `pending_agent_cost` (not yet reported), or None."""
-        if self._max_cost is None:
+        if self._limits.max_cost is None:
             return None
-        return self._max_cost - self.cost - max(0.0, pending_agent_cost)
+        return self._limits.max_cost - self.cost - max(0.0, pending_agent_cost)
+
+    def budget_exhausted(self, pending_agent_cost: float = 0.0) -> str | None:
+        """ "cost budget" or "time limit" when that budget has run out, else None.
+
+        `pending_agent_cost` is what the agent spent in the current run so far.
+        """
+        cost_left = self.cost_left(pending_agent_cost)
+        if cost_left is not None and cost_left <= 0:
+            return COST_BUDGET
+        time_left = self.time_left()
+        if time_left is not None and time_left <= 0:
+            return TIME_LIMIT
+        return None
+
+    def check_budget(self, pending_agent_cost: float = 0.0) -> str | None:
+        """Call as the agent works: the budget that ran out, the first time one does.
+
+        A driver pauses the run when this returns a reason; that round is then judged as
+        usual (and the goal capped), instead of the pause interrupting the goal.
+        """
+        reason = self.budget_exhausted(pending_agent_cost)
+        return None if reason is None else self._trip.trip(reason)
+
+    def time_up(self) -> str | None:
+        """Call when a timer armed for `time_left()` fires: like `check_budget` for time."""
+        return self._trip.trip(TIME_LIMIT)
+
+    @property
+    def budget_tripped(self) -> str | None:
+        """The budget that paused the current run, if one did."""
+        return self._trip.reason
 
     # -- the loop ---------------------------------------------------------------------------
 
     def start(self) -> str:
         """Begin the goal: the first message for the agent is the objective itself."""
-        self._begin_round()
+        self._begin_session()
         return self._objective
 
     def resume_prompt(self) -> str:
         """Begin again after an interruption: a message telling the agent to carry on."""
-        self._begin_round()
+        self._begin_session()
         return resume_prompt(
             self._objective,
             iteration=self._iteration,
-            max_iterations=self._max_iterations,
+            max_iterations=self.max_iterations,
             verdict=self._verdict,
             verify_command=self._verify_command,
         )
 
-    def on_run_finished(
-        self, events: Sequence[Event] | EventLog, *, agent_cost: float = 0.0
-    ) -> GoalStep:
-        """Judge the round that just ended and decide what happens next.
+    def classify_run_end(self, end: RunEnd) -> GoalInterruption | None:
+        """Whether the way a run ended interrupts the goal (None: judge the round).
 
-        `events` is the whole conversation history (a list or the conversation's `EventLog`);
-        only events added since the last call are rendered. `agent_cost` is the USD the agent
-        spent in this round (the metrics delta around the run), not a running total.
+        A failed run interrupts it, unless its code is in `ROUND_ENDING_ERRORS` (the step cap
+        just ends a round). A paused conversation interrupts it unless a budget paused it
+        (`check_budget`/`time_up`). Drivers also ask this, with the conversation's current
+        status, before sending a follow-up: a pause that came while the round was being
+        judged must stop the goal, not be undone by the next run.
+        """
+        if end.error is not None and end.code not in ROUND_ENDING_ERRORS:
+            return GoalInterruption(
+                reason=AGENT_ERROR, error=f"the agent's run failed: {end.error}"
+            )
+        if end.status == ConversationExecutionStatus.PAUSED and self._trip.reason is None:
+            return GoalInterruption(reason=PAUSED)
+        return None
+
+    def enter_phase(self, phase: GoalPhase) -> None:
+        """Note what the goal does next (a driver that runs the steps itself calls this)."""
+        self._phase = phase
+
+    def run_verify(self) -> VerifyResult | None:
+        """Run the verify command through the verifier (a subprocess); None without one."""
+        if self._verify_command is None:
+            return None
+        return safe_verify(self._verifier, self._verify_command, self.working_dir)
+
+    def run_judge(
+        self, events: Sequence[Event] | EventHistory, verify: VerifyResult | None = None
+    ) -> JudgeAnswer:
+        """Ask the judge about the round (an LLM call); never raises (see `JudgeAnswer`).
+
+        Only the events added since the last call are rendered into the transcript.
         """
         transcript = self._window.update(events)
-        verify = (
-            safe_verify(self._verifier, self._verify_command, self.working_dir)
-            if self._verify_command
-            else None
-        )
-        answer = ask_judge(self.judge_llm, self._objective, transcript, verify)
+        return ask_judge(self.judge_llm, self._objective, transcript, verify)
+
+    def on_run_finished(
+        self,
+        events: Sequence[Event] | EventHistory,
+        *,
+        agent_cost: float = 0.0,
+        on_phase: PhaseCallback | None = None,
+    ) -> GoalStep:
+        """Check the round that just ended (verify, judge) and decide what happens next.
+
+        `events` is the whole conversation history (a list or the conversation's event log).
+        `agent_cost` is the USD the agent spent in this round (the metrics delta around the
+        run), not a running total. `on_phase` is told before verify runs and before the judge
+        is asked (e.g. to record a status that says so).
+        """
+        verify: VerifyResult | None = None
+        if self._verify_command is not None:
+            self._enter(on_phase, "verifying")
+            verify = self.run_verify()
+        self._enter(on_phase, "judging")
+        answer = self.run_judge(events, verify)
         return self.record_round(
             answer.verdict,
             verify=verify,
@@ -236,21 +373,33 @@ class GoalController:
         """The pure decision for one round, given what the judge and verify returned.
 
         With a verify command set, a round without its `verify` result cannot complete the
-        goal: a driver that skipped the command has not proven anything.
+        goal: a driver that skipped the command has not proven anything. Completion wins over
+        a limit reached in the same round.
         """
         self._round_open = False
         self._iteration += 1
-        self._agent_cost += max(0.0, agent_cost)
-        self._judge_cost += max(0.0, judge_cost)
+        agent_cost, judge_cost = max(0.0, agent_cost), max(0.0, judge_cost)
+        self._agent_cost += agent_cost
+        self._judge_cost += judge_cost
         self._judge_failures = self._judge_failures + 1 if judge_error else 0
         self._error = judge_error
         verdict = gate_on_verify(verdict, verify)
         if verify is None and self._verify_command is not None and verdict.complete:
-            gap = f"`{self._verify_command}` must exit 0 (it was not run this round)"
-            verdict = verdict.model_copy(
-                update={"complete": False, "missing": [*verdict.missing, gap]}
+            verdict = verdict.not_complete_because(
+                f"`{self._verify_command}` must exit 0 (it was not run this round)"
             )
         self._verdict, self._verify = verdict, verify
+        self._last_round = GoalRound(
+            iteration=self._iteration,
+            score=verdict.score,
+            complete=verdict.complete,
+            missing=verdict.missing,
+            verify_exit_code=None if verify is None else verify.exit_code,
+            agent_cost=agent_cost,
+            judge_cost=judge_cost,
+            seconds=max(0.0, self.elapsed - self._round_started_at),
+            judge_error=judge_error,
+        )
 
         if verdict.complete:
             return self._done("complete")
@@ -260,23 +409,25 @@ class GoalController:
         if self._judge_failures >= self._max_judge_failures:
             reason = f"the judge failed {self._judge_failures} times in a row"
             return self._done("interrupted", reason=reason, error=f"{reason}: {judge_error}")
-        self._round_open = True
+        self._begin_round()
         followup = followup_prompt(
             self._objective,
             verdict,
             iteration=self._iteration,
-            max_iterations=self._max_iterations,
+            max_iterations=self.max_iterations,
             verify=verify,
             judge_error=judge_error,
         )
         return GoalContinue(followup=followup, verdict=verdict)
 
     def interrupted(
-        self, error: str, *, agent_cost: float = 0.0, reason: str | None = None
+        self, error: str | None, *, agent_cost: float = 0.0, reason: str | None = None
     ) -> GoalOutcome:
-        """The outcome of a goal cut short by `error` (agent failure, stop, crash).
+        """The outcome of a goal cut short (agent failure, stop, pause, crash).
 
-        `iterations` counts the round that was cut, if one was under way.
+        `error` is None for an interruption that is not a failure (a stop, a pause, a user
+        message): the status then shows only the `reason`. `iterations` counts the round
+        that was cut, if one was under way.
         """
         self._agent_cost += max(0.0, agent_cost)
         self._error = error
@@ -285,6 +436,12 @@ class GoalController:
         self._round_open = False
         self._stop_clock()
         return self._outcome("interrupted", reason=self._reason, error=error, iterations=iterations)
+
+    def interrupt(self, interruption: GoalInterruption, *, agent_cost: float = 0.0) -> GoalOutcome:
+        """`interrupted(...)` for a `GoalInterruption` from `classify_run_end`."""
+        return self.interrupted(
+            interruption.error, agent_cost=agent_cost, reason=interruption.reason
+        )
 
     # -- snapshots ----------------------------------------------------------------------------
 
@@ -297,23 +454,36 @@ class GoalController:
         reason: str | None = None,
     ) -> GoalStatus:
         """A snapshot for the UI chip (and for resuming); error/reason default to the last."""
+        limits = self._limits
         return GoalStatus(
             active=active,
             status=status,
             iteration=self._iteration,
-            max_iterations=self._max_iterations,
+            max_iterations=limits.max_iterations,
             objective=self._objective,
+            phase=self._phase if active else None,
             verdict=self._verdict,
             verify=self._verify,
+            last_round=self._last_round,
             error=error if error is not None else self._error,
             cost=self.cost,
             judge_cost=self._judge_cost,
             reason=reason if reason is not None else self._reason,
             verify_command=self._verify_command,
-            max_cost=self._max_cost,
-            time_limit=self._time_limit,
+            max_cost=limits.max_cost,
+            time_limit=limits.time_limit,
             elapsed=self.elapsed,
             judge_failures=self._judge_failures,
+        )
+
+    def running_status(self) -> GoalStatus:
+        """The status of the goal while a driver works on it (`running`, active)."""
+        return self.status(active=True, status="running")
+
+    def final_status(self, outcome: GoalOutcome) -> GoalStatus:
+        """The inactive status recording how the goal ended."""
+        return self.status(
+            active=False, status=outcome.status, error=outcome.error, reason=outcome.reason
         )
 
     @classmethod
@@ -341,39 +511,49 @@ class GoalController:
         )
         controller._agent_cost = status.agent_cost
         controller._judge_cost = status.judge_cost
-        controller._elapsed_before = status.elapsed
+        controller._clock = WorkClock(clock, status.elapsed)
         controller._judge_failures = status.judge_failures
         controller._verdict = status.verdict
         controller._verify = status.verify
+        controller._last_round = status.last_round
         return controller
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _begin_round(self) -> None:
+    def _begin_session(self) -> None:
         # A (re)started driver starts a new wall-clock session; time while stopped is free.
-        if not self._clock_running:
-            self._session_start = self._clock()
-            self._clock_running = True
-        self._round_open = True
+        self._clock.restart()
         self._error = None
         self._reason = None
+        self._begin_round()
+
+    def _begin_round(self) -> None:
+        self._round_open = True
+        self._round_started_at = self.elapsed
+        self._phase = "agent"
+        self._trip.reset()
+
+    def _enter(self, on_phase: PhaseCallback | None, phase: GoalPhase) -> None:
+        self._phase = phase
+        if on_phase is not None:
+            on_phase(phase)
 
     def _stop_clock(self) -> None:
-        self._elapsed_before = self.elapsed
-        self._clock_running = False
+        self._clock.stop()
+        self._phase = None
 
     def _cap_reason(self) -> str | None:
-        if self._iteration >= self._max_iterations:
-            return f"reached max_iterations ({self._max_iterations}) without a complete verdict"
-        if self._max_cost is not None and self.cost >= self._max_cost:
-            return (
-                f"cost budget reached: ${self.cost:.4f} spent of max_cost ${self._max_cost:.4f} "
-                f"(agent ${self._agent_cost:.4f}, judge ${self._judge_cost:.4f})"
-            )
         elapsed = self.elapsed
-        if self._time_limit is not None and elapsed >= self._time_limit:
-            return f"time limit reached: {elapsed:.1f} s of time_limit {self._time_limit:g} s"
-        return None
+        limit = self._limits.time_limit
+        if self._trip.reason == TIME_LIMIT and limit is not None:
+            # The driver's timer said time is up: a clock read a hair early must not undo it.
+            elapsed = max(elapsed, limit)
+        return self._limits.exceeded(
+            iterations=self._iteration,
+            agent_cost=self._agent_cost,
+            judge_cost=self._judge_cost,
+            elapsed=elapsed,
+        )
 
     def _done(
         self, status: GoalOutcomeStatus, *, reason: str | None = None, error: str | None = None

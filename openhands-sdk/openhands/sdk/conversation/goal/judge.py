@@ -1,8 +1,8 @@
 """The judge: ask an LLM whether the objective is proven complete, and parse its JSON verdict.
 
 The judge's answer should be strict JSON; JSON inside prose or a code fence is still found.
-An answer with no usable JSON means "not complete" (score 0): a broken judge must never
-finish a goal by accident.
+An answer with no usable JSON means "not complete" (score 0, `missing` saying why): a broken
+judge must never finish a goal by accident. The judge call never streams.
 """
 
 from __future__ import annotations
@@ -13,16 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openhands.sdk.contracts import EventHistory
 from openhands.sdk.conversation.goal.models import GoalRequirement, GoalVerdict, VerifyResult
 from openhands.sdk.conversation.goal.prompts import judge_messages
 from openhands.sdk.conversation.goal.transcript import (
     DEFAULT_ENTRY_CHARS,
     DEFAULT_TRANSCRIPT_CHARS,
-    EventSource,
     render_transcript,
 )
 from openhands.sdk.event.base import Event
-from openhands.sdk.llm.llm import LLM
+from openhands.sdk.llm.llm import LLM, LLMResponse
+from openhands.sdk.llm.message import Message
 
 # Only `{"` or `{}` can open a JSON object: skips the braces of code or f-strings in prose.
 _OBJECT_START = re.compile(r"\{\s*[\"}]")
@@ -131,14 +132,11 @@ def verdict_from_json(data: dict[str, Any]) -> GoalVerdict:
     if requirements and any(not req.satisfied for req in requirements):
         complete = False
     score = data.get("score", 1.0 if complete else 0.0)
-    return GoalVerdict.model_validate(
-        {
-            "score": score,
-            "complete": complete,
-            "missing": data.get("missing"),
-            "requirements": requirements,
-        }
-    )
+    fields: dict[str, Any] = {"score": score, "complete": complete, "requirements": requirements}
+    for name in ("missing", "missing_items"):
+        if name in data:
+            fields[name] = data[name]
+    return GoalVerdict.model_validate(fields)
 
 
 def parse_verdict(text: str) -> GoalVerdict | None:
@@ -152,13 +150,28 @@ def gate_on_verify(verdict: GoalVerdict, verify: VerifyResult | None) -> GoalVer
     if verify is None or verify.passed or not verdict.complete:
         return verdict
     state = "timed out" if verify.timed_out else f"exited {verify.exit_code}"
-    gap = f"`{verify.command}` must exit 0 (it {state})"
-    return verdict.model_copy(update={"complete": False, "missing": [*verdict.missing, gap]})
+    return verdict.not_complete_because(f"`{verify.command}` must exit 0 (it {state})")
+
+
+UNPARSEABLE = "The judge's verdict could not be parsed, so the goal is not proven complete."
+"""`missing` of the verdict that stands in for an answer holding no JSON verdict."""
+
+UNANSWERED = "The judge could not be asked, so the goal is not proven complete."
+"""`missing` of the verdict that stands in for a judge call that failed."""
 
 
 def _unparseable(text: str) -> str:
     snippet = " ".join(text.split())[:200] or "(empty answer)"
     return f"the judge's answer held no JSON verdict: {snippet!r}"
+
+
+def _ask(judge_llm: LLM, messages: list[Message]) -> LLMResponse:
+    """One judge completion, never streamed (a streaming LLM is asked through a copy).
+
+    The copy shares the LLM's metrics, so the judge's cost still counts where it should.
+    """
+    llm = judge_llm.model_copy(update={"stream": False}) if judge_llm.stream else judge_llm
+    return llm.completion(messages)
 
 
 def ask_judge(
@@ -169,20 +182,22 @@ def ask_judge(
     The call never streams, whatever the LLM's `stream` setting.
     """
     try:
-        response = judge_llm.completion(judge_messages(objective, transcript, verify), stream=False)
+        response = _ask(judge_llm, judge_messages(objective, transcript, verify))
     except Exception as exc:  # any failure of the judge is a failed round, not a crash
-        return JudgeAnswer(GoalVerdict(), error=f"{type(exc).__name__}: {exc}")
+        return JudgeAnswer(GoalVerdict(missing=UNANSWERED), error=f"{type(exc).__name__}: {exc}")
     text = response.message.text
     verdict = parse_verdict(text)
     if verdict is None:
-        return JudgeAnswer(GoalVerdict(), cost=response.cost, error=_unparseable(text))
+        return JudgeAnswer(
+            GoalVerdict(missing=UNPARSEABLE), cost=response.cost, error=_unparseable(text)
+        )
     return JudgeAnswer(verdict, cost=response.cost)
 
 
 def judge_goal(
     judge_llm: LLM,
     objective: str,
-    events: Sequence[Event] | EventSource,
+    events: Sequence[Event] | EventHistory,
     *,
     verify: VerifyResult | None = None,
     max_chars: int = DEFAULT_TRANSCRIPT_CHARS,
@@ -192,9 +207,12 @@ def judge_goal(
 
     The judge sees a bounded `role: text` transcript (no system prompt, no state updates) and
     `verify`'s result if given (a failing verify makes the verdict incomplete). An
-    unparseable answer is `score=0, complete=False`; an error of the LLM call itself is raised.
+    unparseable answer is `score=0, complete=False` with `missing` saying so; an error of the
+    LLM call itself is raised. The call never streams, even for an LLM with `stream=True`.
     """
     transcript = render_transcript(events, max_chars, entry_chars)
-    response = judge_llm.completion(judge_messages(objective, transcript, verify), stream=False)
+    response = _ask(judge_llm, judge_messages(objective, transcript, verify))
     verdict = parse_verdict(response.message.text)
-    return gate_on_verify(verdict if verdict is not None else GoalVerdict(), verify)
+    return gate_on_verify(
+        verdict if verdict is not None else GoalVerdict(missing=UNPARSEABLE), verify
+    )

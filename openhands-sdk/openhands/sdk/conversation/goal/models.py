@@ -10,13 +10,27 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from openhands.sdk.conversation.state import ConversationExecutionStatus
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 GoalStatusName = Literal["running", "complete", "capped", "interrupted"]
 """Where a goal is: still `running`, or ended `complete`, `capped` (a limit) or `interrupted`."""
 
 GoalOutcomeStatus = Literal["complete", "capped", "interrupted"]
 """How a goal ended."""
+
+GoalPhase = Literal["agent", "verifying", "judging"]
+"""What an active goal is doing: the agent works, the verify command runs, the judge decides."""
+
+# Why a goal was interrupted (`GoalStatus.reason`); drivers use these words, clients match them.
+PAUSED = "conversation paused"
+STOPPED = "stopped by user"
+USER_MESSAGE = "user message"
+AGENT_ERROR = "agent error"
+BLOCKED = "message blocked by a hook"
+DRIVER_ERROR = "driver error"
+DRIVER_STOPPED = "driver stopped"
+SERVER_RESTART = "server restart"
 
 
 class GoalRequirement(BaseModel):
@@ -30,16 +44,40 @@ class GoalRequirement(BaseModel):
 class GoalVerdict(BaseModel):
     """The judge's answer for one round: a score, whether the goal is complete, what is missing.
 
-    `missing` given as a single string becomes a one-item list; `score` is clamped to 0..1.
-    `requirements` is optional: judges that answer only `{score, complete, missing}` work too.
+    `missing` says in words what remains ("" when nothing does); a judge that lists the gaps
+    gets them joined with "; ", and the list itself is kept in `missing_items`. `score` is
+    clamped to 0..1. `requirements` is optional: judges that answer only
+    `{score, complete, missing}` work too.
     """
 
     score: float = Field(default=0.0, description="Progress from 0 (nothing) to 1 (done).")
     complete: bool = Field(default=False, description="True when the objective is proven done.")
-    missing: list[str] = Field(default_factory=list, description="What is missing or unproven.")
+    missing: str = Field(default="", description="What is missing or unproven, in words.")
+    missing_items: list[str] = Field(
+        default_factory=list, description="The same gaps one by one (when the judge listed them)."
+    )
     requirements: list[GoalRequirement] | None = Field(
         default=None, description="Per-requirement verdicts, when the judge gave them."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _missing_in_words_and_items(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not ("missing" in data or "missing_items" in data):
+            return data
+        items = _items(data.get("missing_items"))
+        raw = data.get("missing")
+        if isinstance(raw, list | tuple):
+            listed = _items(raw)
+            items = items or listed
+            words = "; ".join(listed)
+        else:
+            words = "" if raw is None else str(raw).strip()
+            if not items and words and "missing_items" not in data:
+                items = [words]
+        if not words:
+            words = "; ".join(items)
+        return {**data, "missing": words, "missing_items": items}
 
     @field_validator("score", mode="before")
     @classmethod
@@ -52,21 +90,22 @@ class GoalVerdict(BaseModel):
             return 0.0
         return min(1.0, max(0.0, score))
 
-    @field_validator("missing", mode="before")
-    @classmethod
-    def _coerce_missing(cls, value: Any) -> list[str]:
-        if value is None:
-            return []
-        if isinstance(value, str):
-            return [value] if value.strip() else []
-        if isinstance(value, list | tuple):
-            return [str(item) for item in value if item is not None and str(item).strip()]
-        return [str(value)]
-
     @property
     def unmet_requirements(self) -> list[GoalRequirement]:
         """The derived requirements the judge did not find proven (empty if none were given)."""
         return [req for req in self.requirements or [] if not req.satisfied]
+
+    def not_complete_because(self, gap: str) -> GoalVerdict:
+        """This verdict turned into "not complete", with `gap` added to what is missing."""
+        items = [*self.missing_items, gap]
+        words = f"{self.missing}; {gap}" if self.missing else gap
+        return self.model_copy(update={"complete": False, "missing": words, "missing_items": items})
+
+
+def _items(value: Any) -> list[str]:
+    if not isinstance(value, list | tuple):
+        return []
+    return [str(item).strip() for item in value if item is not None and str(item).strip()]
 
 
 class VerifyResult(BaseModel):
@@ -83,10 +122,34 @@ class VerifyResult(BaseModel):
         return self.exit_code == 0 and not self.timed_out
 
 
+class GoalRound(BaseModel):
+    """One judged round, in brief: enough for a UI to draw a row of a round timeline."""
+
+    iteration: int = Field(ge=1, description="The round's number (1 for the first).")
+    score: float = Field(description="The judge's score for the round.")
+    complete: bool = Field(description="Whether the round ended with a complete verdict.")
+    missing: str = Field(default="", description="What the judge found missing, in words.")
+    verify_exit_code: int | None = Field(
+        default=None, description="Exit code of the verify command (None without one)."
+    )
+    agent_cost: float = Field(default=0.0, description="USD the agent spent in this round.")
+    judge_cost: float = Field(default=0.0, description="USD the judge spent on this round.")
+    seconds: float = Field(default=0.0, ge=0.0, description="Wall-clock seconds of the round.")
+    judge_error: str | None = Field(default=None, description="Why the judge failed, if it did.")
+
+    @property
+    def cost(self) -> float:
+        """Agent plus judge cost of the round in USD."""
+        return self.agent_cost + self.judge_cost
+
+
 class GoalStatus(BaseModel):
     """A snapshot of a goal for the UI chip; also what a driver persists to resume a goal.
 
-    It is the `value` of `ConversationStateUpdateEvent(key="goal")`.
+    It is the `value` of `ConversationStateUpdateEvent(key="goal")`, recorded at the start,
+    at each phase change and at the end. In the event log only the first status of a driver
+    holds the objective; later ones name that event in `objective_ref` (see
+    `goal/status.py`), and readers (`last_goal_status`, `GET /goal`) give the full status.
     """
 
     model_config = ConfigDict(extra="ignore")
@@ -96,8 +159,16 @@ class GoalStatus(BaseModel):
     iteration: int = Field(ge=0, description="Rounds judged so far.")
     max_iterations: int = Field(ge=1, description="The round cap.")
     objective: str
+    phase: GoalPhase | None = Field(
+        default=None,
+        description="What the goal is doing now: the agent works, verify runs, or the judge "
+        "decides; None once the goal is not active.",
+    )
     verdict: GoalVerdict | None = Field(default=None, description="The latest judge verdict.")
     verify: VerifyResult | None = Field(default=None, description="The latest verify result.")
+    last_round: GoalRound | None = Field(
+        default=None, description="The latest judged round in brief (a timeline row)."
+    )
     error: str | None = Field(default=None, description="Why the goal failed, if it did.")
     cost: float = Field(default=0.0, description="USD spent so far: agent plus judge.")
     judge_cost: float = Field(default=0.0, description="USD spent by the judge alone.")
@@ -112,6 +183,11 @@ class GoalStatus(BaseModel):
     def agent_cost(self) -> float:
         """USD spent by the agent alone."""
         return max(0.0, self.cost - self.judge_cost)
+
+    @property
+    def resumable(self) -> bool:
+        """True for a goal that did not end: interrupted, or left `running` by a dead driver."""
+        return self.status in ("running", "interrupted")
 
 
 class GoalOutcome(BaseModel):
@@ -154,3 +230,25 @@ class GoalDone:
 
 GoalStep = GoalContinue | GoalDone
 """What `GoalController.on_run_finished` returns."""
+
+
+class RunEnd(BaseModel):
+    """How one agent run ended, as a driver saw it: the status, and for a failed run why.
+
+    `error` is "<code>: <detail>" of the `ConversationRunError`; `code` alone decides whether
+    the failure only ends the round (`GoalController.classify_run_end`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    status: ConversationExecutionStatus
+    error: str | None = None
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GoalInterruption:
+    """A run end (or a pause) that interrupts the goal: the `reason`, and the error if any."""
+
+    reason: str
+    error: str | None = None

@@ -1,83 +1,79 @@
 """`run_goal`: a thin synchronous driver of `GoalController` around a conversation you own.
 
-Every turn (objective, agent work, follow-ups) lands in `conversation.state.events`, and each
-lifecycle point appends a `ConversationStateUpdateEvent(key="goal")` holding a `GoalStatus`,
-as the agent server does. Budgets are enforced during a run too: when the time limit or the
-cost budget runs out, the conversation is paused, and that round is judged as the last one.
+Every turn (objective, agent work, follow-ups) lands in `conversation.state.events`. On a
+conversation in this process, each status the loop records (start, each phase change, each
+judged round, the end) is appended as a `ConversationStateUpdateEvent(key="goal")`, as the
+agent server does, and handed to the optional `on_status` callback. Budgets are enforced
+during a run too: when the time limit or the cost budget runs out, the conversation is
+paused, and that round is judged as the last one. The rules are the controller's; this
+module only moves messages, runs and status events.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
 
+from openhands.sdk.contracts import DrivableConversation, ObservableConversation
 from openhands.sdk.conversation.errors import ConversationError, ConversationRunError
 from openhands.sdk.conversation.goal.controller import GoalController
-from openhands.sdk.conversation.goal.models import GoalDone, GoalOutcome, GoalStatus
-from openhands.sdk.conversation.goal.transcript import read_range
+from openhands.sdk.conversation.goal.errors import NoResumableGoalError
+from openhands.sdk.conversation.goal.models import (
+    DRIVER_ERROR,
+    DRIVER_STOPPED,
+    GoalDone,
+    GoalOutcome,
+    GoalPhase,
+    GoalStatus,
+    RunEnd,
+)
+from openhands.sdk.conversation.goal.options import DEFAULT_MAX_ITERATIONS, GoalRequest
+from openhands.sdk.conversation.goal.status import (
+    GoalStatusWriter,
+    goal_status_from,
+    last_goal_event,
+    last_goal_status,
+)
 from openhands.sdk.conversation.goal.verify import Verifier
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event
-from openhands.sdk.event.state import ConversationStateUpdateEvent
 from openhands.sdk.llm.errors import LLMError
 from openhands.sdk.llm.llm import LLM
 
-GOAL_STATE_KEY = "goal"
-"""The `key` of the `ConversationStateUpdateEvent`s that carry a `GoalStatus`."""
-
-ROUND_ENDING_ERRORS = frozenset({"MaxIterationsReached"})
-"""`ConversationRunError` codes that just end a round (it is judged); others interrupt."""
-
-RESUMABLE = frozenset({"running", "interrupted"})
+StatusCallback = Callable[[GoalStatus], None]
+"""`on_status(status)`: called with every status the loop records (its `phase` included)."""
 
 
-def agent_cost_of(conversation: Any) -> float:
-    """The agent LLM's accumulated cost in USD (0 when the conversation does not expose it)."""
-    try:
-        return float(conversation.agent.llm.metrics.accumulated_cost)
-    except AttributeError:
-        return 0.0
+def agent_cost_of(conversation: DrivableConversation) -> float:
+    """The agent LLM's accumulated cost in USD."""
+    return float(conversation.agent.llm.metrics.accumulated_cost)
 
 
-def publish_goal_status(conversation: Any, status: GoalStatus) -> None:
-    """Append the goal chip event to `conversation` (if it accepts outside events)."""
-    append = getattr(conversation, "append_event", None)
-    if callable(append):
-        append(
-            ConversationStateUpdateEvent(key=GOAL_STATE_KEY, value=status.model_dump(mode="json"))
-        )
+class _StatusRecorder:
+    """Records statuses: as goal events when the conversation takes them, and to `on_status`."""
 
+    def __init__(
+        self, conversation: DrivableConversation, on_status: StatusCallback | None
+    ) -> None:
+        self._conversation = conversation
+        self._on_status = on_status
+        self._writer = GoalStatusWriter()
 
-def last_goal_status(events: Any) -> GoalStatus | None:
-    """The newest `GoalStatus` recorded in an event history, or None."""
-    stop = len(events)
-    while stop > 0:
-        start = max(0, stop - 256)
-        for event in reversed(read_range(events, start, stop)):
-            if isinstance(event, ConversationStateUpdateEvent) and event.key == GOAL_STATE_KEY:
-                return GoalStatus.model_validate(event.value)
-        stop = start
-    return None
+    def continue_goal(self, objective: str) -> None:
+        """A resumed goal refers to the objective its start already wrote (not a new copy)."""
+        events = self._conversation.state.events
+        event = last_goal_event(events)
+        if event is not None and goal_status_from(event, events).objective == objective:
+            self._writer.adopt(event, objective)
 
-
-def _working_dir(conversation: Any) -> str | None:
-    workspace = getattr(conversation, "workspace", None) or getattr(
-        getattr(conversation, "state", None), "workspace", None
-    )
-    return getattr(workspace, "working_dir", None)
-
-
-def _is_running(conversation: Any) -> bool:
-    status = getattr(getattr(conversation, "state", None), "execution_status", None)
-    # A conversation that does not expose its status is paused without waiting for it.
-    return status is None or status == ConversationExecutionStatus.RUNNING
-
-
-def _is_paused(conversation: Any) -> bool:
-    status = getattr(getattr(conversation, "state", None), "execution_status", None)
-    return status == ConversationExecutionStatus.PAUSED
+    def __call__(self, status: GoalStatus) -> None:
+        if isinstance(self._conversation, ObservableConversation):
+            event = self._writer.event(status)
+            self._conversation.append_event(event)
+            self._writer.written(event)
+        if self._on_status is not None:
+            self._on_status(status)
 
 
 class _BudgetGuard:
@@ -86,28 +82,24 @@ class _BudgetGuard:
     `LocalConversation.run()` drops a pause requested before it starts, so a budget that runs
     out before the run is under way (a goal resumed with no time left, a timer firing before
     `run()` begins) is kept pending and delivered from the callback once the run is running.
+    Whether a budget ran out is the controller's call (`check_budget`, `time_up`).
     """
 
-    def __init__(self, conversation: Any, controller: GoalController) -> None:
+    def __init__(self, conversation: ObservableConversation, controller: GoalController) -> None:
         self._conversation = conversation
         self._controller = controller
         self._lock = threading.Lock()
         self._armed = False
         self._delivered = False
         self._cost_before = 0.0
-        self.tripped: str | None = None
-        add_callback = getattr(conversation, "add_callback", None)
-        watched = controller.max_cost is not None or controller.time_limit is not None
-        self._watching = False
-        if watched and callable(add_callback):
-            add_callback(self._on_event)
-            self._watching = True
+        self._watching = controller.max_cost is not None or controller.time_limit is not None
+        if self._watching:
+            conversation.add_callback(self._on_event)
 
     def close(self) -> None:
         """Stop watching the conversation's events (the goal has ended)."""
-        remove_callback = getattr(self._conversation, "remove_callback", None)
-        if self._watching and callable(remove_callback):
-            remove_callback(self._on_event)
+        if self._watching:
+            self._conversation.remove_callback(self._on_event)
         self._watching = False
 
     @contextlib.contextmanager
@@ -116,12 +108,11 @@ class _BudgetGuard:
         timer: threading.Timer | None = None
         time_left = self._controller.time_left()
         with self._lock:
-            self.tripped = None
             self._delivered = False
             self._cost_before = cost_before
             self._armed = True
         if time_left is not None:
-            timer = threading.Timer(max(time_left, 0.0), self._trip, args=("time limit",))
+            timer = threading.Timer(max(time_left, 0.0), self._time_up)
             timer.daemon = True
             timer.start()
         try:
@@ -135,154 +126,177 @@ class _BudgetGuard:
     def _on_event(self, event: Event) -> None:
         if not self._armed:
             return
-        if self.tripped is None:
+        if self._controller.budget_tripped is None:
             spent = agent_cost_of(self._conversation) - self._cost_before
-            left = self._controller.cost_left(spent)
-            if left is not None and left <= 0:
-                self._trip("cost budget")
+            if self._controller.check_budget(spent) is not None:
+                self._deliver()
             return
         self._deliver()
 
-    def _trip(self, why: str) -> None:
-        with self._lock:
-            if not self._armed or self.tripped is not None:
-                return
-            self.tripped = why
-        self._deliver()
+    def _time_up(self) -> None:
+        if self._armed and self._controller.time_up() is not None:
+            self._deliver()
 
     def _deliver(self) -> None:
         """Pause the conversation for a tripped budget, once its run is really running."""
         with self._lock:
-            if not self._armed or self._delivered or not _is_running(self._conversation):
+            running = (
+                self._conversation.state.execution_status == ConversationExecutionStatus.RUNNING
+            )
+            if not self._armed or self._delivered or not running:
                 return
             self._delivered = True
         self._conversation.pause()
 
 
+def _run_once(conversation: DrivableConversation) -> RunEnd:
+    """Run the agent once and say how the run ended."""
+    try:
+        conversation.run()
+    except ConversationRunError as exc:
+        return RunEnd(
+            status=ConversationExecutionStatus.ERROR,
+            error=f"{exc.code}: {exc.detail}",
+            code=exc.code,
+        )
+    return RunEnd(status=conversation.state.execution_status)
+
+
 def drive_goal(
-    conversation: Any, controller: GoalController, *, resume: bool = False
+    conversation: DrivableConversation,
+    controller: GoalController,
+    *,
+    resume: bool = False,
+    on_status: StatusCallback | None = None,
 ) -> GoalOutcome:
     """Run the goal loop of `controller` on `conversation` until it completes, caps or fails.
 
     `resume=True` starts with the controller's resume prompt instead of the objective. The
     agent cost given to the controller each round is the agent LLM's cost delta over the run.
-    An agent failure (e.g. its LLM keeps erroring) or a user pause ends the goal
-    `interrupted`; a run that hits `max_iteration_per_run` is just a round, and is judged.
+    How a run's end, a pause or a limit is treated is the controller's decision.
     """
-    guard = _BudgetGuard(conversation, controller)
+    record = _StatusRecorder(conversation, on_status)
+    if resume:
+        record.continue_goal(controller.objective)
+    guard = (
+        _BudgetGuard(conversation, controller)
+        if isinstance(conversation, ObservableConversation)
+        else None
+    )
+
+    def on_phase(_phase: GoalPhase) -> None:
+        record(controller.running_status())
+
     message = controller.resume_prompt() if resume else controller.start()
-    publish_goal_status(conversation, controller.status(active=True, status="running"))
+    record(controller.running_status())
     outcome: GoalOutcome | None = None
     try:
         while outcome is None:
             conversation.send_message(message)
             cost_before = agent_cost_of(conversation)
-            failure: str | None = None
-            with guard.armed(cost_before):
-                try:
-                    conversation.run()
-                except ConversationRunError as exc:
-                    if exc.code not in ROUND_ENDING_ERRORS:
-                        failure = f"{exc.code}: {exc.detail}"
+            with guard.armed(cost_before) if guard else contextlib.nullcontext():
+                end = _run_once(conversation)
             spent = agent_cost_of(conversation) - cost_before
-            if failure is not None:
-                outcome = controller.interrupted(
-                    failure, agent_cost=spent, reason="the agent's run failed"
-                )
-            elif _is_paused(conversation) and guard.tripped is None:
-                outcome = controller.interrupted(
-                    "the conversation was paused while the goal was running",
-                    agent_cost=spent,
-                    reason="paused",
-                )
-            else:
-                step = controller.on_run_finished(conversation.state.events, agent_cost=spent)
-                if isinstance(step, GoalDone):
-                    outcome = step.outcome
-                else:
-                    publish_goal_status(
-                        conversation, controller.status(active=True, status="running")
-                    )
-                    message = step.followup
+            interruption = controller.classify_run_end(end)
+            if interruption is not None:
+                outcome = controller.interrupt(interruption, agent_cost=spent)
+                break
+            step = controller.on_run_finished(
+                conversation.state.events, agent_cost=spent, on_phase=on_phase
+            )
+            if isinstance(step, GoalDone):
+                outcome = step.outcome
+                break
+            # A pause that came while the round was judged ends the goal here.
+            interruption = controller.classify_run_end(
+                RunEnd(status=conversation.state.execution_status)
+            )
+            if interruption is not None:
+                outcome = controller.interrupt(interruption)
+                break
+            record(controller.running_status())
+            message = step.followup
     except (ConversationError, LLMError) as exc:
         # e.g. a UserPromptSubmit hook blocked the follow-up, or someone else is running it.
-        outcome = controller.interrupted(f"{type(exc).__name__}: {exc}", reason="driver error")
+        outcome = controller.interrupted(f"{type(exc).__name__}: {exc}", reason=DRIVER_ERROR)
     except BaseException as exc:
         # Ctrl-C or a bug: record it so the chip never shows a dead loop as running.
-        failed = controller.interrupted(f"{type(exc).__name__}: {exc}", reason="driver stopped")
-        publish_goal_status(
-            conversation,
-            controller.status(
-                active=False, status="interrupted", error=failed.error, reason=failed.reason
-            ),
-        )
+        failed = controller.interrupted(f"{type(exc).__name__}: {exc}", reason=DRIVER_STOPPED)
+        record(controller.final_status(failed))
         raise
     finally:
-        guard.close()
-    publish_goal_status(
-        conversation,
-        controller.status(
-            active=False, status=outcome.status, error=outcome.error, reason=outcome.reason
-        ),
-    )
+        if guard is not None:
+            guard.close()
+    record(controller.final_status(outcome))
     return outcome
 
 
 def run_goal(
-    conversation: Any,
+    conversation: DrivableConversation,
     objective: str,
     judge_llm: LLM,
-    max_iterations: int = 10,
+    max_iterations: int = DEFAULT_MAX_ITERATIONS,
     *,
     verify: str | None = None,
     max_cost: float | None = None,
     time_limit: float | None = None,
     working_dir: str | None = None,
     verifier: Verifier | None = None,
+    on_status: StatusCallback | None = None,
 ) -> GoalOutcome:
     """Work on `objective` in `conversation` until an independent judge says it is complete.
 
     After each run the judge audits the transcript; if `verify` is set (e.g. "pytest -q") it
     runs in the workspace (or `working_dir`) and must exit 0. Ends `capped` at
-    `max_iterations` rounds, `max_cost` USD (agent + judge) or `time_limit` seconds.
-    Invalid arguments raise ValueError before anything is sent.
+    `max_iterations` rounds, `max_cost` USD (agent + judge) or `time_limit` seconds (0 or
+    None: unlimited). `on_status(status)` gets every status the loop records, live: the
+    start, each phase change (`status.phase`: "agent", "verifying", "judging"), each judged
+    round (`status.last_round`) and the end. Invalid arguments raise `InvalidGoalError` (a
+    ValueError) before anything is sent.
     """
-    controller = GoalController(
-        objective,
-        judge_llm,
-        max_iterations=max_iterations,
+    request = GoalRequest.checked(
+        objective=objective,
         verify=verify,
-        working_dir=working_dir or _working_dir(conversation),
+        max_iterations=max_iterations,
         max_cost=max_cost,
         time_limit=time_limit,
+    )
+    controller = GoalController.from_request(
+        request,
+        judge_llm,
+        working_dir=working_dir or conversation.workspace.working_dir,
         verifier=verifier,
     )
-    return drive_goal(conversation, controller)
+    return drive_goal(conversation, controller, on_status=on_status)
 
 
 def resume_goal(
-    conversation: Any,
+    conversation: DrivableConversation,
     judge_llm: LLM,
     *,
     working_dir: str | None = None,
     verifier: Verifier | None = None,
+    on_status: StatusCallback | None = None,
 ) -> GoalOutcome:
     """Continue the goal last recorded in `conversation` (interrupted, or its driver died).
 
-    Raises ValueError when the conversation has no goal or its goal already ended.
+    Raises `NoResumableGoalError` (a ValueError) when the conversation has no goal or its
+    goal already ended. `on_status` is as in `run_goal`.
     """
     status = last_goal_status(conversation.state.events)
     if status is None:
-        raise ValueError("This conversation has no goal to resume; start one with run_goal().")
-    if status.status not in RESUMABLE:
-        raise ValueError(
+        raise NoResumableGoalError(
+            "This conversation has no goal to resume; start one with run_goal()."
+        )
+    if not status.resumable:
+        raise NoResumableGoalError(
             f"The last goal ended {status.status!r}; only an interrupted goal can be resumed. "
             "Start a new one with run_goal()."
         )
     controller = GoalController.from_status(
         status,
         judge_llm,
-        working_dir=working_dir or _working_dir(conversation),
+        working_dir=working_dir or conversation.workspace.working_dir,
         verifier=verifier,
     )
-    return drive_goal(conversation, controller, resume=True)
+    return drive_goal(conversation, controller, resume=True, on_status=on_status)

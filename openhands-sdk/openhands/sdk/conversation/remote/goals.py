@@ -14,12 +14,12 @@ from openhands.sdk.llm.llm import LLM
 if TYPE_CHECKING:
     from openhands.sdk.conversation.goal import GoalStatus
 
-GOAL_KEY = "goal"
 RECHECK_INTERVAL = 5.0
 """Seconds between REST re-reads while waiting, in case a goal event is late or missed."""
 
 
 def _goal_status_model(value: dict[str, Any]) -> GoalStatus:
+    # The goal package is imported on first use: `import openhands.sdk` stays cheap.
     from openhands.sdk.conversation.goal import GoalStatus
 
     return GoalStatus.model_validate(value)
@@ -46,21 +46,21 @@ class RemoteGoals:
         max_cost: float | None,
         time_limit: float | None,
     ) -> None:
-        """POST /{id}/goal with a StartGoalRequest."""
-        if not isinstance(objective, str) or not objective.strip():
-            raise ValueError("objective must be a non-blank string saying what 'done' means")
-        if max_iterations < 1:
-            raise ValueError("max_iterations must be >= 1")
-        body: dict[str, Any] = {"objective": objective, "max_iterations": max_iterations}
-        if verify is not None:
-            body["verify"] = verify
-        if judge_llm is not None:
-            body["judge_llm"] = judge_llm.model_dump(mode="json", context={"expose_secrets": True})
-        if max_cost is not None:
-            body["max_cost"] = max_cost
-        if time_limit is not None:
-            body["time_limit"] = time_limit
-        self._client.start_goal(self._id, body)
+        """POST /{id}/goal with a `GoalRequest` (checked here first, as the server would).
+
+        Raises `InvalidGoalError` (a ValueError) naming a bad option before any request.
+        """
+        from openhands.sdk.conversation.goal import GoalRequest
+
+        request = GoalRequest.checked(
+            objective=objective,
+            max_iterations=max_iterations,
+            verify=verify,
+            judge_llm=judge_llm,
+            max_cost=max_cost,
+            time_limit=time_limit,
+        )
+        self._client.start_goal(self._id, request.to_wire())
 
     def status(self) -> GoalStatus | None:
         """GET /{id}/goal as a `GoalStatus`, or None when no goal ever ran."""
@@ -112,7 +112,9 @@ def _may_end_the_wait(event: Any) -> bool:
     """A goal update that says inactive, or the agent's run reaching a non-running status."""
     if not isinstance(event, ConversationStateUpdateEvent):
         return False
+    from openhands.sdk.conversation.goal import GOAL_STATE_KEY
+
     if event.key == "execution_status":
         return event.value != "running"
     value = event.value
-    return event.key == GOAL_KEY and isinstance(value, dict) and value.get("active") is False
+    return event.key == GOAL_STATE_KEY and isinstance(value, dict) and value.get("active") is False

@@ -1,0 +1,31 @@
+"""Goal errors: a goal asked for wrongly, or a resume with nothing to resume.
+
+GoalError                     base class (under OpenHandsError)
+├── InvalidGoalError          (ValueError) a goal option is invalid; the message names it
+└── NoResumableGoalError      (ValueError) no goal, or the last one ended; start a new one
+"""
+
+from __future__ import annotations
+
+from openhands.sdk.errors import OpenHandsError
+
+
+class GoalError(OpenHandsError):
+    """Base class of goal errors."""
+
+
+class InvalidGoalError(GoalError, ValueError):
+    """A goal option is invalid (blank objective, negative budget, ...); `field` names it."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class NoResumableGoalError(GoalError, ValueError):
+    """There is nothing to resume: no goal was started, or the last one already ended.
+
+    `code` is the machine-readable reason the agent server answers as `detail`.
+    """
+
+    code = "no_resumable_goal"
