@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.sdk.utils.truncate import truncate_middle
 from openhands.tools.params import parse_params
-from openhands.tools.terminal.output import clean_output, truncate_middle
+from openhands.tools.terminal.output import clean_output
 from openhands.tools.terminal.session import (
     CommandResult,
     TerminalSession,
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_INPUT_TIMEOUT = 10.0
 DEFAULT_MAX_OUTPUT_CHARS = 30_000
+TRUNCATED_NOTE = (
+    "Long output truncated in the middle: redirect it to a file and view parts of it "
+    "to see everything."
+)
 _KEY = re.compile(r"^C-([a-zA-Z])$")
 
 DESCRIPTION = """Run a bash command in a persistent shell in the workspace.
@@ -180,7 +185,10 @@ class TerminalExecutor:
         waited: float | None,
         is_error: bool = False,
     ) -> TerminalObservation:
-        output = truncate_middle(clean_output(result.output).strip("\n"), self.max_output_chars)
+        cleaned = clean_output(result.output).strip("\n")
+        output = truncate_middle(cleaned, self.max_output_chars)
+        if len(cleaned) > self.max_output_chars:
+            notes = [*notes, TRUNCATED_NOTE]
         if result.shell_exited:
             footer = (
                 f"The shell exited (exit code {result.exit_code}); "
