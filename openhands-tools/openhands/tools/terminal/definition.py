@@ -12,7 +12,7 @@ from openhands.sdk.utils.truncate import truncate_middle
 from openhands.tools.params import parse_params
 from openhands.tools.terminal.output import clean_output
 from openhands.tools.terminal.session import (
-    CommandResult,
+    ShellOutput,
     TerminalSession,
     TerminalSessionError,
 )
@@ -179,7 +179,7 @@ class TerminalExecutor:
     def _observe(
         self,
         action: TerminalAction,
-        result: CommandResult,
+        result: ShellOutput,
         notes: list[str],
         *,
         waited: float | None,

@@ -35,4 +35,3 @@ def clean_output(text: str) -> str:
     text = text.replace("\r\n", "\n")
     lines = [_resolve_carriage_returns(line) for line in strip_ansi(text).split("\n")]
     return "\n".join(lines)
-

@@ -32,6 +32,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.workspace.agent_env import agent_environment
+from openhands.sdk.workspace.processes import kill_process_group, register_process_group
 
 _WINDOW = 8192  # how much of the stream's tail is searched for the prompt sentinel
 _POLL = 0.25  # seconds between liveness checks while waiting for output
@@ -64,7 +66,7 @@ class NoCommandRunningError(TerminalSessionError):
 
 
 @dataclass
-class CommandResult:
+class ShellOutput:
     """What one wait on the shell produced.
 
     `finished` is False when the wait timed out with the command still running; then
@@ -126,7 +128,7 @@ class TerminalSession:
         attrs[3] &= ~(termios.ECHO | termios.ECHONL)  # the command is not echoed back
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
         fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-        env = {k: v for k, v in os.environ.items() if k not in _UNSET_ENV}
+        env = {k: v for k, v in agent_environment().items() if k not in _UNSET_ENV}
         env.update(_QUIET_ENV)
         env.update(self._extra_env)
         try:
@@ -143,6 +145,8 @@ class TerminalSession:
             raise TerminalSessionError(f"Could not start bash: {exc}") from exc
         finally:
             os.close(slave)
+        # bash leads its own session (the launcher's setsid): guard it and all its jobs.
+        register_process_group(self._proc.pid)
         self._master = master
         self._tmpdir = tempfile.mkdtemp(prefix="oh-terminal-")
         self._reader = threading.Thread(target=self._read_loop, name="terminal-reader", daemon=True)
@@ -170,7 +174,7 @@ class TerminalSession:
         """Kill bash and everything it started, and release the pty."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            _kill_session(proc.pid)
+            kill_process_group(proc.pid)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
         master, self._master = self._master, None
@@ -187,7 +191,7 @@ class TerminalSession:
 
     # -- commands -----------------------------------------------------------------------------
 
-    def run(self, command: str, timeout: float) -> CommandResult:
+    def run(self, command: str, timeout: float) -> ShellOutput:
         """Run `command` (any bash, several lines allowed); wait up to `timeout` seconds."""
         with self._op_lock:
             self._require_alive()
@@ -204,7 +208,7 @@ class TerminalSession:
             self._write(f"source {shlex.quote(str(path))}\n")
             return self._collect(timeout)
 
-    def send_input(self, text: str, timeout: float) -> CommandResult:
+    def send_input(self, text: str, timeout: float) -> ShellOutput:
         """Write `text` (keys or a line) to the running command, then wait up to `timeout`."""
         with self._op_lock:
             self._require_alive()
@@ -215,7 +219,7 @@ class TerminalSession:
                 return self._collect_interrupted(timeout)
             return self._collect(timeout)
 
-    def wait(self, timeout: float) -> CommandResult:
+    def wait(self, timeout: float) -> ShellOutput:
         """Collect more output of the running command, waiting up to `timeout` for it to end."""
         with self._op_lock:
             self._require_alive()
@@ -273,7 +277,7 @@ class TerminalSession:
         self._window = keep[-_WINDOW:]
         self._prompt_ready = bool(self._prompt.search(self._window))
 
-    def _collect(self, timeout: float) -> CommandResult:
+    def _collect(self, timeout: float) -> ShellOutput:
         deadline = time.monotonic() + max(timeout, 0.0)
         with self._cond:
             while not self._prompt_ready and not self._eof:
@@ -291,7 +295,7 @@ class TerminalSession:
             if match is not None:
                 self._reset_buffer(full[match.end() :])
                 self._finish_command()
-                return CommandResult(
+                return ShellOutput(
                     output=full[: match.start()],
                     finished=True,
                     exit_code=int(match.group(1)),
@@ -301,12 +305,12 @@ class TerminalSession:
                 self._reset_buffer("")
                 self._finish_command()
                 code = self._proc.wait(timeout=5) if self._proc is not None else None
-                return CommandResult(output=full, finished=True, exit_code=code, shell_exited=True)
+                return ShellOutput(output=full, finished=True, exit_code=code, shell_exited=True)
             emit, keep = self._split_partial(full)
             self._reset_buffer(keep)
-            return CommandResult(output=emit, finished=False)
+            return ShellOutput(output=emit, finished=False)
 
-    def _collect_interrupted(self, timeout: float) -> CommandResult:
+    def _collect_interrupted(self, timeout: float) -> ShellOutput:
         """`_collect` after a Ctrl-C, sending SIGINT again to a foreground job that survives it.
 
         A Ctrl-C that reaches bash while it is still starting the command (after reading it,
@@ -347,22 +351,3 @@ class TerminalSession:
         if start.startswith(last_line) or last_line.startswith(start):
             return text[:cut], text[cut:]
         return text, ""
-
-
-def _kill_session(session_id: int) -> None:
-    """SIGKILL every process in the session bash leads (its jobs have their own groups)."""
-    victims = {session_id}
-    with contextlib.suppress(OSError):
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                stat = Path("/proc", entry, "stat").read_text()
-            except OSError:
-                continue
-            fields = stat.rsplit(")", 1)[-1].split()
-            if len(fields) > 3 and fields[3] == str(session_id):
-                victims.add(int(entry))
-    for pid in victims:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
