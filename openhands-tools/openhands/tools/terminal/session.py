@@ -15,6 +15,7 @@ import codecs
 import contextlib
 import fcntl
 import os
+import pwd
 import re
 import shlex
 import shutil
@@ -46,11 +47,42 @@ _QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "c
 _BASH = ["bash", "--norc", "--noprofile", "--noediting", "-i"]
 # Started as a separate program rather than through Popen's preexec_fn, which is unsafe in
 # a multi-threaded process: become a session leader, make the pty (stdin) the controlling
-# terminal so the line discipline delivers Ctrl-C to the foreground job, then become bash.
-_LAUNCHER = (
-    "import fcntl, os, sys, termios; os.setsid(); "
-    "fcntl.ioctl(0, termios.TIOCSCTTY, 0); os.execvp(sys.argv[1], sys.argv[1:])"
-)
+# terminal so the line discipline delivers Ctrl-C to the foreground job, switch to the user
+# named in argv[1] if any (after TIOCSCTTY, which the new user might not be allowed), then
+# become bash (argv[2] is its absolute path: after the switch, the new user may not be able to
+# read this Python's own library, which a PATH search would import from).
+_LAUNCHER = """
+import fcntl, os, sys, termios
+os.setsid()
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+if sys.argv[1]:
+    import pwd
+    user = pwd.getpwnam(sys.argv[1])
+    os.initgroups(user.pw_name, user.pw_gid)
+    os.setgid(user.pw_gid)
+    os.setuid(user.pw_uid)
+os.execv(sys.argv[2], sys.argv[3:])
+"""
+
+
+def resolve_user(username: str) -> pwd.struct_passwd:
+    """The account `username` names, if this process may run a shell as it; else ValueError.
+
+    Switching to another user needs root (or this process already being that user).
+    """
+    try:
+        user = pwd.getpwnam(username)
+    except KeyError:
+        raise ValueError(
+            f"no user {username!r} on this machine; create it or leave username unset"
+        ) from None
+    if os.geteuid() not in (0, user.pw_uid):
+        me = pwd.getpwuid(os.geteuid()).pw_name
+        raise ValueError(
+            f"cannot run the shell as {username!r}: this process runs as {me!r} without root; "
+            "start the server as root or leave username unset"
+        )
+    return user
 
 
 class TerminalSessionError(OpenHandsError, RuntimeError):
@@ -70,7 +102,9 @@ class ShellOutput:
     """What one wait on the shell produced.
 
     `finished` is False when the wait timed out with the command still running; then
-    `exit_code` is None. `shell_exited` is True when bash itself ended (e.g. `exit`).
+    `exit_code` is None, and `output_idle` says whether it ended early because the output had
+    not changed for the wait's `no_change_timeout`. `shell_exited` is True when bash itself
+    ended (e.g. `exit`).
     """
 
     output: str
@@ -78,6 +112,7 @@ class ShellOutput:
     exit_code: int | None = None
     working_dir: str | None = None
     shell_exited: bool = False
+    output_idle: bool = False
 
 
 class TerminalSession:
@@ -88,10 +123,12 @@ class TerminalSession:
         working_dir: str,
         *,
         env: Mapping[str, str] | None = None,
+        username: str | None = None,
         startup_timeout: float = 15.0,
         max_buffer_chars: int = 4_000_000,
     ) -> None:
         self.working_dir = str(working_dir)
+        self.username = username
         self._extra_env = dict(env or {})
         self._startup_timeout = startup_timeout
         self._max_buffer = max(max_buffer_chars, 4 * _WINDOW)
@@ -103,6 +140,7 @@ class TerminalSession:
         self._op_lock = threading.Lock()
         self._chunks: list[str] = []
         self._size = 0
+        self._received = 0  # characters ever read, to tell whether output changed
         self._window = ""
         self._prompt_ready = False
         self._eof = False
@@ -122,18 +160,34 @@ class TerminalSession:
             raise TerminalSessionError("The session was already started.")
         if not os.path.isdir(self.working_dir):
             raise TerminalSessionError(f"Working directory {self.working_dir!r} does not exist.")
+        try:
+            user = resolve_user(self.username) if self.username else None
+        except ValueError as exc:
+            raise TerminalSessionError(f"Cannot start the shell: {exc}.") from exc
+        env = {k: v for k, v in agent_environment().items() if k not in _UNSET_ENV}
+        env.update(_QUIET_ENV)
+        if user is not None:
+            env.update(HOME=user.pw_dir, USER=user.pw_name, LOGNAME=user.pw_name)
+        env.update(self._extra_env)
+        bash = shutil.which(_BASH[0], path=env.get("PATH", os.defpath))
+        if bash is None:
+            raise TerminalSessionError("bash was not found on PATH; install bash to use it.")
         master, slave = os.openpty()
         attrs = termios.tcgetattr(slave)
         attrs[1] &= ~termios.OPOST  # no "\r\n" translation on output
         attrs[3] &= ~(termios.ECHO | termios.ECHONL)  # the command is not echoed back
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
         fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-        env = {k: v for k, v in agent_environment().items() if k not in _UNSET_ENV}
-        env.update(_QUIET_ENV)
-        env.update(self._extra_env)
+        self._tmpdir = tempfile.mkdtemp(prefix="oh-terminal-")
+        if user is not None:
+            # The shell reads its command files from here and owns its terminal.
+            os.chown(self._tmpdir, user.pw_uid, user.pw_gid)
+            os.fchown(slave, user.pw_uid, -1)
+        user_name = user.pw_name if user else ""
+        launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, user_name, bash]
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _LAUNCHER, *_BASH],
+                [*launcher, *_BASH],
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
@@ -142,20 +196,21 @@ class TerminalSession:
             )
         except OSError as exc:
             os.close(master)
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
             raise TerminalSessionError(f"Could not start bash: {exc}") from exc
         finally:
             os.close(slave)
         # bash leads its own session (the launcher's setsid): guard it and all its jobs.
         register_process_group(self._proc.pid)
         self._master = master
-        self._tmpdir = tempfile.mkdtemp(prefix="oh-terminal-")
         self._reader = threading.Thread(target=self._read_loop, name="terminal-reader", daemon=True)
         self._reader.start()
         ps1 = rf"\n__OH_{self._nonce}__ $? $PWD __OH_{self._nonce}_END__\n"
         self._write(f"set +H; PS2=''; PS1='{ps1}'\n")
         self._running = True
         result = self._collect(self._startup_timeout)
-        if not result.finished:
+        if not result.finished or result.shell_exited:
             output = result.output[-2000:]
             self.close()
             raise TerminalSessionError(f"bash did not become ready; its output: {output!r}")
@@ -191,8 +246,14 @@ class TerminalSession:
 
     # -- commands -----------------------------------------------------------------------------
 
-    def run(self, command: str, timeout: float) -> ShellOutput:
-        """Run `command` (any bash, several lines allowed); wait up to `timeout` seconds."""
+    def run(
+        self, command: str, timeout: float, *, no_change_timeout: float | None = None
+    ) -> ShellOutput:
+        """Run `command` (any bash, several lines allowed); wait up to `timeout` seconds.
+
+        With `no_change_timeout`, return early once the output has not changed for that many
+        seconds (the command keeps running, as after a timeout).
+        """
         with self._op_lock:
             self._require_alive()
             if self._running:
@@ -206,10 +267,12 @@ class TerminalSession:
             self._command_file = path
             self._running = True
             self._write(f"source {shlex.quote(str(path))}\n")
-            return self._collect(timeout)
+            return self._collect(timeout, no_change_timeout)
 
-    def send_input(self, text: str, timeout: float) -> ShellOutput:
-        """Write `text` (keys or a line) to the running command, then wait up to `timeout`."""
+    def send_input(
+        self, text: str, timeout: float, *, no_change_timeout: float | None = None
+    ) -> ShellOutput:
+        """Write `text` (keys or a line) to the running command, then wait as `run` does."""
         with self._op_lock:
             self._require_alive()
             if not self._running:
@@ -217,15 +280,15 @@ class TerminalSession:
             self._write(text)
             if text == INTERRUPT:
                 return self._collect_interrupted(timeout)
-            return self._collect(timeout)
+            return self._collect(timeout, no_change_timeout)
 
-    def wait(self, timeout: float) -> ShellOutput:
-        """Collect more output of the running command, waiting up to `timeout` for it to end."""
+    def wait(self, timeout: float, *, no_change_timeout: float | None = None) -> ShellOutput:
+        """Collect more output of the running command, waiting as `run` does for it to end."""
         with self._op_lock:
             self._require_alive()
             if not self._running:
                 raise NoCommandRunningError("No command is running.")
-            return self._collect(timeout)
+            return self._collect(timeout, no_change_timeout)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -261,6 +324,7 @@ class TerminalSession:
     def _append(self, text: str) -> None:
         self._chunks.append(text)
         self._size += len(text)
+        self._received += len(text)
         self._window = (self._window + text)[-_WINDOW:]
         if not self._prompt_ready and self._prompt.search(self._window):
             self._prompt_ready = True
@@ -277,11 +341,22 @@ class TerminalSession:
         self._window = keep[-_WINDOW:]
         self._prompt_ready = bool(self._prompt.search(self._window))
 
-    def _collect(self, timeout: float) -> ShellOutput:
+    def _collect(self, timeout: float, no_change_timeout: float | None = None) -> ShellOutput:
         deadline = time.monotonic() + max(timeout, 0.0)
+        idle = False
         with self._cond:
+            changed_at, seen = time.monotonic(), self._received
             while not self._prompt_ready and not self._eof:
-                remaining = deadline - time.monotonic()
+                now = time.monotonic()
+                if self._received != seen:
+                    changed_at, seen = now, self._received
+                remaining = deadline - now
+                if no_change_timeout is not None:
+                    quiet_left = changed_at + no_change_timeout - now
+                    if quiet_left <= 0 and remaining > 0:
+                        idle = True
+                        break
+                    remaining = min(remaining, quiet_left)
                 if remaining <= 0:
                     break
                 if self._proc is None or self._proc.poll() is not None:
@@ -308,7 +383,7 @@ class TerminalSession:
                 return ShellOutput(output=full, finished=True, exit_code=code, shell_exited=True)
             emit, keep = self._split_partial(full)
             self._reset_buffer(keep)
-            return ShellOutput(output=emit, finished=False)
+            return ShellOutput(output=emit, finished=False, output_idle=idle)
 
     def _collect_interrupted(self, timeout: float) -> ShellOutput:
         """`_collect` after a Ctrl-C, sending SIGINT again to a foreground job that survives it.
