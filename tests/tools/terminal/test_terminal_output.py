@@ -16,4 +16,3 @@ def test_carriage_return_overwrites_the_start_of_the_line() -> None:
 
 def test_crlf_becomes_lf() -> None:
     assert clean_output("a\r\nb\r\n") == "a\nb\n"
-
