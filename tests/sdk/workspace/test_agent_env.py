@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from openhands.sdk.workspace import AGENT_ENV_VAR, agent_environment, is_denied
+from openhands.sdk.workspace import (
+    AGENT_ENV_VAR,
+    agent_environment,
+    configure_agent_environment,
+    is_denied,
+)
 
 
 @pytest.mark.parametrize(
@@ -76,3 +81,15 @@ def test_the_default_base_is_this_process_environment(monkeypatch: pytest.Monkey
 
     assert "LLM_API_KEY" not in env
     assert env["OH_TEST_PASSED"] == "visible"
+
+
+def test_configured_passthrough_replaces_oh_agent_env_until_reset() -> None:
+    base = {"GITHUB_TOKEN": "a", "HF_TOKEN": "b", AGENT_ENV_VAR: "GITHUB_TOKEN"}
+    configure_agent_environment(passthrough=["HF_TOKEN"])
+    try:
+        configured = agent_environment(base)
+    finally:
+        configure_agent_environment(passthrough=None)
+
+    assert configured == {"HF_TOKEN": "b"}
+    assert agent_environment(base) == {"GITHUB_TOKEN": "a"}

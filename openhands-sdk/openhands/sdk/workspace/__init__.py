@@ -1,6 +1,11 @@
 """Workspaces: where an agent's tools run, and how processes are started for the agent."""
 
-from openhands.sdk.workspace.agent_env import AGENT_ENV_VAR, agent_environment, is_denied
+from openhands.sdk.workspace.agent_env import (
+    AGENT_ENV_VAR,
+    agent_environment,
+    configure_agent_environment,
+    is_denied,
+)
 from openhands.sdk.workspace.local import LocalWorkspace
 from openhands.sdk.workspace.processes import (
     kill_process_group,
@@ -16,6 +21,7 @@ __all__ = [
     "LocalWorkspace",
     "RemoteWorkspace",
     "agent_environment",
+    "configure_agent_environment",
     "is_denied",
     "kill_process_group",
     "register_process_group",

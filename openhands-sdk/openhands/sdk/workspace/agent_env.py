@@ -68,6 +68,19 @@ def is_denied(name: str) -> bool:
     return upper in DENIED_NAMES or any(fnmatch.fnmatchcase(upper, p) for p in DENIED_PATTERNS)
 
 
+_configured_passthrough: frozenset[str] | None = None
+
+
+def configure_agent_environment(*, passthrough: Iterable[str] | None) -> None:
+    """Set the process-wide passthrough names (e.g. from the server's settings).
+
+    Every spawner that is not given `passthrough` then uses these names instead of reading
+    `OH_AGENT_ENV`; None goes back to reading `OH_AGENT_ENV`.
+    """
+    global _configured_passthrough
+    _configured_passthrough = None if passthrough is None else frozenset(passthrough)
+
+
 def passthrough_from_env(environ: Mapping[str, str] | None = None) -> frozenset[str]:
     """The names listed in `OH_AGENT_ENV` (comma-separated; blanks ignored)."""
     value = (os.environ if environ is None else environ).get(AGENT_ENV_VAR, "")
@@ -82,8 +95,14 @@ def agent_environment(
     """The environment for a process the agent controls: `base` without this process's secrets.
 
     `base` defaults to `os.environ`. A variable is dropped when `is_denied(name)`, unless its
-    exact name is in `passthrough` (default: the names in `OH_AGENT_ENV`, read from `base`).
+    exact name is in `passthrough` (default: the names given to `configure_agent_environment`,
+    else those in `OH_AGENT_ENV`, read from `base`).
     """
     source = os.environ if base is None else base
-    allowed = passthrough_from_env(source) if passthrough is None else frozenset(passthrough)
+    if passthrough is not None:
+        allowed = frozenset(passthrough)
+    elif _configured_passthrough is not None:
+        allowed = _configured_passthrough
+    else:
+        allowed = passthrough_from_env(source)
     return {name: value for name, value in source.items() if name in allowed or not is_denied(name)}
