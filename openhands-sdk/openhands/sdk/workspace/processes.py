@@ -202,10 +202,13 @@ def kill_process_group(pgid: int) -> None:
     try:
         for _ in range(3):  # again, for children forked while we were killing
             victims: dict[int, psutil.Process] = {}
-            with contextlib.suppress(psutil.Error):
-                leader = psutil.Process(pgid)
-                victims[pgid] = leader
-                victims.update((child.pid, child) for child in leader.children(recursive=True))
+            with contextlib.suppress(psutil.Error, OSError):
+                # Only a leader of its own group or session: a reaped leader's pid may already
+                # name an unrelated process, whose tree must not be touched.
+                if pgid in (os.getpgid(pgid), os.getsid(pgid)):
+                    leader = psutil.Process(pgid)
+                    victims[pgid] = leader
+                    victims.update((child.pid, child) for child in leader.children(recursive=True))
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pgid, signal.SIGKILL)
             for process in psutil.process_iter():
