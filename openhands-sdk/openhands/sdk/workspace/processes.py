@@ -102,6 +102,7 @@ class _Watchdog:
                 stdin=read_end,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
+                cwd="/",  # holds no working folder (or mount) busy
                 start_new_session=True,  # a Ctrl-C to our process group does not reach it
             )
         except OSError as exc:
