@@ -168,3 +168,35 @@ def test_the_watchdog_exits_when_its_process_dies(start: Start) -> None:
 
     assert _wait_for(lambda: _gone(starter.sleep), GONE_WITHIN)
     assert _wait_for(lambda: _gone(watchdog), GONE_WITHIN)
+
+
+def test_a_killed_watchdog_is_replaced_and_still_guards_earlier_groups(
+    start: Start, workspace_dir: Path
+) -> None:
+    starter = start(
+        """
+        import os, signal, subprocess, time
+        from openhands.sdk.workspace import register_process_group
+        from openhands.sdk.workspace.processes import watchdog_pid
+        first = subprocess.Popen(["sleep", "40"], start_new_session=True)
+        register_process_group(first.pid)
+        old = watchdog_pid()
+        os.kill(old, signal.SIGKILL)
+        os.waitpid(old, 0)
+        second = subprocess.Popen(["sleep", "40"], start_new_session=True)
+        register_process_group(second.pid)
+        assert watchdog_pid() not in (None, old)
+        open("second.pid", "w").write(str(second.pid))
+        open("sleep.pid", "w").write(str(first.pid))
+        time.sleep(120)
+        """
+    )
+    second = psutil.Process(int((workspace_dir / "second.pid").read_text()))
+    try:
+        starter.kill()
+
+        assert _wait_for(lambda: _gone(starter.sleep), GONE_WITHIN)
+        assert _wait_for(lambda: _gone(second), GONE_WITHIN)
+    finally:
+        if not _gone(second):
+            second.kill()
