@@ -80,5 +80,6 @@ def test_the_shell_runs_as_the_named_user(workspace: Path) -> None:
     finally:
         tool.close()
 
+    assert isinstance(obs, TerminalObservation)
     assert obs.content.splitlines()[:2] == ["nobody", "/nonexistent"]
     assert obs.exit_code == 0

@@ -96,7 +96,7 @@ def _load_entry_point(name: str) -> ToolFactory | None:
 
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP, name=name):
         try:
-            target = entry.load()
+            target: Any = entry.load()
         except Exception as exc:  # a broken third-party package must not hide the others
             logger.warning("Tool entry point %r (%s) failed to load: %s", name, entry.value, exc)
             continue
