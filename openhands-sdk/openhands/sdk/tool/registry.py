@@ -13,7 +13,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
@@ -96,7 +96,7 @@ def _load_entry_point(name: str) -> ToolFactory | None:
 
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP, name=name):
         try:
-            target: Any = entry.load()
+            target = entry.load()
         except Exception as exc:  # a broken third-party package must not hide the others
             logger.warning("Tool entry point %r (%s) failed to load: %s", name, entry.value, exc)
             continue
@@ -109,7 +109,7 @@ def _load_entry_point(name: str) -> ToolFactory | None:
         if not callable(target):
             logger.warning("Tool entry point %r (%s) is not a tool or factory", name, entry.value)
             continue
-        register_tool(name, target)
+        register_tool(name, cast("type[ToolDefinition] | ToolFactory", target))
         with _lock:
             return _factories[name]
     return None
