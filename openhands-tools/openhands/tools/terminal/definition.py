@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
 from openhands.sdk.utils.truncate import truncate_middle
 from openhands.tools.params import parse_params
+from openhands.tools.terminal.launch import resolve_user
 from openhands.tools.terminal.output import clean_output
 from openhands.tools.terminal.session import (
     ShellOutput,
     TerminalSession,
     TerminalSessionError,
-    resolve_user,
 )
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 

@@ -15,14 +15,12 @@ import codecs
 import contextlib
 import fcntl
 import os
-import pwd
 import re
 import shlex
 import shutil
 import signal
 import struct
 import subprocess
-import sys
 import tempfile
 import termios
 import threading
@@ -33,8 +31,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from openhands.sdk.errors import OpenHandsError
-from openhands.sdk.workspace.agent_env import agent_environment
 from openhands.sdk.workspace.processes import kill_process_group, register_process_group
+from openhands.tools.terminal.launch import launch_argv, resolve_user, shell_environment
 
 _WINDOW = 8192  # how much of the stream's tail is searched for the prompt sentinel
 _POLL = 0.25  # seconds between liveness checks while waiting for output
@@ -42,47 +40,6 @@ INTERRUPT = "\x03"
 """Ctrl-C, as the terminal tool sends it for `C-c`."""
 INTERRUPT_RETRY_SECONDS = 0.5
 """How long an interrupted job may run on before it gets SIGINT again."""
-_UNSET_ENV = ("PS0", "PS1", "PS2", "PROMPT_COMMAND", "BASH_ENV", "ENV", "HISTFILE")
-_QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "cat"}
-_BASH = ["bash", "--norc", "--noprofile", "--noediting", "-i"]
-# Started as a separate program rather than through Popen's preexec_fn, which is unsafe in
-# a multi-threaded process: become a session leader, make the pty (stdin) the controlling
-# terminal so the line discipline delivers Ctrl-C to the foreground job, switch to the user
-# named in argv[1] if any (after TIOCSCTTY, which the new user might not be allowed), then
-# become bash (argv[2] is its absolute path: after the switch, the new user may not be able to
-# read this Python's own library, which a PATH search would import from).
-_LAUNCHER = """
-import fcntl, os, sys, termios
-os.setsid()
-fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-if sys.argv[1]:
-    import pwd
-    user = pwd.getpwnam(sys.argv[1])
-    os.initgroups(user.pw_name, user.pw_gid)
-    os.setgid(user.pw_gid)
-    os.setuid(user.pw_uid)
-os.execv(sys.argv[2], sys.argv[3:])
-"""
-
-
-def resolve_user(username: str) -> pwd.struct_passwd:
-    """The account `username` names, if this process may run a shell as it; else ValueError.
-
-    Switching to another user needs root (or this process already being that user).
-    """
-    try:
-        user = pwd.getpwnam(username)
-    except KeyError:
-        raise ValueError(
-            f"no user {username!r} on this machine; create it or leave username unset"
-        ) from None
-    if os.geteuid() not in (0, user.pw_uid):
-        me = pwd.getpwuid(os.geteuid()).pw_name
-        raise ValueError(
-            f"cannot run the shell as {username!r}: this process runs as {me!r} without root; "
-            "start the server as root or leave username unset"
-        )
-    return user
 
 
 class TerminalSessionError(OpenHandsError, RuntimeError):
@@ -164,14 +121,11 @@ class TerminalSession:
             user = resolve_user(self.username) if self.username else None
         except ValueError as exc:
             raise TerminalSessionError(f"Cannot start the shell: {exc}.") from exc
-        env = {k: v for k, v in agent_environment().items() if k not in _UNSET_ENV}
-        env.update(_QUIET_ENV)
-        if user is not None:
-            env.update(HOME=user.pw_dir, USER=user.pw_name, LOGNAME=user.pw_name)
-        env.update(self._extra_env)
-        bash = shutil.which(_BASH[0], path=env.get("PATH", os.defpath))
-        if bash is None:
-            raise TerminalSessionError("bash was not found on PATH; install bash to use it.")
+        env = shell_environment(user, self._extra_env)
+        try:
+            argv = launch_argv(user, env)
+        except ValueError as exc:
+            raise TerminalSessionError(f"Cannot start the shell: {exc}.") from exc
         master, slave = os.openpty()
         attrs = termios.tcgetattr(slave)
         attrs[1] &= ~termios.OPOST  # no "\r\n" translation on output
@@ -183,11 +137,9 @@ class TerminalSession:
             # The shell reads its command files from here and owns its terminal.
             os.chown(self._tmpdir, user.pw_uid, user.pw_gid)
             os.fchown(slave, user.pw_uid, -1)
-        user_name = user.pw_name if user else ""
-        launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, user_name, bash]
         try:
             self._proc = subprocess.Popen(
-                [*launcher, *_BASH],
+                argv,
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
