@@ -97,3 +97,28 @@ def test_importing_the_tools_does_not_import_litellm() -> None:
 def test_openhands_is_a_namespace_package() -> None:
     package_dir = Path(openhands.tools.__file__).parent
     assert not (package_dir.parent / "__init__.py").exists()
+
+
+def test_tools_resolve_by_name_without_importing_the_tools_package() -> None:
+    code = (
+        "import sys\n"
+        "from openhands.sdk.tool import Tool, ToolContext, resolve_tool\n"
+        "assert 'openhands.tools' not in sys.modules, 'the SDK imported the tools'\n"
+        "[a] = resolve_tool(Tool(name='terminal'), ToolContext(working_dir='.'))\n"
+        "[b] = resolve_tool({'name': 'TerminalTool'}, ToolContext(working_dir='.'))\n"
+        "[c] = resolve_tool({'name': 'TaskToolSet'}, ToolContext(working_dir='.'))\n"
+        "print(a.name, b.name, c.name)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["terminal", "terminal", "task"]
+
+
+def test_the_tools_are_declared_as_entry_points() -> None:
+    from importlib.metadata import entry_points
+
+    declared = {entry.name for entry in entry_points(group="openhands.tools")}
+
+    assert {"terminal", "TerminalTool", "file_editor", "FileEditorTool", "task"} <= declared

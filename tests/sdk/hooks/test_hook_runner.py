@@ -150,3 +150,28 @@ def test_no_hooks_means_allowed(tmp_path: Path) -> None:
 
     assert not result.blocked
     assert os.listdir(tmp_path) == []
+
+
+def test_config_rejects_a_nul_byte_in_a_command_naming_the_field() -> None:
+    with pytest.raises(ValidationError) as caught:
+        HookConfig.model_validate({"stop": [{"hooks": [{"command": "echo a\x00b"}]}]})
+
+    [error] = caught.value.errors()
+    assert error["loc"] == ("stop", 0, "hooks", 0, "command")
+    assert "NUL byte" in error["msg"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(30)
+def test_a_hook_whose_escaped_grandchild_holds_the_pipe_still_times_out(tmp_path: Path) -> None:
+    # The `setsid` child outlives its subshell: it is in no group the kill reaches, and it
+    # keeps the hook's stdout open, which used to make the runner wait for it forever.
+    command = "(setsid bash -c 'echo $$ > escaped.pid; exec sleep 60' &); sleep 60"
+    runner = _runner(tmp_path, "stop", command, timeout=0.5)
+    try:
+        result = runner.run(HookEventType.STOP, {})
+        assert not result.blocked
+    finally:
+        pid_file = tmp_path / "escaped.pid"
+        if pid_file.exists():
+            os.kill(int(pid_file.read_text()), 9)

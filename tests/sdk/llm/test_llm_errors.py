@@ -168,3 +168,19 @@ def test_connection_refused_is_retried_then_raises_transient_error(
 def test_empty_message_list_is_a_usage_error(make_llm: Callable[..., LLM]) -> None:
     with pytest.raises(ValueError, match="at least one message"):
         make_llm().completion([])
+
+
+def test_retry_waits_grow_within_the_configured_bounds(
+    server: FakeOpenAIServer, make_llm: Callable[..., LLM], caplog: pytest.LogCaptureFixture
+) -> None:
+    server.script("agent", [FakeReply.error(503, "overloaded")] * 4)
+
+    with pytest.raises(LLMTransientError):
+        make_llm(num_retries=3, retry_min_wait=0.04, retry_max_wait=0.1).completion(HI)
+
+    waits = [float(r.message.rsplit(" in ", 1)[1].rstrip("s")) for r in _retry_records(caplog)]
+    # Step n waits between half and all of min(max_wait, min_wait * 2**n).
+    steps = [0.04, 0.08, 0.1]
+    assert len(waits) == 3
+    for wait, step in zip(waits, steps, strict=True):
+        assert step / 2 - 0.005 <= wait <= step + 0.005

@@ -1,8 +1,8 @@
-"""Output cleaning: escape codes, carriage returns and middle truncation."""
+"""Output cleaning: escape codes and carriage returns."""
 
 from __future__ import annotations
 
-from openhands.tools.terminal.output import clean_output, strip_ansi, truncate_middle
+from openhands.tools.terminal.output import clean_output, strip_ansi
 
 
 def test_strip_ansi_removes_colour_and_title_sequences() -> None:
@@ -16,15 +16,3 @@ def test_carriage_return_overwrites_the_start_of_the_line() -> None:
 
 def test_crlf_becomes_lf() -> None:
     assert clean_output("a\r\nb\r\n") == "a\nb\n"
-
-
-def test_short_text_is_not_truncated() -> None:
-    assert truncate_middle("short", 100) == "short"
-
-
-def test_truncation_keeps_head_and_tail_and_says_how_much_was_cut() -> None:
-    text = "".join(f"line {n}\n" for n in range(1000))
-    out = truncate_middle(text, 200)
-    assert out.startswith("line 0\n")
-    assert out.endswith("line 999\n")
-    assert "characters" in out and "omitted" in out

@@ -15,7 +15,7 @@ from openhands.sdk.event.action import (
     UserRejectObservation,
 )
 from openhands.sdk.event.base import Event
-from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
+from openhands.sdk.event.message import MessageEvent
 from openhands.sdk.hooks.config import HookEventType
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import MessageToolCall, TextContent
@@ -61,13 +61,6 @@ class AgentBase(BaseModel):
 
 class Agent(AgentBase):
     """The standard agent: ask the LLM, run its tool calls, finish on `finish` or plain text."""
-
-    def system_prompt_event(self, tools: dict[str, ToolDefinition]) -> SystemPromptEvent:
-        """The first event of a conversation: the system prompt and the tool schemas."""
-        return SystemPromptEvent(
-            system_prompt=TextContent(text=self.system_prompt),
-            tools=[tool.to_openai_tool() for tool in tools.values()],
-        )
 
     def step(self, conversation: LocalConversation, on_event: OnEvent) -> bool:
         messages = conversation.state.llm_messages()

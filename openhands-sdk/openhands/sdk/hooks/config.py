@@ -6,7 +6,7 @@ import re
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class HookEventType(StrEnum):
@@ -29,6 +29,16 @@ class HookDefinition(BaseModel):
     timeout: float = Field(
         default=60, gt=0, le=86_400, description="Seconds before the hook is killed (<= 1 day)."
     )
+
+    @field_validator("command")
+    @classmethod
+    def _no_nul_byte(cls, value: str) -> str:
+        # The OS cannot pass a NUL byte in an argument: such a hook could never run.
+        if "\x00" in value:
+            raise ValueError(
+                "command must not contain a NUL byte (\\x00); no shell command can carry one"
+            )
+        return value
 
 
 class HookMatcher(BaseModel):

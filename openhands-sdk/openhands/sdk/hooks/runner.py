@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import signal
-import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from openhands.sdk.hooks.config import HookConfig, HookDefinition, HookEventType
+from openhands.sdk.workspace.shell import run_shell
 
 logger = logging.getLogger(__name__)
 
@@ -37,15 +35,23 @@ class HookResult:
 class HookRunner:
     """Runs the hooks of a `HookConfig` in a working directory.
 
-    Each hook gets `{"hook_event_name", "session_id", "cwd", ...payload}` as JSON on stdin.
+    Each hook gets `{"hook_event_name", "session_id", "cwd", ...payload}` as JSON on stdin,
+    and runs with `env` as its whole environment (None: `agent_environment()`, this process's
+    environment without its secrets, read when the hook runs).
     """
 
     def __init__(
-        self, config: HookConfig | None, working_dir: str, *, session_id: str = ""
+        self,
+        config: HookConfig | None,
+        working_dir: str,
+        *,
+        session_id: str = "",
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.config = config or HookConfig()
         self.working_dir = working_dir
         self.session_id = session_id
+        self.env = env
 
     def run(
         self, event: HookEventType, payload: dict[str, Any], *, tool_name: str | None = None
@@ -84,33 +90,16 @@ class HookRunner:
     def _run_one(
         self, event: HookEventType, hook: HookDefinition, stdin: str
     ) -> tuple[int, str, str] | None:
-        """Run one hook; None when it could not start or timed out (both are non-blocking)."""
-        try:
-            process = subprocess.Popen(
-                ["bash", "-c", hook.command],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                # A hook may print any bytes; strict decoding would crash the agent's run.
-                encoding="utf-8",
-                errors="replace",
-                cwd=self.working_dir,
-                start_new_session=True,  # so a timeout kills the hook's children too
-            )
-        except OSError as exc:
-            logger.error("%s hook could not start (%s): %s", event.value, exc, hook.command)
-            return None
-        try:
-            stdout, stderr = process.communicate(stdin, timeout=hook.timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            process.communicate()
+        """Run one hook; None when it timed out (non-blocking; one that cannot start exits 127)."""
+        result = run_shell(
+            hook.command,
+            self.working_dir,
+            timeout=hook.timeout,
+            stdin=stdin,
+            env=self.env,
+            separate_stderr=True,
+        )
+        if result.timed_out:
             logger.error("%s hook timed out after %ss: %s", event.value, hook.timeout, hook.command)
             return None
-        return process.returncode, stdout, stderr
-
-
-def _kill_group(process: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
+        return result.exit_code, result.output, result.stderr

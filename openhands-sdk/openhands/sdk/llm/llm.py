@@ -5,10 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import random
-import time
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.llm.errors import (
     LLMAuthenticationError,
@@ -30,6 +27,9 @@ from pydantic import (
     field_serializer,
     model_validator,
 )
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState, Retrying
 
 logger = logging.getLogger(__name__)
 
@@ -53,14 +53,6 @@ class LLMResponse(BaseModel):
     cost: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-
-
-@dataclass
-class _Attempt:
-    """How one failed attempt should be handled."""
-
-    retry: bool
-    error: LLMError
 
 
 class LLM(BaseModel):
@@ -198,8 +190,7 @@ class LLM(BaseModel):
         if self.timeout is not None:
             kwargs["timeout"] = self.timeout
 
-        attempt = 0
-        while True:
+        def attempt() -> LLMResponse:
             try:
                 if stream:
                     # include_usage makes OpenAI-style providers report tokens in the last chunk.
@@ -215,44 +206,58 @@ class LLM(BaseModel):
             except LLMError:
                 raise
             except Exception as exc:  # litellm raises many exception types; classify them
-                outcome = self._classify(exc, litellm)
-                if not outcome.retry or attempt >= self.num_retries:
-                    raise outcome.error from exc
-                wait = min(self.retry_max_wait, self.retry_min_wait * (2**attempt))
-                wait *= 0.5 + random.random() / 2
-                attempt += 1
-                logger.warning(
-                    "LLM %s failed (%s); retry %d/%d in %.1fs",
-                    self.model,
-                    type(exc).__name__,
-                    attempt,
-                    self.num_retries,
-                    wait,
-                )
-                time.sleep(wait)
+                raise self._classify(exc, litellm) from exc
 
-    def _classify(self, exc: Exception, litellm: Any) -> _Attempt:
+        return self._retrying()(attempt)
+
+    def _retrying(self) -> Retrying:
+        """The retry policy: only `LLMTransientError` is retried, `num_retries` times at most.
+
+        Backoff is exponential from `retry_min_wait`, capped at `retry_max_wait`, with "equal
+        jitter": half the step is fixed and half is random, so waits stay within the bounds
+        and parallel callers spread out.
+        """
+        import tenacity  # lazily, like litellm: only a real completion needs it
+
+        half_min, half_max = self.retry_min_wait / 2, self.retry_max_wait / 2
+        return tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(LLMTransientError),
+            stop=tenacity.stop_after_attempt(self.num_retries + 1),
+            wait=tenacity.wait_exponential(multiplier=half_min, max=half_max)
+            + tenacity.wait_random_exponential(multiplier=half_min, max=half_max),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        cause = getattr(error, "__cause__", None) or error
+        logger.warning(
+            "LLM %s failed (%s); retry %d/%d in %.2fs",
+            self.model,
+            type(cause).__name__,
+            state.attempt_number,
+            self.num_retries,
+            state.next_action.sleep if state.next_action is not None else 0.0,
+        )
+
+    def _classify(self, exc: Exception, litellm: Any) -> LLMError:
+        """The LLMError for a litellm failure; only an `LLMTransientError` is retried."""
         status = getattr(exc, "status_code", None)
         detail = str(exc).strip() or type(exc).__name__
         if isinstance(exc, litellm.AuthenticationError) or status in (401, 403):
-            return _Attempt(
-                False,
-                LLMAuthenticationError(
-                    f"The provider rejected the API key for model {self.model!r} "
-                    f"(HTTP {status or 401}). Check LLM_API_KEY (the `api_key` field). {detail}",
-                    model=self.model,
-                ),
+            return LLMAuthenticationError(
+                f"The provider rejected the API key for model {self.model!r} "
+                f"(HTTP {status or 401}). Check LLM_API_KEY (the `api_key` field). {detail}",
+                model=self.model,
             )
         if self.api_key is None and any(marker in detail for marker in MISSING_KEY_MARKERS):
             # The provider's client found no key before sending anything; litellm reports that
             # as a server error, but no retry can fix it.
-            return _Attempt(
-                False,
-                LLMAuthenticationError(
-                    f"No API key for model {self.model!r}: set LLM_API_KEY (the `api_key` "
-                    f"field) or the provider's own key variable. {detail}",
-                    model=self.model,
-                ),
+            return LLMAuthenticationError(
+                f"No API key for model {self.model!r}: set LLM_API_KEY (the `api_key` "
+                f"field) or the provider's own key variable. {detail}",
+                model=self.model,
             )
         retryable = (
             litellm.RateLimitError,
@@ -262,27 +267,19 @@ class LLM(BaseModel):
             litellm.ServiceUnavailableError,
         )
         if isinstance(exc, retryable) or status == 429 or (status or 0) >= 500:
-            return _Attempt(
-                True,
-                LLMTransientError(
-                    f"LLM {self.model!r} kept failing after {self.num_retries} retries: {detail}",
-                    model=self.model,
-                ),
+            return LLMTransientError(
+                f"LLM {self.model!r} kept failing after {self.num_retries} retries: {detail}",
+                model=self.model,
             )
         if isinstance(exc, litellm.BadRequestError) or (status and 400 <= status < 500):
             hint = ""
             if "LLM Provider NOT provided" in detail:
                 hint = f" The model name needs a provider prefix. {ENV_HELP}"
-            return _Attempt(
-                False,
-                LLMBadRequestError(
-                    f"LLM {self.model!r} refused the request (HTTP {status}): {detail}{hint}",
-                    model=self.model,
-                ),
+            return LLMBadRequestError(
+                f"LLM {self.model!r} refused the request (HTTP {status}): {detail}{hint}",
+                model=self.model,
             )
-        return _Attempt(
-            False, LLMError(f"LLM {self.model!r} call failed: {detail}", model=self.model)
-        )
+        return LLMError(f"LLM {self.model!r} call failed: {detail}", model=self.model)
 
     def _parse(self, raw: Any, litellm: Any) -> LLMResponse:
         choices = getattr(raw, "choices", None) or []

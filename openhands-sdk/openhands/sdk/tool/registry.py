@@ -1,16 +1,29 @@
-"""The tool registry: resolves a `Tool` spec by name to tool definitions."""
+"""The tool registry: resolves a `Tool` spec by name to tool definitions.
+
+Tools come from two places: `register_tool(...)` calls, and the `openhands.tools` entry-point
+group of installed packages (`[project.entry-points."openhands.tools"]` in a pyproject.toml:
+`name = "module:ToolClass"`, `"module:factory"`, or a module that calls `register_tool`). An entry point is loaded only when its
+name is first resolved, so importing the SDK never imports a tool package, and the SDK does
+not know which tool packages exist. An explicit `register_tool` wins over an entry point.
+"""
 
 from __future__ import annotations
 
-import contextlib
+import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from types import ModuleType
+from typing import Any, cast
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
 
 ToolFactory = Callable[..., Sequence[ToolDefinition]]
+
+ENTRY_POINT_GROUP = "openhands.tools"
+"""The entry-point group a package declares its tools in (name -> class or factory)."""
+
+logger = logging.getLogger(__name__)
 
 
 class InvalidToolSpecError(OpenHandsError, ValueError):
@@ -44,22 +57,26 @@ def register_tool(name: str, factory: type[ToolDefinition] | ToolFactory) -> Non
 
 
 def registered_tools() -> list[str]:
-    """Every name a tool can be resolved by, sorted."""
+    """Every name a tool can be resolved by (registered or declared as an entry point), sorted."""
+    from importlib import metadata  # lazily: it costs ~15 ms, and import must stay cheap
+
+    declared = {entry.name for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
     with _lock:
-        return sorted(_factories)
+        return sorted(declared | set(_factories))
 
 
 def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[ToolDefinition]:
     """Build the tool definitions a spec names, for one conversation."""
     tool = spec if isinstance(spec, Tool) else Tool.model_validate(spec)
-    _import_known_tool_packages()
     with _lock:
         factory = _factories.get(tool.name)
     if factory is None:
+        factory = _load_entry_point(tool.name)
+    if factory is None:
         known = ", ".join(registered_tools()) or "none"
         raise UnknownToolError(
-            f"No tool registered as {tool.name!r}. Registered: {known}. "
-            "Import the module that defines it or call register_tool()."
+            f"No tool registered as {tool.name!r}. Registered: {known}. Install the package "
+            "that declares it (entry-point group 'openhands.tools') or call register_tool()."
         )
     try:
         return list(factory(context, **tool.params))
@@ -73,7 +90,26 @@ def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[Tool
         raise InvalidToolSpecError(f"Tool {tool.name!r}: {exc}") from exc
 
 
-def _import_known_tool_packages() -> None:
-    """Make the standard tools resolvable by name without an explicit import."""
-    with contextlib.suppress(ImportError):
-        import openhands.tools  # noqa: F401  (registers terminal, file_editor, task)
+def _load_entry_point(name: str) -> ToolFactory | None:
+    """Load and register the tool an installed package declares under `name`, if any."""
+    from importlib import metadata
+
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP, name=name):
+        try:
+            target = entry.load()
+        except Exception as exc:  # a broken third-party package must not hide the others
+            logger.warning("Tool entry point %r (%s) failed to load: %s", name, entry.value, exc)
+            continue
+        if isinstance(target, ModuleType):  # a module that calls register_tool when imported
+            with _lock:
+                if name in _factories:
+                    return _factories[name]
+            logger.warning("Tool entry point %r (%s) registered no such tool", name, entry.value)
+            continue
+        if not callable(target):
+            logger.warning("Tool entry point %r (%s) is not a tool or factory", name, entry.value)
+            continue
+        register_tool(name, cast("type[ToolDefinition] | ToolFactory", target))
+        with _lock:
+            return _factories[name]
+    return None

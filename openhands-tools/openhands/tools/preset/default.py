@@ -14,8 +14,8 @@ from openhands.sdk.tool import Tool
 
 
 def register_default_tools(enable_browser: bool = False) -> None:
-    """Make sure the default tools are registered (importing `openhands.tools` does it)."""
-    import openhands.tools  # noqa: F401
+    """Kept for reference-SDK scripts: the default tools resolve by name without it (they are
+    declared as `openhands.tools` entry points)."""
 
 
 def get_default_tools(enable_browser: bool = False, *, enable_task: bool = True) -> list[Tool]:

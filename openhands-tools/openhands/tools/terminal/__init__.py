@@ -7,16 +7,16 @@ from openhands.tools.terminal.definition import (
     TerminalTool,
 )
 from openhands.tools.terminal.session import (
-    CommandResult,
     NoCommandRunningError,
+    ShellOutput,
     TerminalBusyError,
     TerminalSession,
     TerminalSessionError,
 )
 
 __all__ = [
-    "CommandResult",
     "NoCommandRunningError",
+    "ShellOutput",
     "TerminalAction",
     "TerminalBusyError",
     "TerminalExecutor",

@@ -8,14 +8,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.sdk.utils.truncate import truncate_middle
 from openhands.tools.params import parse_params
-from openhands.tools.terminal.output import clean_output, truncate_middle
+from openhands.tools.terminal.launch import resolve_user
+from openhands.tools.terminal.output import clean_output
 from openhands.tools.terminal.session import (
-    CommandResult,
+    ShellOutput,
     TerminalSession,
     TerminalSessionError,
 )
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
@@ -23,6 +25,10 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_INPUT_TIMEOUT = 10.0
 DEFAULT_MAX_OUTPUT_CHARS = 30_000
+TRUNCATED_NOTE = (
+    "Long output truncated in the middle: redirect it to a file and view parts of it "
+    "to see everything."
+)
 _KEY = re.compile(r"^C-([a-zA-Z])$")
 
 DESCRIPTION = """Run a bash command in a persistent shell in the workspace.
@@ -79,10 +85,14 @@ class TerminalExecutor:
         default_timeout: float = DEFAULT_TIMEOUT,
         max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
         env: dict[str, str] | None = None,
+        no_change_timeout_seconds: float | None = None,
+        username: str | None = None,
     ) -> None:
         self.working_dir = working_dir
         self.default_timeout = default_timeout
         self.max_output_chars = max_output_chars
+        self.no_change_timeout_seconds = no_change_timeout_seconds
+        self.username = username
         self._env = env
         self._session: TerminalSession | None = None
         self._lock = threading.Lock()
@@ -122,11 +132,13 @@ class TerminalExecutor:
                 notes.append("Your command was NOT run: the previous command is still running.")
                 return self._observe(action, session.wait(0), notes, waited=None, is_error=True)
             timeout = action.timeout or self.default_timeout
-            return self._observe(action, session.wait(timeout), notes, waited=timeout)
+            result = session.wait(timeout, no_change_timeout=self._no_change(action))
+            return self._observe(action, result, notes, waited=timeout)
         if not action.command.strip():
             return self._error(action, "The command is empty: give a bash command to run.")
         timeout = action.timeout or self.default_timeout
-        return self._observe(action, session.run(action.command, timeout), notes, waited=timeout)
+        result = session.run(action.command, timeout, no_change_timeout=self._no_change(action))
+        return self._observe(action, result, notes, waited=timeout)
 
     def _input(
         self, session: TerminalSession, action: TerminalAction, notes: list[str]
@@ -138,17 +150,22 @@ class TerminalExecutor:
                 "Send the command with is_input=false.",
             )
         timeout = action.timeout or DEFAULT_INPUT_TIMEOUT
+        quiet = self._no_change(action)
         key = _KEY.match(action.command.strip())
         if key is not None:
             result = session.send_input(chr(ord(key.group(1).upper()) - 64), timeout)
         elif action.command:
             text = action.command if action.command.endswith("\n") else action.command + "\n"
-            result = session.send_input(text, timeout)
+            result = session.send_input(text, timeout, no_change_timeout=quiet)
         else:
-            result = session.wait(timeout)
+            result = session.wait(timeout, no_change_timeout=quiet)
         return self._observe(action, result, notes, waited=timeout)
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _no_change(self, action: TerminalAction) -> float | None:
+        # An explicit `timeout` is the agent asking to wait that long: it is honoured in full.
+        return self.no_change_timeout_seconds if action.timeout is None else None
 
     def _live_session(self, notes: list[str], *, restart: bool) -> TerminalSession:
         session = self._session
@@ -166,7 +183,7 @@ class TerminalExecutor:
                 f"The previous shell had exited; this command ran in a new shell in "
                 f"{self.working_dir} (earlier cd and exported variables are gone)."
             )
-        session = TerminalSession(self.working_dir, env=self._env)
+        session = TerminalSession(self.working_dir, env=self._env, username=self.username)
         session.start()
         self._session = session
         return session
@@ -174,13 +191,16 @@ class TerminalExecutor:
     def _observe(
         self,
         action: TerminalAction,
-        result: CommandResult,
+        result: ShellOutput,
         notes: list[str],
         *,
         waited: float | None,
         is_error: bool = False,
     ) -> TerminalObservation:
-        output = truncate_middle(clean_output(result.output).strip("\n"), self.max_output_chars)
+        cleaned = clean_output(result.output).strip("\n")
+        output = truncate_middle(cleaned, self.max_output_chars)
+        if len(cleaned) > self.max_output_chars:
+            notes = [*notes, TRUNCATED_NOTE]
         if result.shell_exited:
             footer = (
                 f"The shell exited (exit code {result.exit_code}); "
@@ -189,7 +209,10 @@ class TerminalExecutor:
         elif result.finished:
             footer = f"Exit code: {result.exit_code}. Working directory: {result.working_dir}"
         else:
-            since = f" (no exit after {waited:g} s)" if waited else ""
+            if result.output_idle:
+                since = f" (no new output for {self.no_change_timeout_seconds:g} s)"
+            else:
+                since = f" (no exit after {waited:g} s)" if waited else ""
             footer = (
                 f"The command is still running{since}. Send is_input=true with an empty command to wait for more output, with text to "
                 "give it input, or with C-c to interrupt it."
@@ -222,6 +245,27 @@ class TerminalParams(BaseModel):
         default=DEFAULT_MAX_OUTPUT_CHARS, ge=1, description="Longer output is cut in the middle."
     )
     env: dict[str, str] | None = Field(default=None, description="Extra environment variables.")
+    no_change_timeout_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        le=86_400,
+        description=(
+            "Return once a command's output has not changed for this many seconds (it keeps "
+            "running, as after `timeout`), unless the agent gave the call its own timeout. "
+            "None: wait for the full `timeout`."
+        ),
+    )
+    username: str | None = Field(
+        default=None,
+        description="Run the shell as this user (needs root, or being that user). None: as is.",
+    )
+
+    @field_validator("username")
+    @classmethod
+    def _user_exists_and_is_reachable(cls, value: str | None) -> str | None:
+        if value is not None:
+            resolve_user(value)  # fail when the conversation is built, not at the first command
+        return value
 
 
 class TerminalTool(ToolDefinition):
@@ -236,7 +280,8 @@ class TerminalTool(ToolDefinition):
         """Build the terminal for one conversation.
 
         Params: `timeout` (default seconds per command), `max_output_chars`, `env` (extra
-        environment variables). The shell starts on the first command.
+        environment variables), `no_change_timeout_seconds`, `username` (see `TerminalParams`).
+        The shell starts on the first command.
         """
         settings = parse_params(TerminalParams, "terminal", params)
         executor = TerminalExecutor(
@@ -244,5 +289,7 @@ class TerminalTool(ToolDefinition):
             default_timeout=settings.timeout,
             max_output_chars=settings.max_output_chars,
             env=settings.env,
+            no_change_timeout_seconds=settings.no_change_timeout_seconds,
+            username=settings.username,
         )
         return [cls(executor=executor)]

@@ -1,4 +1,4 @@
-"""Cleaning terminal output for an LLM: ANSI codes stripped, carriage returns resolved, truncation."""
+"""Cleaning terminal output for an LLM: ANSI codes stripped, carriage returns resolved."""
 
 from __future__ import annotations
 
@@ -35,18 +35,3 @@ def clean_output(text: str) -> str:
     text = text.replace("\r\n", "\n")
     lines = [_resolve_carriage_returns(line) for line in strip_ansi(text).split("\n")]
     return "\n".join(lines)
-
-
-def truncate_middle(text: str, limit: int) -> str:
-    """Keep the head and tail of `text` within `limit` characters, marking what was cut."""
-    if limit <= 0 or len(text) <= limit:
-        return text
-    head_len = limit // 2
-    tail_len = limit - head_len
-    head, tail = text[:head_len], text[-tail_len:]
-    cut = text[head_len : len(text) - tail_len]
-    marker = (
-        f"\n[... output truncated: {len(cut)} characters ({cut.count(chr(10))} lines) "
-        "omitted from the middle; redirect to a file and view parts of it to see them ...]\n"
-    )
-    return head + marker + tail

@@ -21,7 +21,6 @@ import shutil
 import signal
 import struct
 import subprocess
-import sys
 import tempfile
 import termios
 import threading
@@ -32,6 +31,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.workspace.processes import kill_process_group, register_process_group
+from openhands.tools.terminal.launch import launch_argv, resolve_user, shell_environment
 
 _WINDOW = 8192  # how much of the stream's tail is searched for the prompt sentinel
 _POLL = 0.25  # seconds between liveness checks while waiting for output
@@ -39,16 +40,6 @@ INTERRUPT = "\x03"
 """Ctrl-C, as the terminal tool sends it for `C-c`."""
 INTERRUPT_RETRY_SECONDS = 0.5
 """How long an interrupted job may run on before it gets SIGINT again."""
-_UNSET_ENV = ("PS0", "PS1", "PS2", "PROMPT_COMMAND", "BASH_ENV", "ENV", "HISTFILE")
-_QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "cat"}
-_BASH = ["bash", "--norc", "--noprofile", "--noediting", "-i"]
-# Started as a separate program rather than through Popen's preexec_fn, which is unsafe in
-# a multi-threaded process: become a session leader, make the pty (stdin) the controlling
-# terminal so the line discipline delivers Ctrl-C to the foreground job, then become bash.
-_LAUNCHER = (
-    "import fcntl, os, sys, termios; os.setsid(); "
-    "fcntl.ioctl(0, termios.TIOCSCTTY, 0); os.execvp(sys.argv[1], sys.argv[1:])"
-)
 
 
 class TerminalSessionError(OpenHandsError, RuntimeError):
@@ -64,11 +55,13 @@ class NoCommandRunningError(TerminalSessionError):
 
 
 @dataclass
-class CommandResult:
+class ShellOutput:
     """What one wait on the shell produced.
 
     `finished` is False when the wait timed out with the command still running; then
-    `exit_code` is None. `shell_exited` is True when bash itself ended (e.g. `exit`).
+    `exit_code` is None, and `output_idle` says whether it ended early because the output had
+    not changed for the wait's `no_change_timeout`. `shell_exited` is True when bash itself
+    ended (e.g. `exit`).
     """
 
     output: str
@@ -76,6 +69,7 @@ class CommandResult:
     exit_code: int | None = None
     working_dir: str | None = None
     shell_exited: bool = False
+    output_idle: bool = False
 
 
 class TerminalSession:
@@ -86,10 +80,12 @@ class TerminalSession:
         working_dir: str,
         *,
         env: Mapping[str, str] | None = None,
+        username: str | None = None,
         startup_timeout: float = 15.0,
         max_buffer_chars: int = 4_000_000,
     ) -> None:
         self.working_dir = str(working_dir)
+        self.username = username
         self._extra_env = dict(env or {})
         self._startup_timeout = startup_timeout
         self._max_buffer = max(max_buffer_chars, 4 * _WINDOW)
@@ -101,6 +97,7 @@ class TerminalSession:
         self._op_lock = threading.Lock()
         self._chunks: list[str] = []
         self._size = 0
+        self._received = 0  # characters ever read, to tell whether output changed
         self._window = ""
         self._prompt_ready = False
         self._eof = False
@@ -120,18 +117,29 @@ class TerminalSession:
             raise TerminalSessionError("The session was already started.")
         if not os.path.isdir(self.working_dir):
             raise TerminalSessionError(f"Working directory {self.working_dir!r} does not exist.")
+        try:
+            user = resolve_user(self.username) if self.username else None
+        except ValueError as exc:
+            raise TerminalSessionError(f"Cannot start the shell: {exc}.") from exc
+        env = shell_environment(user, self._extra_env)
+        try:
+            argv = launch_argv(user, env)
+        except ValueError as exc:
+            raise TerminalSessionError(f"Cannot start the shell: {exc}.") from exc
         master, slave = os.openpty()
         attrs = termios.tcgetattr(slave)
         attrs[1] &= ~termios.OPOST  # no "\r\n" translation on output
         attrs[3] &= ~(termios.ECHO | termios.ECHONL)  # the command is not echoed back
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
         fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-        env = {k: v for k, v in os.environ.items() if k not in _UNSET_ENV}
-        env.update(_QUIET_ENV)
-        env.update(self._extra_env)
+        self._tmpdir = tempfile.mkdtemp(prefix="oh-terminal-")
+        if user is not None:
+            # The shell reads its command files from here and owns its terminal.
+            os.chown(self._tmpdir, user.pw_uid, user.pw_gid)
+            os.fchown(slave, user.pw_uid, -1)
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _LAUNCHER, *_BASH],
+                argv,
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
@@ -140,18 +148,21 @@ class TerminalSession:
             )
         except OSError as exc:
             os.close(master)
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
             raise TerminalSessionError(f"Could not start bash: {exc}") from exc
         finally:
             os.close(slave)
+        # bash leads its own session (the launcher's setsid): guard it and all its jobs.
+        register_process_group(self._proc.pid)
         self._master = master
-        self._tmpdir = tempfile.mkdtemp(prefix="oh-terminal-")
         self._reader = threading.Thread(target=self._read_loop, name="terminal-reader", daemon=True)
         self._reader.start()
         ps1 = rf"\n__OH_{self._nonce}__ $? $PWD __OH_{self._nonce}_END__\n"
         self._write(f"set +H; PS2=''; PS1='{ps1}'\n")
         self._running = True
         result = self._collect(self._startup_timeout)
-        if not result.finished:
+        if not result.finished or result.shell_exited:
             output = result.output[-2000:]
             self.close()
             raise TerminalSessionError(f"bash did not become ready; its output: {output!r}")
@@ -170,7 +181,7 @@ class TerminalSession:
         """Kill bash and everything it started, and release the pty."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            _kill_session(proc.pid)
+            kill_process_group(proc.pid)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
         master, self._master = self._master, None
@@ -187,8 +198,14 @@ class TerminalSession:
 
     # -- commands -----------------------------------------------------------------------------
 
-    def run(self, command: str, timeout: float) -> CommandResult:
-        """Run `command` (any bash, several lines allowed); wait up to `timeout` seconds."""
+    def run(
+        self, command: str, timeout: float, *, no_change_timeout: float | None = None
+    ) -> ShellOutput:
+        """Run `command` (any bash, several lines allowed); wait up to `timeout` seconds.
+
+        With `no_change_timeout`, return early once the output has not changed for that many
+        seconds (the command keeps running, as after a timeout).
+        """
         with self._op_lock:
             self._require_alive()
             if self._running:
@@ -202,10 +219,12 @@ class TerminalSession:
             self._command_file = path
             self._running = True
             self._write(f"source {shlex.quote(str(path))}\n")
-            return self._collect(timeout)
+            return self._collect(timeout, no_change_timeout)
 
-    def send_input(self, text: str, timeout: float) -> CommandResult:
-        """Write `text` (keys or a line) to the running command, then wait up to `timeout`."""
+    def send_input(
+        self, text: str, timeout: float, *, no_change_timeout: float | None = None
+    ) -> ShellOutput:
+        """Write `text` (keys or a line) to the running command, then wait as `run` does."""
         with self._op_lock:
             self._require_alive()
             if not self._running:
@@ -213,15 +232,15 @@ class TerminalSession:
             self._write(text)
             if text == INTERRUPT:
                 return self._collect_interrupted(timeout)
-            return self._collect(timeout)
+            return self._collect(timeout, no_change_timeout)
 
-    def wait(self, timeout: float) -> CommandResult:
-        """Collect more output of the running command, waiting up to `timeout` for it to end."""
+    def wait(self, timeout: float, *, no_change_timeout: float | None = None) -> ShellOutput:
+        """Collect more output of the running command, waiting as `run` does for it to end."""
         with self._op_lock:
             self._require_alive()
             if not self._running:
                 raise NoCommandRunningError("No command is running.")
-            return self._collect(timeout)
+            return self._collect(timeout, no_change_timeout)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -257,6 +276,7 @@ class TerminalSession:
     def _append(self, text: str) -> None:
         self._chunks.append(text)
         self._size += len(text)
+        self._received += len(text)
         self._window = (self._window + text)[-_WINDOW:]
         if not self._prompt_ready and self._prompt.search(self._window):
             self._prompt_ready = True
@@ -273,11 +293,22 @@ class TerminalSession:
         self._window = keep[-_WINDOW:]
         self._prompt_ready = bool(self._prompt.search(self._window))
 
-    def _collect(self, timeout: float) -> CommandResult:
+    def _collect(self, timeout: float, no_change_timeout: float | None = None) -> ShellOutput:
         deadline = time.monotonic() + max(timeout, 0.0)
+        idle = False
         with self._cond:
+            changed_at, seen = time.monotonic(), self._received
             while not self._prompt_ready and not self._eof:
-                remaining = deadline - time.monotonic()
+                now = time.monotonic()
+                if self._received != seen:
+                    changed_at, seen = now, self._received
+                remaining = deadline - now
+                if no_change_timeout is not None:
+                    quiet_left = changed_at + no_change_timeout - now
+                    if quiet_left <= 0 and remaining > 0:
+                        idle = True
+                        break
+                    remaining = min(remaining, quiet_left)
                 if remaining <= 0:
                     break
                 if self._proc is None or self._proc.poll() is not None:
@@ -291,7 +322,7 @@ class TerminalSession:
             if match is not None:
                 self._reset_buffer(full[match.end() :])
                 self._finish_command()
-                return CommandResult(
+                return ShellOutput(
                     output=full[: match.start()],
                     finished=True,
                     exit_code=int(match.group(1)),
@@ -301,12 +332,12 @@ class TerminalSession:
                 self._reset_buffer("")
                 self._finish_command()
                 code = self._proc.wait(timeout=5) if self._proc is not None else None
-                return CommandResult(output=full, finished=True, exit_code=code, shell_exited=True)
+                return ShellOutput(output=full, finished=True, exit_code=code, shell_exited=True)
             emit, keep = self._split_partial(full)
             self._reset_buffer(keep)
-            return CommandResult(output=emit, finished=False)
+            return ShellOutput(output=emit, finished=False, output_idle=idle)
 
-    def _collect_interrupted(self, timeout: float) -> CommandResult:
+    def _collect_interrupted(self, timeout: float) -> ShellOutput:
         """`_collect` after a Ctrl-C, sending SIGINT again to a foreground job that survives it.
 
         A Ctrl-C that reaches bash while it is still starting the command (after reading it,
@@ -347,22 +378,3 @@ class TerminalSession:
         if start.startswith(last_line) or last_line.startswith(start):
             return text[:cut], text[cut:]
         return text, ""
-
-
-def _kill_session(session_id: int) -> None:
-    """SIGKILL every process in the session bash leads (its jobs have their own groups)."""
-    victims = {session_id}
-    with contextlib.suppress(OSError):
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                stat = Path("/proc", entry, "stat").read_text()
-            except OSError:
-                continue
-            fields = stat.rsplit(")", 1)[-1].split()
-            if len(fields) > 3 and fields[3] == str(session_id):
-                victims.add(int(entry))
-    for pid in victims:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)

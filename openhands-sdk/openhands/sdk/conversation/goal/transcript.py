@@ -23,6 +23,7 @@ from openhands.sdk.event.base import Event, LLMConvertibleEvent
 from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
 from openhands.sdk.event.state import ConversationErrorEvent
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
+from openhands.sdk.utils.truncate import truncate_middle
 
 DEFAULT_TRANSCRIPT_CHARS = 24_000
 """Default character budget of the transcript shown to the judge."""
@@ -35,15 +36,6 @@ OMITTED_MARKER = "[... earlier conversation omitted to fit the judge's budget ..
 _READ_CHUNK = 64
 
 
-def truncate_middle(text: str, limit: int) -> str:
-    """`text` cut to about `limit` characters, keeping its head and its tail around a marker."""
-    if len(text) <= limit:
-        return text
-    marker = f"\n[... {len(text) - limit} characters truncated ...]\n"
-    keep = max(limit - len(marker), 0)
-    head = keep * 2 // 5
-    tail = keep - head
-    return text[:head] + marker + (text[-tail:] if tail else "")
 
 
 def _message_text(message: Message) -> str:

@@ -1,0 +1,68 @@
+"""The agent's processes (terminal, verify, hooks) never see this process's secrets.
+
+Each test sets secrets in this process's environment, runs a real process the agent controls
+and reads the environment that process really had (`env`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from openhands.sdk.conversation.goal import run_verify_command
+from openhands.sdk.hooks import HookConfig, HookEventType, HookRunner
+from openhands.sdk.tool import Tool, ToolContext, resolve_tool
+from openhands.tools.terminal import TerminalAction
+
+SECRETS = {
+    "OH_SESSION_API_KEYS": "session-key-3b1f",
+    "OH_SECRET_KEY": "sealing-key-8c2d",
+    "LLM_API_KEY": "sk-llm-5e7a",
+    "OPENAI_API_KEY": "sk-openai-9d4c",
+    "ANTHROPIC_API_KEY": "sk-ant-1a6b",
+    "GITHUB_TOKEN": "ghp-passed-0f3e",
+}
+PASSED = "GITHUB_TOKEN"
+"""Listed in OH_AGENT_ENV, so it reaches the agent although it matches the deny list."""
+
+
+@pytest.fixture(autouse=True)
+def server_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("OH_AGENT_ENV", PASSED)
+
+
+def _check(seen: str) -> None:
+    """`seen` (an `env` listing) has no denied secret and has the passed-through one."""
+    assert "PATH=" in seen  # it really is the environment listing
+    for name, value in SECRETS.items():
+        if name == PASSED:
+            assert f"{name}={value}" in seen
+        else:
+            assert value not in seen, f"{name} reached the agent"
+
+
+def test_the_terminal_shell_does_not_inherit_the_secrets(workspace_dir: Path) -> None:
+    [terminal] = resolve_tool(Tool(name="terminal"), ToolContext(working_dir=str(workspace_dir)))
+    try:
+        observation = terminal(TerminalAction(command="env"))
+    finally:
+        terminal.close()
+
+    _check(observation.content)
+
+
+def test_verify_does_not_inherit_the_secrets(workspace_dir: Path) -> None:
+    result = run_verify_command("env", str(workspace_dir), tail_chars=100_000)
+
+    assert result.exit_code == 0
+    _check(result.output_tail)
+
+
+def test_hooks_do_not_inherit_the_secrets(workspace_dir: Path) -> None:
+    config = HookConfig.model_validate({"stop": [{"hooks": [{"command": "env > seen.txt"}]}]})
+
+    HookRunner(config, str(workspace_dir)).run(HookEventType.STOP, {})
+
+    _check((workspace_dir / "seen.txt").read_text())

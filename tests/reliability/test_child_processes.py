@@ -1,0 +1,202 @@
+"""No process started for the agent outlives the process that started it, even on SIGKILL.
+
+Each test starts a real Python process that runs a verify command, a hook or a terminal
+command which starts a `sleep 40` and writes the sleep's pid to a file. The test then kills
+that Python process with SIGKILL and waits (bounded) for the sleep to be gone.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+pytestmark = pytest.mark.timeout(90)
+
+GONE_WITHIN = 10.0
+"""Seconds the sleep may take to die after its starter was killed (polled, not slept)."""
+
+SLEEP = "sleep 40 > /dev/null 2>&1 & echo $! > sleep.pid; wait"
+"""The agent's command: a child that does not die by itself within the test."""
+
+
+def _gone(process: psutil.Process) -> bool:
+    try:
+        return not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _wait_for(predicate: Callable[[], object], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return bool(predicate())
+
+
+class Starter:
+    """A Python process running `script` in `workdir`, and the sleep it started."""
+
+    def __init__(self, workdir: Path, script: str) -> None:
+        self.workdir = workdir
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(script)], cwd=workdir
+        )
+        pid_file = workdir / "sleep.pid"
+        assert _wait_for(lambda: pid_file.exists() and pid_file.read_text().strip(), 30), (
+            "the command never started its sleep"
+        )
+        self.sleep = psutil.Process(int(pid_file.read_text()))
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def cleanup(self) -> None:
+        if self.process.poll() is None:
+            self.kill()
+        if not _gone(self.sleep):
+            self.sleep.kill()
+
+
+Start = Callable[[str], Starter]
+
+
+@pytest.fixture
+def start(workspace_dir: Path) -> Iterator[Start]:
+    """`start(script)`: a Starter in the workspace; whatever is left is killed at teardown."""
+    started: list[Starter] = []
+
+    def run(script: str) -> Starter:
+        starter = Starter(workspace_dir, script)
+        started.append(starter)
+        return starter
+
+    yield run
+    for starter in started:
+        starter.cleanup()
+
+
+def test_a_verify_command_dies_with_the_process_that_ran_it(start: Start) -> None:
+    starter = start(
+        f"""
+        from openhands.sdk.conversation.goal import run_verify_command
+        run_verify_command({SLEEP!r}, ".", timeout=120)
+        """
+    )
+
+    starter.kill()
+
+    assert _wait_for(lambda: _gone(starter.sleep), GONE_WITHIN)
+
+
+def test_a_hook_dies_with_the_process_that_ran_it(start: Start) -> None:
+    starter = start(
+        f"""
+        from openhands.sdk.hooks import HookConfig, HookEventType, HookRunner
+        config = HookConfig.model_validate(
+            {{"stop": [{{"hooks": [{{"command": {SLEEP!r}, "timeout": 120}}]}}]}}
+        )
+        HookRunner(config, ".").run(HookEventType.STOP, {{}})
+        """
+    )
+
+    starter.kill()
+
+    assert _wait_for(lambda: _gone(starter.sleep), GONE_WITHIN)
+
+
+def test_a_terminal_job_that_ignores_hangup_dies_with_the_process_that_ran_it(
+    start: Start,
+) -> None:
+    # nohup: the pty closing sends SIGHUP, which alone would end an ordinary job.
+    command = "nohup sleep 40 > /dev/null 2>&1 & echo $! > sleep.pid; wait"
+    starter = start(
+        f"""
+        from openhands.tools.terminal import TerminalAction, TerminalExecutor
+        TerminalExecutor(".")(TerminalAction(command={command!r}, timeout=120))
+        """
+    )
+
+    starter.kill()
+
+    assert _wait_for(lambda: _gone(starter.sleep), GONE_WITHIN)
+
+
+def test_a_group_unregistered_before_the_death_survives_it(start: Start) -> None:
+    starter = start(
+        """
+        import subprocess, time
+        from openhands.sdk.workspace import register_process_group, unregister_process_group
+        sleep = subprocess.Popen(["sleep", "40"], start_new_session=True)
+        register_process_group(sleep.pid)
+        unregister_process_group(sleep.pid)
+        open("sleep.pid", "w").write(str(sleep.pid))
+        time.sleep(120)
+        """
+    )
+
+    starter.kill()
+
+    assert not _wait_for(lambda: _gone(starter.sleep), 2.0)
+
+
+def test_the_watchdog_exits_when_its_process_dies(start: Start) -> None:
+    starter = start(
+        f"""
+        import time
+        from openhands.sdk.conversation.goal import run_verify_command
+        from openhands.sdk.workspace.processes import watchdog_pid
+        run_verify_command({SLEEP.replace("; wait", "")!r}, ".", timeout=120)
+        open("watchdog.pid", "w").write(str(watchdog_pid()))
+        time.sleep(120)
+        """
+    )
+    assert _wait_for(lambda: (starter.workdir / "watchdog.pid").exists(), 30)
+    watchdog = psutil.Process(int((starter.workdir / "watchdog.pid").read_text()))
+
+    starter.kill()
+
+    assert _wait_for(lambda: _gone(starter.sleep), GONE_WITHIN)
+    assert _wait_for(lambda: _gone(watchdog), GONE_WITHIN)
+
+
+def test_a_killed_watchdog_is_replaced_and_still_guards_earlier_groups(
+    start: Start, workspace_dir: Path
+) -> None:
+    starter = start(
+        """
+        import os, signal, subprocess, time
+        from openhands.sdk.workspace import register_process_group
+        from openhands.sdk.workspace.processes import watchdog_pid
+        first = subprocess.Popen(["sleep", "40"], start_new_session=True)
+        register_process_group(first.pid)
+        old = watchdog_pid()
+        os.kill(old, signal.SIGKILL)
+        os.waitpid(old, 0)
+        second = subprocess.Popen(["sleep", "40"], start_new_session=True)
+        register_process_group(second.pid)
+        assert watchdog_pid() not in (None, old)
+        open("second.pid", "w").write(str(second.pid))
+        open("sleep.pid", "w").write(str(first.pid))
+        time.sleep(120)
+        """
+    )
+    second = psutil.Process(int((workspace_dir / "second.pid").read_text()))
+    try:
+        starter.kill()
+
+        assert _wait_for(lambda: _gone(starter.sleep), GONE_WITHIN)
+        assert _wait_for(lambda: _gone(second), GONE_WITHIN)
+    finally:
+        if not _gone(second):
+            second.kill()

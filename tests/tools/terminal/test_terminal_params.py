@@ -1,0 +1,85 @@
+"""Terminal params from the reference SDK: `no_change_timeout_seconds` and `username`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from openhands.sdk.tool import Tool, ToolContext, resolve_tool
+from openhands.tools.terminal import TerminalAction, TerminalExecutor, TerminalObservation
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def quiet_terminal(workspace: Path) -> Iterator[TerminalExecutor]:
+    """A terminal that returns after 0.5 s without new output (default timeout 30 s)."""
+    executor = TerminalExecutor(str(workspace), default_timeout=30, no_change_timeout_seconds=0.5)
+    yield executor
+    executor.close()
+
+
+def run(terminal: TerminalExecutor, command: str, **fields: object) -> TerminalObservation:
+    return terminal(TerminalAction(command=command, **fields))  # type: ignore[arg-type]
+
+
+def test_a_command_whose_output_stops_returns_and_keeps_running(
+    quiet_terminal: TerminalExecutor,
+) -> None:
+    obs = run(quiet_terminal, "echo first; sleep 30; echo never")
+
+    assert obs.timed_out and obs.exit_code is None
+    assert "first" in obs.content
+    assert "no new output for 0.5 s" in obs.content
+    interrupted = run(quiet_terminal, "C-c", is_input=True, timeout=30)
+    assert interrupted.exit_code == 130
+
+
+def test_waiting_for_more_also_returns_when_the_output_stops(
+    quiet_terminal: TerminalExecutor,
+) -> None:
+    run(quiet_terminal, "sleep 30")
+
+    more = run(quiet_terminal, "", is_input=True)
+
+    assert more.timed_out
+    assert "no new output" in more.content
+    run(quiet_terminal, "C-c", is_input=True, timeout=30)
+
+
+def test_an_explicit_timeout_is_waited_in_full(quiet_terminal: TerminalExecutor) -> None:
+    obs = run(quiet_terminal, "sleep 1.5; echo done", timeout=30)
+
+    assert obs.exit_code == 0
+    assert "done" in obs.content
+
+
+def test_the_param_is_accepted_in_a_tool_spec(workspace: Path) -> None:
+    spec = Tool(name="terminal", params={"no_change_timeout_seconds": 3})
+
+    [tool] = resolve_tool(spec, ToolContext(working_dir=str(workspace)))
+
+    assert getattr(tool.executor, "no_change_timeout_seconds", None) == 3
+
+
+def test_an_unknown_username_is_refused_when_the_tool_is_built(workspace: Path) -> None:
+    spec = Tool(name="terminal", params={"username": "no-such-user-4f2a"})
+
+    with pytest.raises(ValueError, match=r"username: .*no user 'no-such-user-4f2a'"):
+        resolve_tool(spec, ToolContext(working_dir=str(workspace)))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching users needs root")
+def test_the_shell_runs_as_the_named_user(workspace: Path) -> None:
+    spec = Tool(name="terminal", params={"username": "nobody"})
+    [tool] = resolve_tool(spec, ToolContext(working_dir=str(workspace)))
+    try:
+        obs = tool(TerminalAction(command='id -un; echo "$HOME"'))
+    finally:
+        tool.close()
+
+    assert isinstance(obs, TerminalObservation)
+    assert obs.content.splitlines()[:2] == ["nobody", "/nonexistent"]
+    assert obs.exit_code == 0
