@@ -132,8 +132,9 @@ def test_damage_before_the_end_is_an_error_naming_the_line(tmp_path: Path) -> No
     lines[1] = b'{"kind":"ConversationErrorEvent","id":'
     path.write_bytes(b"\n".join(lines))
 
+    reopened = FileEventLog(tmp_path)  # events are parsed on the first read
     with pytest.raises(EventLogCorruptError, match=r"events\.jsonl:2 "):
-        FileEventLog(tmp_path)
+        reopened.read()
 
 
 def test_blank_lines_are_ignored(tmp_path: Path) -> None:
