@@ -5,7 +5,8 @@ scripted judge says "not complete" until the last round. Prints one JSON line: f
 N = 200, the goal machinery per round (`on_run_finished`: transcript, judge call, verdict
 parsing, decision; median over the rounds), the goal chip events per round (each an fsynced
 append), the whole round (also the agent run and its own fsynced events), and the fsyncs
-and renames per round (`io_counts.py`; target: at most one fsync per event, no rename).
+and renames per round (`io_counts.py`; target: at most one fsync per event, and no rename but
+the one that saves the conversation's title when the objective arrives).
 Targets (docs/performance.md): goal machinery <= 2 ms per round, and the N = 200 figure no
 more than 1.5x the N = 50 figure (flat in history length: no re-rendering of the history).
 
@@ -153,11 +154,11 @@ def main() -> None:
                 "events_200": int(large["events"]),
                 "fsyncs_per_event_200": round(large["fsyncs_per_event"], 3),
                 "fsyncs_per_round_200": round(large["fsyncs"] / SIZES[1], 2),
-                "renames_per_round_200": round(large["renames"] / SIZES[1], 2),
+                "renames_per_round_200": round(large["renames"] / SIZES[1], 3),
                 "targets_met": goal_large <= 2.0
                 and goal_large <= 1.5 * goal_small
                 and large["fsyncs_per_event"] <= 1.0
-                and large["renames"] == 0,
+                and large["renames"] <= 1,
             }
         )
     )

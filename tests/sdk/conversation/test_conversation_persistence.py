@@ -13,8 +13,9 @@ from openhands.sdk import (
     MessageEvent,
     SystemPromptEvent,
 )
-from openhands.sdk.conversation import ConversationStateError
-from openhands.sdk.event import Event
+from openhands.sdk.conversation import ConversationStateError, FileEventLog
+from openhands.sdk.conversation.local import RUN_INTERRUPTED
+from openhands.sdk.event import ConversationErrorEvent, ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import Metrics
 from openhands.sdk.testing import TestLLM
 from pydantic import SecretStr
@@ -128,16 +129,24 @@ def test_the_callers_agent_replaces_the_stored_one(
         reopened.close()
 
 
-def test_a_run_cut_off_by_a_crash_reopens_idle(make_conversation) -> None:
+def test_a_run_cut_off_by_a_crash_reopens_as_an_error_saying_so(make_conversation) -> None:
     conversation, _ = make_conversation()
     conversation.close()
-    base_state, _ = _files(conversation)
-    data = json.loads(base_state.read_text())
-    base_state.write_text(json.dumps(data | {"execution_status": "running"}))
+    folder = conversation.state.folder
+    assert folder is not None
+    log = FileEventLog(folder)  # what the dead process wrote last: the run had started
+    log.append(ConversationStateUpdateEvent(key="execution_status", value="running"))
+    log.close()
 
     reopened, _ = make_conversation(conversation_id=conversation.id)
 
-    assert reopened.state.execution_status == Status.IDLE
+    assert reopened.state.execution_status == Status.ERROR
+    error, status = reopened.state.events[-2:]
+    assert isinstance(error, ConversationErrorEvent)
+    assert error.code == RUN_INTERRUPTED
+    assert "Send a message or run it again" in error.detail
+    assert isinstance(status, ConversationStateUpdateEvent)
+    assert status.value == "error"
 
 
 def test_cost_survives_a_reopen(workspace_dir, persistence_dir, reply) -> None:
@@ -159,7 +168,8 @@ def test_cost_survives_a_reopen(workspace_dir, persistence_dir, reply) -> None:
     assert fresh.metrics.accumulated_cost == 0.75
     assert fresh.metrics.completions == 2
     base_state, _ = _files(reopened)
-    assert json.loads(base_state.read_text())["metrics"]["default"]["accumulated_cost"] == 0.75
+    stored = json.loads(base_state.read_text())["stats"]["usage_to_metrics"]
+    assert stored["default"]["accumulated_cost"] == 0.75
 
 
 def test_metrics_of_other_usage_ids_are_kept(make_conversation) -> None:
