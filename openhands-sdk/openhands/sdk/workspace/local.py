@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal
 
 from openhands.sdk.workspace.shell import CommandResult, run_shell
@@ -15,11 +15,18 @@ class LocalWorkspace(BaseModel):
     model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["LocalWorkspace"] = "LocalWorkspace"
-    working_dir: str = Field(description="Folder where tools run and files are edited.")
+    working_dir: str = Field(
+        description="Folder where tools run and files are edited (a str or a Path; kept as an "
+        "absolute str)."
+    )
 
-    @field_validator("working_dir")
+    @field_validator("working_dir", mode="before")
     @classmethod
-    def _absolute(cls, value: str) -> str:
+    def _absolute(cls, value: object) -> object:
+        if isinstance(value, PurePath):
+            value = str(value)
+        if not isinstance(value, str):
+            return value  # pydantic reports the wrong type
         if not value.strip():
             raise ValueError("working_dir must not be blank")
         try:
