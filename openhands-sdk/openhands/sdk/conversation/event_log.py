@@ -235,35 +235,39 @@ class FileEventLog:
         return self._size
 
     def _repair_tail(self) -> int:
-        """Make the file end with a complete event line (or nothing); return its size."""
+        """Make the file end with a complete event line (or nothing); return its size.
+
+        Only reads when the end is sound (a read-only disk can still be read).
+        """
         try:
-            handle = open(self.path, "r+b")  # noqa: SIM115  (closed below)
+            with open(self.path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                line_start, line = last_line(handle, size)
+                handle.seek(line_start + len(line))
+                after_line = handle.read(1)
         except FileNotFoundError:
             return 0
-        with handle:
-            size = os.fstat(handle.fileno()).st_size
-            line_start, line = last_line(handle, size)
-            if not line:
-                keep = 0  # only whitespace: nothing worth keeping
-            elif not is_json_object(line):
-                # What a crash mid-write leaves: keep everything before it.
-                logger.warning("Dropping a torn last line of %s (a crash mid-write?)", self.path)
-                keep = line_start
-            else:
-                keep = line_start + len(line) + 1
-                handle.seek(keep - 1)
-                if handle.read(1) != b"\n":  # a complete event missing only its newline
-                    handle.truncate(keep - 1)
-                    handle.seek(keep - 1)
-                    handle.write(b"\n")
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                    size = keep
-            if keep < size:
-                handle.truncate(keep)
-                handle.flush()
-                os.fsync(handle.fileno())
-            return keep
+        if not line:
+            keep, newline = 0, False  # only whitespace: nothing worth keeping
+        elif not is_json_object(line):
+            # What a crash mid-write leaves: keep everything before it.
+            logger.warning("Dropping a torn last line of %s (a crash mid-write?)", self.path)
+            keep, newline = line_start, False
+        elif after_line == b"\n":
+            keep, newline = line_start + len(line) + 1, False
+        else:  # a complete event missing only its newline
+            keep, newline = line_start + len(line), True
+        if keep == size and not newline:
+            return size
+        with open(self.path, "r+b") as handle:
+            handle.truncate(keep)
+            if newline:
+                handle.seek(keep)
+                handle.write(b"\n")
+                keep += 1
+            handle.flush()
+            os.fsync(handle.fileno())
+        return keep
 
     def _loaded(self) -> list[Event]:
         events = self._events
