@@ -144,6 +144,7 @@ class ConversationState(BaseModel):
     def model_post_init(self, __context: Any) -> None:
         folder = self.folder
         self._live = _Live(FileEventLog(folder) if folder is not None else InMemoryEventLog())
+        self._live.logged_status = self.execution_status
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -249,10 +250,10 @@ class ConversationState(BaseModel):
             return
         live = self._live
         with live.lock:
-            size = live.events.size if isinstance(live.events, FileEventLog) else 0
             config = self.model_dump_json(include=_CONFIG_FIELDS)
             if not force_snapshot and config == live.saved_config:
                 return
+            size = live.events.size if isinstance(live.events, FileEventLog) else 0
             payload = self._base_state_json(size)
             if payload == live.saved:
                 return
@@ -260,8 +261,13 @@ class ConversationState(BaseModel):
             live.saved, live.saved_config = payload, config
 
     def _base_state_json(self, events_size: int) -> str:
-        """What `base_state.json` holds: the model (no secrets) plus the snapshot's extent."""
+        """What `base_state.json` holds: the model (no secrets) plus the snapshot's extent.
+
+        The snapshot's status is the log's: a status only held in memory (a run whose end the
+        disk refused to record) must not hide from a reopen that the log says `running`.
+        """
         data = self.model_dump(mode="json")
+        data[STATUS_KEY] = self._live.logged_status.value
         data[EVENTS_SIZE_KEY] = events_size
         return json.dumps(data, indent=2)
 
@@ -311,6 +317,7 @@ class ConversationState(BaseModel):
             # A status this version does not know stays in the log; the state ignores it.
             with contextlib.suppress(ValueError):
                 self.execution_status = ConversationExecutionStatus(value)
+                self._live.logged_status = self.execution_status
         elif key != STATS_KEY:
             self.state_updates[key] = value
 
@@ -360,15 +367,17 @@ def _read_persisted(folder: Path) -> tuple[dict[str, Any], str] | None:
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as exc:
-        raise _state_error(path, exc) from exc
+        raise invalid_state_error(path, exc) from exc
     except OSError as exc:
         raise storage_error("read", path, exc) from exc
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise _state_error(path, exc) from exc
+        raise invalid_state_error(path, exc) from exc
     if not isinstance(data, dict):
-        raise _state_error(path, ValueError(f"expected a JSON object, got {type(data).__name__}"))
+        raise invalid_state_error(
+            path, ValueError(f"expected a JSON object, got {type(data).__name__}")
+        )
     snapshot_size = data.pop(EVENTS_SIZE_KEY, 0)
     start = snapshot_size if isinstance(snapshot_size, int) else 0
     try:
@@ -391,10 +400,11 @@ def _validate(folder: Path | None, data: dict[str, Any]) -> ConversationState:
     try:
         return ConversationState.model_validate(data)
     except ValidationError as exc:
-        raise _state_error((folder or Path(".")) / BASE_STATE_FILE, exc) from exc
+        raise invalid_state_error((folder or Path(".")) / BASE_STATE_FILE, exc) from exc
 
 
-def _state_error(path: Path, exc: Exception) -> ConversationStateError:
+def invalid_state_error(path: Path, exc: Exception) -> ConversationStateError:
+    """The error for an unreadable `base_state.json` at `path`: the cause and the fix."""
     return ConversationStateError(
         f"{path} is not a valid conversation state ({_reason(exc)}). Restore it from a "
         "backup, or remove that folder (or use another conversation_id) to start over."
@@ -421,6 +431,7 @@ class _Live:
         "history",
         "history_upto",
         "lock",
+        "logged_status",
         "saved",
         "saved_config",
     )
@@ -433,3 +444,4 @@ class _Live:
         self.saved: str | None = None  # the base_state.json text last written or read
         self.saved_config: str | None = None  # its configuration part, as JSON
         self.created_folder = False  # this process created the conversation's folder
+        self.logged_status = ConversationExecutionStatus.IDLE  # the log's newest status
