@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path, PurePath
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from openhands.sdk.workspace.shell import CommandResult, run_shell
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -19,6 +19,12 @@ class LocalWorkspace(BaseModel):
         description="Folder where tools run and files are edited (a str or a Path; kept as an "
         "absolute str)."
     )
+
+    if TYPE_CHECKING:
+        # What callers may pass (pydantic's own signature would say `str` only).
+        def __init__(
+            self, *, working_dir: str | PurePath, kind: Literal["LocalWorkspace"] = ...
+        ) -> None: ...
 
     @field_validator("working_dir", mode="before")
     @classmethod

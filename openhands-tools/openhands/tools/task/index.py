@@ -141,4 +141,3 @@ class TaskIndex:
 
 def _describe(value: Any) -> str:
     return "null" if value is None else type(value).__name__
-
