@@ -5,8 +5,8 @@ scripted judge says "not complete" until the last round. Prints one JSON line: f
 N = 200, the goal machinery per round (`on_run_finished`: transcript, judge call, verdict
 parsing, decision; median over the rounds), the goal chip events per round (each an fsynced
 append), the whole round (also the agent run and its own fsynced events), and the fsyncs
-and renames per round (`io_counts.py`; target: at most one fsync per event, and no rename but
-the one that saves the conversation's title when the objective arrives).
+and renames per round (`io_counts.py`; target: one fsync per event and no rename, but for
+the one save of the conversation's title when the objective arrives: 2 fsyncs, 1 rename).
 Targets (docs/performance.md): goal machinery <= 2 ms per round, and the N = 200 figure no
 more than 1.5x the N = 50 figure (flat in history length: no re-rendering of the history).
 
@@ -115,6 +115,7 @@ def run_once(rounds: int, root: Path) -> dict[str, float]:
         "chip_s": conversation.chip_seconds,
         "events": events,
         "fsyncs_per_event": counted.fsyncs / (events - events_before),
+        "fsyncs_over_events": counted.fsyncs - (events - events_before),
         "fsyncs": counted.fsyncs,
         "renames": counted.renames,
     }
@@ -157,7 +158,7 @@ def main() -> None:
                 "renames_per_round_200": round(large["renames"] / SIZES[1], 3),
                 "targets_met": goal_large <= 2.0
                 and goal_large <= 1.5 * goal_small
-                and large["fsyncs_per_event"] <= 1.0
+                and large["fsyncs_over_events"] <= 2  # the title's one save: file + folder
                 and large["renames"] <= 1,
             }
         )
