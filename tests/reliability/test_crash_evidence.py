@@ -21,7 +21,7 @@ from openhands.sdk import (
 )
 from openhands.sdk.conversation import load_conversation_summary
 from openhands.sdk.conversation.event_log import EVENTS_FILE
-from openhands.sdk.conversation.local import RUN_INTERRUPTED
+from openhands.sdk.conversation.local import RUN_LOST
 from openhands.sdk.event import ConversationErrorEvent
 from openhands.sdk.testing import TestLLM
 
@@ -95,7 +95,7 @@ def test_a_conversation_killed_mid_run_reopens_as_interrupted(tmp_path: Path) ->
     try:
         assert reopened.state.execution_status == Status.ERROR
         error = reopened.state.events[-2]
-        assert isinstance(error, ConversationErrorEvent) and error.code == RUN_INTERRUPTED
+        assert isinstance(error, ConversationErrorEvent) and error.code == RUN_LOST
         reopened.send_message("wake up")
         reopened.run()
         assert reopened.state.execution_status == Status.FINISHED

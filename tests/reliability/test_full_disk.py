@@ -19,7 +19,7 @@ from openhands.sdk import (
 )
 from openhands.sdk.conversation import ConversationRunError
 from openhands.sdk.conversation.event_log import EVENTS_FILE
-from openhands.sdk.conversation.local import RUN_INTERRUPTED
+from openhands.sdk.conversation.local import RUN_LOST
 from openhands.sdk.errors import StorageError, StorageFullError
 from openhands.sdk.event import ConversationErrorEvent, ConversationStateUpdateEvent, Event
 from openhands.sdk.testing import TestLLM
@@ -143,7 +143,7 @@ def test_a_run_whose_end_cannot_be_recorded_reopens_as_interrupted(
     try:
         assert reopened.state.execution_status == Status.ERROR
         errors = [e for e in reopened.state.events if isinstance(e, ConversationErrorEvent)]
-        assert [e.code for e in errors] == [RUN_INTERRUPTED]  # the log said `running`
+        assert [e.code for e in errors] == [RUN_LOST]  # the log said `running`
         _assert_every_line_is_an_event(reopened)
     finally:
         reopened.close()

@@ -18,7 +18,7 @@ from openhands.sdk import (
 )
 from openhands.sdk.conversation import ConversationState, ConversationStateError
 from openhands.sdk.conversation.event_log import EventLogCorruptError
-from openhands.sdk.conversation.local import RUN_INTERRUPTED
+from openhands.sdk.conversation.local import RUN_LOST
 from openhands.sdk.errors import StorageError
 from openhands.sdk.event import ConversationErrorEvent, ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import Metrics
@@ -153,7 +153,7 @@ def test_a_run_cut_off_by_a_crash_reopens_as_an_error_saying_so(
     assert reopened.state.execution_status == Status.ERROR
     error, status = reopened.state.events[-2:]
     assert isinstance(error, ConversationErrorEvent)
-    assert error.code == RUN_INTERRUPTED
+    assert error.code == RUN_LOST
     assert "Send a message or run it again" in error.detail
     assert isinstance(status, ConversationStateUpdateEvent)
     assert status.value == "error"

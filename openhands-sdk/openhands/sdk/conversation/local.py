@@ -57,7 +57,7 @@ STOP_HOOK_FEEDBACK_PREFIX = "[Stop hook feedback]"
 CLOSE_WAIT_SECONDS = 30.0
 """How long `close()` waits for a running step to end before releasing files anyway."""
 
-RUN_INTERRUPTED = "RunInterrupted"
+RUN_LOST = "RunLost"
 """The error code recorded when a conversation is reopened that its dead process left running."""
 
 
@@ -102,7 +102,7 @@ class LocalConversation(BaseConversation):
         has no key), `workspace=None` in the stored workspace, `max_iteration_per_run=None`
         with the stored limit (500 for a new conversation). A new conversation needs an agent;
         its workspace defaults to the current directory. A conversation that a dead process
-        left `running` is recorded as interrupted (`RUN_INTERRUPTED`) and set to `error`.
+        left `running` is recorded as interrupted (`RUN_LOST`) and set to `error`.
         """
         if max_iteration_per_run is not None and max_iteration_per_run < 1:
             raise ValueError("max_iteration_per_run must be >= 1")
@@ -413,7 +413,7 @@ class LocalConversation(BaseConversation):
         """The process running this conversation died mid-run: say so, and leave `running`."""
         self._emit(
             ConversationErrorEvent(
-                code=RUN_INTERRUPTED,
+                code=RUN_LOST,
                 detail="The process running this conversation stopped in the middle of a run "
                 "(it crashed or was killed), so the last step may be incomplete. Send a "
                 "message or run it again to continue.",
