@@ -257,3 +257,24 @@ def crash_copy(tmp_path: Path) -> CrashCopy:
         return target
 
     return copy
+
+
+@pytest.fixture
+def crash_mid_run(crash_copy: CrashCopy, gate: Gate) -> CrashCopy:
+    """`crash_mid_run(conversation)`: its files as a kill -9 during a tool call leaves them.
+
+    Runs the conversation (whose next reply calls the `gated` tool) in a thread, copies its
+    files while the tool runs (the log says `running`), then lets the run end. Returns the
+    copy's persistence dir.
+    """
+
+    def crash(conversation: LocalConversation) -> Path:
+        runner = threading.Thread(target=conversation.run)
+        runner.start()
+        assert gate.started.wait(5), "the run never reached its `gated` tool call"
+        crashed = crash_copy(conversation)
+        gate.release.set()
+        runner.join(5)
+        return crashed
+
+    return crash

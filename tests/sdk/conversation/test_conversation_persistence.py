@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 import uuid
 
 import pytest
@@ -137,16 +136,11 @@ def test_the_callers_agent_replaces_the_stored_one(
 
 
 def test_a_run_cut_off_by_a_crash_reopens_as_an_error_saying_so(
-    make_conversation, reply, gate, crash_copy
+    make_conversation, reply, crash_mid_run
 ) -> None:
     conversation, _ = make_conversation([reply.call("gated"), reply.finish()], tools=["gated"])
     conversation.send_message("go")
-    runner = threading.Thread(target=conversation.run)
-    runner.start()
-    assert gate.started.wait(5)
-    crashed = crash_copy(conversation)  # the process dies in the middle of the tool call
-    gate.release.set()
-    runner.join(5)
+    crashed = crash_mid_run(conversation)
 
     reopened, _ = make_conversation(persistence_dir=crashed, conversation_id=conversation.id)
 
@@ -160,16 +154,11 @@ def test_a_run_cut_off_by_a_crash_reopens_as_an_error_saying_so(
 
 
 def test_an_interrupted_conversation_continues_after_a_message(
-    make_conversation, reply, gate, crash_copy
+    make_conversation, reply, crash_mid_run
 ) -> None:
     conversation, _ = make_conversation([reply.call("gated"), reply.finish()], tools=["gated"])
     conversation.send_message("go")
-    runner = threading.Thread(target=conversation.run)
-    runner.start()
-    assert gate.started.wait(5)
-    crashed = crash_copy(conversation)
-    gate.release.set()
-    runner.join(5)
+    crashed = crash_mid_run(conversation)
     reopened, _ = make_conversation(
         [reply.text("picked up")], persistence_dir=crashed, conversation_id=conversation.id
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
 from pathlib import Path
 
@@ -70,17 +69,12 @@ def test_a_summary_carries_the_latest_goal_status(make_conversation, persistence
 
 
 def test_a_summary_after_a_crash_reads_the_log_written_since_the_snapshot(
-    make_conversation, reply, gate, crash_copy
+    make_conversation, reply, crash_mid_run
 ) -> None:
     conversation, _ = make_conversation([reply.call("gated"), reply.finish()], tools=["gated"])
     conversation.append_event(ConversationStateUpdateEvent(key="goal", value=GOAL))
     conversation.send_message("go")
-    runner = threading.Thread(target=conversation.run)
-    runner.start()
-    assert gate.started.wait(5)
-    crashed = crash_copy(conversation)
-    gate.release.set()
-    runner.join(5)
+    crashed = crash_mid_run(conversation)
 
     summary = load_conversation_summary(crashed, conversation.id)
 

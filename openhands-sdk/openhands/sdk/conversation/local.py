@@ -25,13 +25,8 @@ from openhands.sdk.conversation.errors import (
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
-from openhands.sdk.conversation.state import (
-    BASE_STATE_FILE,
-    STATS_KEY,
-    STATUS_KEY,
-    ConversationExecutionStatus,
-    ConversationState,
-)
+from openhands.sdk.conversation.snapshot import BASE_STATE_FILE, STATS_KEY, STATUS_KEY
+from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from openhands.sdk.conversation.stuck import REPEATS as STUCK_REPEATS
 from openhands.sdk.conversation.stuck import WINDOW, is_stuck
 from openhands.sdk.errors import StorageError

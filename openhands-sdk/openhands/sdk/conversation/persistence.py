@@ -28,12 +28,12 @@ from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import ConversationStateError
 from openhands.sdk.conversation.event_log import EVENTS_FILE
-from openhands.sdk.conversation.state import (
+from openhands.sdk.conversation.snapshot import (
     BASE_STATE_FILE,
-    ConversationExecutionStatus,
     invalid_state_error,
     read_persisted_state,
 )
+from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.errors import storage_error
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.workspace.local import LocalWorkspace

@@ -11,8 +11,8 @@ On disk (`persistence_dir` is the conversation's own folder, `<base>/<id.hex>`):
   config, title, creation time), rewritten atomically only when it changes, plus a snapshot of
   the derived values as of `events_size` bytes of the log, taken with any such rewrite and
   when the conversation is closed. Reopening reads the snapshot and folds in only the updates
-  appended after it (`scan_state_updates`), so it costs what the last session wrote, not the
-  whole history; the events themselves are parsed on first read.
+  appended after it (`snapshot.read_snapshot`), so it costs what the last session wrote, not
+  the whole history; the events themselves are parsed on first read.
 """
 
 from __future__ import annotations
@@ -31,13 +31,18 @@ from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import ConversationStateError
 from openhands.sdk.conversation.event_log import (
-    EVENTS_FILE,
     EventLog,
     FileEventLog,
     InMemoryEventLog,
 )
-from openhands.sdk.conversation.log_scan import scan_state_updates
-from openhands.sdk.errors import storage_error
+from openhands.sdk.conversation.snapshot import (
+    BASE_STATE_FILE,
+    EVENTS_SIZE_KEY,
+    STATS_KEY,
+    STATUS_KEY,
+    invalid_state_error,
+    read_snapshot,
+)
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.state import ConversationStateUpdateEvent
 from openhands.sdk.event.to_messages import MessageHistory
@@ -55,14 +60,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-
-BASE_STATE_FILE = "base_state.json"
-EVENTS_SIZE_KEY = "events_size"
-"""The base_state.json key saying how many bytes of the log its snapshot accounts for."""
-
-STATUS_KEY = "execution_status"
-STATS_KEY = "stats"
-"""State-update keys that set a field; every other key lands in `state_updates`."""
 
 
 class ConversationExecutionStatus(StrEnum):
@@ -170,7 +167,7 @@ class ConversationState(BaseModel):
         `StorageError` if the disk refuses.
         """
         folder = Path(persistence_dir) if persistence_dir is not None else None
-        stored = _read_persisted(folder) if folder is not None else None
+        stored = read_snapshot(folder) if folder is not None else None
         if stored is not None:
             data, snapshot_text = stored
             state = _validate(folder, data)
@@ -349,77 +346,11 @@ _CONFIG_FIELDS: set[str] = {
 """The fields whose change rewrites base_state.json (the others are derived from events)."""
 
 
-def read_persisted_state(folder: Path) -> dict[str, Any] | None:
-    """The stored JSON of the conversation in `folder` with the log's later updates folded in.
-
-    None if it was never saved (no base_state.json). Reads base_state.json and the part of
-    events.jsonl written after its snapshot; never parses the rest of the history. Raises
-    `ConversationStateError` for an unreadable file, `StorageError` if the disk refuses.
-    """
-    stored = _read_persisted(folder)
-    return None if stored is None else stored[0]
-
-
-def _read_persisted(folder: Path) -> tuple[dict[str, Any], str] | None:
-    path = folder / BASE_STATE_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except UnicodeDecodeError as exc:
-        raise invalid_state_error(path, exc) from exc
-    except OSError as exc:
-        raise storage_error("read", path, exc) from exc
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise invalid_state_error(path, exc) from exc
-    if not isinstance(data, dict):
-        raise invalid_state_error(
-            path, ValueError(f"expected a JSON object, got {type(data).__name__}")
-        )
-    snapshot_size = data.pop(EVENTS_SIZE_KEY, 0)
-    start = snapshot_size if isinstance(snapshot_size, int) else 0
-    try:
-        scan = scan_state_updates(folder / EVENTS_FILE, start)
-    except OSError as exc:
-        raise storage_error("read", folder / EVENTS_FILE, exc) from exc
-    for key, value in scan.updates.items():
-        if key in (STATUS_KEY, STATS_KEY):
-            data[key] = value
-        else:
-            updates = data.get("state_updates")
-            data["state_updates"] = {**(updates if isinstance(updates, dict) else {}), key: value}
-    if scan.last_timestamp is not None:
-        data["updated_at"] = scan.last_timestamp
-    data["persistence_dir"] = str(folder)
-    return data, text
-
-
 def _validate(folder: Path | None, data: dict[str, Any]) -> ConversationState:
     try:
         return ConversationState.model_validate(data)
     except ValidationError as exc:
         raise invalid_state_error((folder or Path(".")) / BASE_STATE_FILE, exc) from exc
-
-
-def invalid_state_error(path: Path, exc: Exception) -> ConversationStateError:
-    """The error for an unreadable `base_state.json` at `path`: the cause and the fix."""
-    return ConversationStateError(
-        f"{path} is not a valid conversation state ({_reason(exc)}). Restore it from a "
-        "backup, or remove that folder (or use another conversation_id) to start over."
-    )
-
-
-def _reason(exc: Exception) -> str:
-    """A one-line cause; for a validation error, the fields at fault."""
-    if isinstance(exc, ValidationError):
-        return "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'root'}: {error['msg']}"
-            for error in exc.errors()[:3]
-        )
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class _Live:
