@@ -173,8 +173,9 @@ def test_status_is_re_read_after_the_server_crashes_mid_run(
     expect(page.locator("#socket-status")).to_have_text("offline", timeout=WAIT_MS)
     crashable_server.start()
     expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
-    # The restarted server reloads the conversation as idle and publishes no event about it.
-    expect(status).to_have_text("idle", timeout=WAIT_MS)
+    # The restarted server reloads the conversation, records that its run was interrupted
+    # (a ConversationErrorEvent) and sets it to error; the page shows that once, no duplicates.
+    expect(status).to_have_text("error", timeout=WAIT_MS)
     ids = page.eval_on_selector_all("#events > li", "items => items.map(i => i.dataset.id)")
     assert len(ids) == len(set(ids))
 

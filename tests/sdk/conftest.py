@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import resource
+import shutil
+import signal
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -202,3 +206,75 @@ def event_kinds(conversation: LocalConversation) -> list[str]:
 def kinds() -> Callable[[LocalConversation], list[str]]:
     """`kinds(conversation)`: its event kinds in order."""
     return event_kinds
+
+
+# -- a disk that refuses -----------------------------------------------------------------------
+
+FileSizeLimit = Callable[[int], contextlib.AbstractContextManager[None]]
+
+
+@pytest.fixture
+def file_size_limit() -> FileSizeLimit:
+    """`with file_size_limit(n):` no file of this process may grow past n bytes (EFBIG).
+
+    A real refusal by the kernel (RLIMIT_FSIZE), including a partial write that stops at the
+    limit; SIGXFSZ is ignored meanwhile so the write fails instead of killing the process.
+    """
+
+    @contextlib.contextmanager
+    def limit(size: int) -> Iterator[None]:
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+        try:
+            yield
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+            signal.signal(signal.SIGXFSZ, previous)
+
+    return limit
+
+
+# -- what a crash leaves -------------------------------------------------------------------------
+
+CrashCopy = Callable[[LocalConversation], Path]
+
+
+@pytest.fixture
+def crash_copy(tmp_path: Path) -> CrashCopy:
+    """`crash_copy(conversation)`: a persistence dir holding its files as they are right now.
+
+    That is what a `kill -9` of its process would leave on disk (every event is fsynced when
+    appended; nothing runs at close). Reopen the copy with the same conversation id.
+    """
+    copies = iter(range(1_000_000))
+
+    def copy(conversation: LocalConversation) -> Path:
+        folder = conversation.state.folder
+        assert folder is not None, "only a persisted conversation leaves files"
+        target = tmp_path / f"crashed-{next(copies)}"
+        shutil.copytree(folder, target / folder.name)
+        return target
+
+    return copy
+
+
+@pytest.fixture
+def crash_mid_run(crash_copy: CrashCopy, gate: Gate) -> CrashCopy:
+    """`crash_mid_run(conversation)`: its files as a kill -9 during a tool call leaves them.
+
+    Runs the conversation (whose next reply calls the `gated` tool) in a thread, copies its
+    files while the tool runs (the log says `running`), then lets the run end. Returns the
+    copy's persistence dir.
+    """
+
+    def crash(conversation: LocalConversation) -> Path:
+        runner = threading.Thread(target=conversation.run)
+        runner.start()
+        assert gate.started.wait(5), "the run never reached its `gated` tool call"
+        crashed = crash_copy(conversation)
+        gate.release.set()
+        runner.join(5)
+        return crashed
+
+    return crash

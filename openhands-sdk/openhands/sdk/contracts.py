@@ -34,7 +34,8 @@ class EventLog(Protocol):
     """The append-only history of one conversation.
 
     `append` is durable before it returns for logs that persist (the event is on disk, and
-    only then may anyone publish it); reads never see a half-written event.
+    only then may anyone publish it); if the disk refuses, it raises `StorageError` and the
+    log is as it was. Reads never see a half-written event.
     """
 
     def append(self, event: Event) -> None:
@@ -60,6 +61,10 @@ class EventLog(Protocol):
     def __len__(self) -> int: ...
 
     def __iter__(self) -> Iterator[Event]: ...
+
+    def __getitem__(self, index: int) -> Event:
+        """The event at `index` (negative counts from the end)."""
+        ...
 
 
 # -- what a goal driver needs from a conversation -------------------------------------------

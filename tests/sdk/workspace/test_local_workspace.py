@@ -96,3 +96,10 @@ def test_remote_workspace_keeps_its_key_out_of_json() -> None:
 
     assert remote.host == "http://127.0.0.1:8000"
     assert "session-key-9f3" not in remote.model_dump_json()
+
+
+def test_a_path_is_accepted_as_working_dir(tmp_path: Path) -> None:
+    workspace = LocalWorkspace(working_dir=tmp_path / "project")
+
+    assert workspace.working_dir == str((tmp_path / "project").resolve())
+    assert LocalWorkspace.model_validate_json(workspace.model_dump_json()) == workspace

@@ -1,6 +1,7 @@
 """Conversations: local or remote, their state, persistence and errors."""
 
 from openhands.sdk.conversation.base import BaseConversation
+from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
     ConversationAlreadyRunningError,
     ConversationClosedError,
@@ -12,6 +13,11 @@ from openhands.sdk.conversation.errors import (
 from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemoryEventLog
 from openhands.sdk.conversation.factory import Conversation
 from openhands.sdk.conversation.local import LocalConversation
+from openhands.sdk.conversation.persistence import (
+    ConversationSummary,
+    list_conversation_ids,
+    load_conversation_summary,
+)
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 
 __all__ = [
@@ -24,9 +30,13 @@ __all__ = [
     "ConversationRunError",
     "ConversationState",
     "ConversationStateError",
+    "ConversationStats",
+    "ConversationSummary",
     "EventLog",
     "FileEventLog",
     "InMemoryEventLog",
     "LocalConversation",
     "UserPromptBlockedError",
+    "list_conversation_ids",
+    "load_conversation_summary",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +16,23 @@ class Conversation:
 
     def __new__(  # type: ignore[misc]
         cls,
-        agent: AgentBase,
+        agent: AgentBase | None,
         workspace: LocalWorkspace | RemoteWorkspace | str | Path | None = None,
         **kwargs: Any,
     ) -> BaseConversation:
+        """`agent=None` reopens a persisted local conversation with its stored agent.
+
+        A local conversation's workspace defaults to the stored one when reopening, else the
+        current directory.
+        """
         if kwargs.get("conversation_id") is not None:
             kwargs["conversation_id"] = as_conversation_id(kwargs["conversation_id"])
         if isinstance(workspace, RemoteWorkspace):
             from openhands.sdk.conversation.remote import RemoteConversation
 
+            if agent is None:
+                raise ValueError("A remote conversation needs an agent to send to the server.")
             return RemoteConversation(agent, workspace, **kwargs)
         from openhands.sdk.conversation.local import LocalConversation
 
-        return LocalConversation(
-            agent, workspace if workspace is not None else os.getcwd(), **kwargs
-        )
+        return LocalConversation(agent, workspace, **kwargs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import uuid
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from openhands.sdk.conversation.base import (
     as_conversation_id,
     as_user_message,
 )
+from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
     ConversationAlreadyRunningError,
     ConversationClosedError,
@@ -23,9 +25,11 @@ from openhands.sdk.conversation.errors import (
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
+from openhands.sdk.conversation.snapshot import BASE_STATE_FILE, STATS_KEY, STATUS_KEY
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from openhands.sdk.conversation.stuck import REPEATS as STUCK_REPEATS
 from openhands.sdk.conversation.stuck import WINDOW, is_stuck
+from openhands.sdk.errors import StorageError
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
 from openhands.sdk.event.state import (
@@ -47,6 +51,9 @@ STOP_HOOK_FEEDBACK_PREFIX = "[Stop hook feedback]"
 
 CLOSE_WAIT_SECONDS = 30.0
 """How long `close()` waits for a running step to end before releasing files anyway."""
+
+RUN_LOST = "RunLost"
+"""The error code recorded when a conversation is reopened that its dead process left running."""
 
 
 @dataclass(frozen=True)
@@ -73,43 +80,44 @@ class LocalConversation(BaseConversation):
 
     def __init__(
         self,
-        agent: AgentBase,
-        workspace: LocalWorkspace | str | Path,
+        agent: AgentBase | None,
+        workspace: LocalWorkspace | str | Path | None = None,
         *,
         persistence_dir: str | Path | None = None,
         conversation_id: uuid.UUID | str | None = None,
         callbacks: Sequence[Callback] | None = None,
-        max_iteration_per_run: int = 500,
+        max_iteration_per_run: int | None = None,
         hook_config: HookConfig | None = None,
         stuck_detection: bool = True,
     ) -> None:
-        if max_iteration_per_run < 1:
-            raise ValueError("max_iteration_per_run must be >= 1")
-        if not isinstance(workspace, LocalWorkspace):
-            workspace = LocalWorkspace(working_dir=str(workspace))
-        workspace.ensure_exists()
-        cid = as_conversation_id(conversation_id) or uuid.uuid4()
-        persist = str(persistence_dir) if persistence_dir is not None else None
+        """Create a conversation, or reopen the one stored under `persistence_dir`.
 
-        state = ConversationState.load(persist, cid) if persist else None
-        if state is None:
-            state = ConversationState(
-                id=cid,
-                agent=agent,
-                workspace=workspace,
-                max_iterations=max_iteration_per_run,
-                hook_config=hook_config,
-                persistence_dir=persist,
-            )
-        else:
-            state.restore_metrics(agent.llm)
-            # The caller's agent wins: it holds the live LLM (and its key), which disk never does.
-            state.agent = agent
-            state.max_iterations = max_iteration_per_run
-            state.hook_config = hook_config or state.hook_config
-            if state.execution_status == Status.RUNNING:
-                # The process that ran it died; nothing is running now.
-                state.execution_status = Status.IDLE
+        Reopening (same `persistence_dir` and `conversation_id`) takes every argument that is
+        not None over the stored value: `agent=None` reopens with the stored agent (whose LLM
+        has no key), `workspace=None` in the stored workspace, `max_iteration_per_run=None`
+        with the stored limit (500 for a new conversation). A new conversation needs an agent;
+        its workspace defaults to the current directory. A conversation that a dead process
+        left `running` is recorded as interrupted (`RUN_LOST`) and set to `error`.
+        """
+        if max_iteration_per_run is not None and max_iteration_per_run < 1:
+            raise ValueError("max_iteration_per_run must be >= 1")
+        cid = as_conversation_id(conversation_id) or uuid.uuid4()
+        folder = Path(persistence_dir) / cid.hex if persistence_dir is not None else None
+        if workspace is None and (folder is None or not (folder / BASE_STATE_FILE).is_file()):
+            workspace = os.getcwd()
+        if workspace is not None and not isinstance(workspace, LocalWorkspace):
+            workspace = LocalWorkspace(working_dir=str(workspace))
+        if workspace is not None:
+            workspace.ensure_exists()
+        state = ConversationState.create(
+            cid,
+            agent,
+            workspace,
+            persistence_dir=folder,
+            max_iterations=max_iteration_per_run,
+            stuck_detection=stuck_detection,
+            hook_config=hook_config,
+        )
         self._state = state
         self._lock = state.lock  # cached: read on every event
         self._publisher = EventPublisher(state, callbacks or ())
@@ -119,7 +127,7 @@ class LocalConversation(BaseConversation):
         self._steps = 0  # agent steps taken in the current run
         self._step_start = 0  # event count when the current step began
         self._closed = False
-        self.stuck_detection = stuck_detection
+        self._stats_recorded = state.stats.fingerprint()  # what the log's last stats say
 
         context = ToolContext(
             working_dir=state.workspace.working_dir,
@@ -127,21 +135,26 @@ class LocalConversation(BaseConversation):
             conversation_id=cid.hex,
         )
         try:
-            self.tools: dict[str, ToolDefinition] = agent.init_tools(context)
-        except BaseException:
-            state.close()  # an unknown tool or bad params: do not leak the open event log
-            raise
-        self.tool_schemas = [tool.to_openai_tool() for tool in self.tools.values()]
-        self.hook_runner = HookRunner(
-            state.hook_config, state.workspace.working_dir, session_id=cid.hex
-        )
-        state.save()
-        if len(state.events) == 0:
-            self._emit(
-                SystemPromptEvent(
-                    system_prompt=TextContent(text=agent.system_prompt), tools=self.tool_schemas
-                )
+            state.workspace.ensure_exists()
+            self.tools: dict[str, ToolDefinition] = state.agent.init_tools(context)
+            self.tool_schemas = [tool.to_openai_tool() for tool in self.tools.values()]
+            self.hook_runner = HookRunner(
+                state.hook_config, state.workspace.working_dir, session_id=cid.hex
             )
+            if not state.has_events:
+                self._emit(
+                    SystemPromptEvent(
+                        system_prompt=TextContent(text=state.agent.system_prompt),
+                        tools=self.tool_schemas,
+                    )
+                )
+            elif state.execution_status == Status.RUNNING:
+                self._record_interruption()
+        except BaseException:
+            # An unknown tool, bad params or a refusing disk: release the log, and leave no
+            # folder behind for a conversation that was never created.
+            state.discard()
+            raise
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -157,6 +170,20 @@ class LocalConversation(BaseConversation):
     def agent(self) -> AgentBase:
         """The agent driving this conversation."""
         return self._state.agent
+
+    @property
+    def conversation_stats(self) -> ConversationStats:
+        """The LLM usage of this conversation, per usage_id (register other LLMs there)."""
+        return self._state.stats
+
+    @property
+    def stuck_detection(self) -> bool:
+        """Whether a run that repeats the same action and result ends `stuck`."""
+        return self._state.stuck_detection
+
+    @stuck_detection.setter
+    def stuck_detection(self, value: bool) -> None:
+        self._state.stuck_detection = value
 
     @property
     def workspace(self) -> LocalWorkspace:
@@ -197,11 +224,12 @@ class LocalConversation(BaseConversation):
         if hook.blocked:
             raise UserPromptBlockedError(hook.feedback)
         with self._lock:
+            self._emit(MessageEvent(source="user", llm_message=msg))
             if self._state.title is None and msg.text.strip():
                 self._state.title = msg.text.strip().splitlines()[0][:80]
-            self._emit(MessageEvent(source="user", llm_message=msg))
+                self._save_config()
             if self._state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
-                self._set_status(Status.IDLE)
+                self._set_status(Status.IDLE, best_effort=True)
 
     def run(self) -> None:
         """Run the agent until it finishes, pauses, errors, gets stuck or hits the step cap.
@@ -214,14 +242,20 @@ class LocalConversation(BaseConversation):
             raise ConversationAlreadyRunningError(
                 f"Conversation {self.id} is already running; pause it or wait for it to finish."
             )
-        outcome = _INTERRUPTED
-        ended = False
         try:
             self._run_thread = threading.get_ident()
             with self._lock:
                 # A pause requested before this run started (or left from the last) is spent.
                 self._pause_requested.clear()
                 self._set_status(Status.RUNNING)
+        except BaseException:
+            # Not started (the disk refused `running`): nothing to end, the status is unchanged.
+            self._run_thread = None
+            self._run_lock.release()
+            raise
+        outcome = _INTERRUPTED
+        ended = False
+        try:
             self._steps = 0
             while not ended:
                 outcome = _INTERRUPTED
@@ -232,7 +266,7 @@ class LocalConversation(BaseConversation):
                     if outcome.status == Status.FINISHED and self._user_spoke_since_step():
                         continue
                     ended = True
-                    self._end_run(outcome)
+                    outcome = self._end_run(outcome)
         finally:
             if not ended:
                 with self._lock:
@@ -253,7 +287,7 @@ class LocalConversation(BaseConversation):
             self._pause_requested.set()
             self._emit(PauseEvent())
             if status != Status.RUNNING:
-                self._set_status(Status.PAUSED)
+                self._set_status(Status.PAUSED, best_effort=True)
 
     def close(self) -> None:
         """Stop a running agent after its current step, then release tools and files.
@@ -281,7 +315,15 @@ class LocalConversation(BaseConversation):
                 except Exception:
                     logger.exception("closing tool %s failed", tool.name)
             with self._lock:
-                self._state.save()
+                try:
+                    self._state.save()  # the snapshot that lets a reopen skip the history
+                except StorageError as exc:
+                    logger.warning(
+                        "conversation %s: base_state.json not updated at close (the event "
+                        "log has everything, a reopen reads it instead): %s",
+                        self.id,
+                        exc,
+                    )
                 self._state.close()
         finally:
             if waited and self._run_thread != threading.get_ident():
@@ -325,15 +367,17 @@ class LocalConversation(BaseConversation):
             for event in self._state.events.read(self._step_start)
         )
 
-    def _end_run(self, outcome: _RunOutcome) -> None:
+    def _end_run(self, outcome: _RunOutcome) -> _RunOutcome:
         # Free the run lock before publishing the final status, so a callback that sees
         # `finished` can start the next run at once. The caller holds the state lock.
         self._run_thread = None
         self._run_lock.release()
-        self._publish_outcome(outcome)
+        return self._publish_outcome(outcome)
 
-    def _publish_outcome(self, outcome: _RunOutcome) -> None:
+    def _publish_outcome(self, outcome: _RunOutcome) -> _RunOutcome:
+        """Record how the run ended (usage, error, status); return how it really ended."""
         try:
+            self._record_stats()
             if outcome.code is not None:
                 self._emit(ConversationErrorEvent(code=outcome.code, detail=outcome.detail))
             self._set_status(outcome.status)
@@ -341,6 +385,43 @@ class LocalConversation(BaseConversation):
             # close() gave up waiting for this run; the status is only kept in memory.
             self._state.execution_status = outcome.status
             logger.warning("conversation %s: run ended %s after close", self.id, outcome.status)
+        except StorageError as exc:
+            # The end could not be recorded: the run failed, in memory at least, so nobody
+            # waits on a `running` that will never change. A reopen finds `running` in the
+            # log and records the interruption.
+            self._state.execution_status = Status.ERROR
+            logger.error("conversation %s: the end of a run was not recorded: %s", self.id, exc)
+            return _RunOutcome(Status.ERROR, type(exc).__name__, str(exc), exc)
+        return outcome
+
+    def _record_stats(self) -> None:
+        """Append the LLM usage as a `stats` update if it changed since the last one."""
+        stats = self._state.stats
+        fingerprint = stats.fingerprint()
+        if fingerprint != self._stats_recorded:
+            self._emit(
+                ConversationStateUpdateEvent(key=STATS_KEY, value=stats.model_dump(mode="json"))
+            )
+            self._stats_recorded = fingerprint
+
+    def _record_interruption(self) -> None:
+        """The process running this conversation died mid-run: say so, and leave `running`."""
+        self._emit(
+            ConversationErrorEvent(
+                code=RUN_LOST,
+                detail="The process running this conversation stopped in the middle of a run "
+                "(it crashed or was killed), so the last step may be incomplete. Send a "
+                "message or run it again to continue.",
+            )
+        )
+        self._set_status(Status.ERROR)
+
+    def _save_config(self) -> None:
+        """Save a configuration change; a refusing disk only delays it (it is retried later)."""
+        try:
+            self._state.save_config()
+        except StorageError as exc:
+            logger.warning("conversation %s: configuration not saved yet: %s", self.id, exc)
 
     def _stop_denied(self) -> bool:
         """Run Stop hooks; if one blocks, give its feedback to the agent and keep going."""
@@ -374,10 +455,20 @@ class LocalConversation(BaseConversation):
         """Persist `event`, then publish it to the callbacks (see EventPublisher)."""
         self._publisher.emit(event)
 
-    def _set_status(self, status: Status) -> None:
+    def _set_status(self, status: Status, *, best_effort: bool = False) -> None:
+        """Append the status change (the state applies it once it is on disk).
+
+        With `best_effort`, a refusing disk only logs a warning and the status changes in
+        memory: used right after an event that was already acknowledged, so the caller does
+        not see a failure for something that was stored.
+        """
         with self._lock:
             if self._state.execution_status == status:
                 return
-            self._state.execution_status = status
-            self._state.save()
-            self._emit(ConversationStateUpdateEvent(key="execution_status", value=status.value))
+            try:
+                self._emit(ConversationStateUpdateEvent(key=STATUS_KEY, value=status.value))
+            except StorageError as exc:
+                if not best_effort:
+                    raise
+                self._state.execution_status = status
+                logger.warning("conversation %s: status %s not recorded: %s", self.id, status, exc)

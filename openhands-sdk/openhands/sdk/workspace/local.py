@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Literal
 
 from openhands.sdk.workspace.shell import CommandResult, run_shell
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -15,11 +15,24 @@ class LocalWorkspace(BaseModel):
     model_config = ConfigDict(defer_build=True, extra="forbid")
 
     kind: Literal["LocalWorkspace"] = "LocalWorkspace"
-    working_dir: str = Field(description="Folder where tools run and files are edited.")
+    working_dir: str = Field(
+        description="Folder where tools run and files are edited (a str or a Path; kept as an "
+        "absolute str)."
+    )
 
-    @field_validator("working_dir")
+    if TYPE_CHECKING:
+        # What callers may pass (pydantic's own signature would say `str` only).
+        def __init__(
+            self, *, working_dir: str | PurePath, kind: Literal["LocalWorkspace"] = ...
+        ) -> None: ...
+
+    @field_validator("working_dir", mode="before")
     @classmethod
-    def _absolute(cls, value: str) -> str:
+    def _absolute(cls, value: object) -> object:
+        if isinstance(value, PurePath):
+            value = str(value)
+        if not isinstance(value, str):
+            return value  # pydantic reports the wrong type
         if not value.strip():
             raise ValueError("working_dir must not be blank")
         try:

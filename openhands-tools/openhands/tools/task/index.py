@@ -1,27 +1,25 @@
 """The task index: `task_id -> sub-conversation, status` in `subagents/task_index.json`.
 
 File shape: `{"version": 1, "tasks": {"<task_id>": TaskRecord, ...}}`. Every save merges
-with what is on disk (the newer `updated_at` wins per task) under an advisory file lock, then
-writes a unique temp file in the same folder, fsyncs it and `os.replace`s it over the index,
-so parallel saves (threads or processes) never collide and readers never see a torn file.
+with what is on disk (the newer `updated_at` wins per task) under a file lock (`filelock`),
+then replaces the index atomically (`openhands.sdk.io.write_atomic`), so parallel saves
+(threads or processes) never lose each other's updates and readers never see a torn file.
 Loading never raises: a missing file is empty, a corrupt or wrongly shaped file is logged and
 treated as empty, and bad entries are logged and skipped while good ones are kept.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import logging
-import os
-import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from filelock import FileLock
+from openhands.sdk.io import write_atomic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 logger = logging.getLogger(__name__)
@@ -92,8 +90,14 @@ class TaskIndex:
         return records
 
     def save(self, records: Iterable[TaskRecord]) -> dict[str, TaskRecord]:
-        """Merge `records` into the index on disk and write it atomically; return the merge."""
-        with self._lock, self._file_lock():
+        """Merge `records` into the index on disk and write it atomically; return the merge.
+
+        Raises `StorageError` (an OSError) if the disk refuses; the index is then unchanged.
+        """
+        self.folder.mkdir(parents=True, exist_ok=True)
+        # The file lock keeps two managers (threads or processes) from losing each other's
+        # updates in their read-merge-write; the atomic replace alone already prevents tears.
+        with self._lock, FileLock(self.folder / LOCK_FILE):
             merged = self.load()
             for record in records:
                 current = merged.get(record.id)
@@ -132,39 +136,8 @@ class TaskIndex:
                 task_id: record.model_dump(mode="json") for task_id, record in records.items()
             },
         }
-        fd, tmp = tempfile.mkstemp(prefix=".task_index.", suffix=".tmp", dir=self.folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(payload, handle, indent=2)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        _fsync_dir(self.folder)
-
-    @contextlib.contextmanager
-    def _file_lock(self) -> Iterator[None]:
-        # Advisory lock so two managers (threads or processes) never lose each other's
-        # updates in their read-merge-write; the atomic replace alone already prevents tears.
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with open(self.folder / LOCK_FILE, "a") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        write_atomic(self.path, json.dumps(payload, indent=2))
 
 
 def _describe(value: Any) -> str:
     return "null" if value is None else type(value).__name__
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -25,8 +25,8 @@ from openhands.sdk.conversation import (
     ConversationExecutionStatus,
     ConversationRunError,
     LocalConversation,
+    load_conversation_summary,
 )
-from openhands.sdk.conversation.state import BASE_STATE_FILE
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event import ActionEvent, Event, MessageEvent
 from openhands.sdk.llm import LLM
@@ -142,11 +142,13 @@ class TaskManager:
             )
         agent = get_subagent_type(record.subagent_type).factory(self._choose_llm(llm))
         if self.subagents_dir is not None:
-            folder = self.subagents_dir / record.conversation_id / BASE_STATE_FILE
-            if not folder.exists():
+            stored = load_conversation_summary(
+                self.subagents_dir, uuid.UUID(hex=record.conversation_id)
+            )
+            if stored is None:
                 raise TaskError(
                     f"Task {task_id!r} cannot be resumed: its conversation files are missing "
-                    f"({folder.parent}). Start a new task instead."
+                    f"({self.subagents_dir / record.conversation_id}). Start a new task instead."
                 )
         with self._lock:
             self._require_open()

@@ -36,8 +36,6 @@ OMITTED_MARKER = "[... earlier conversation omitted to fit the judge's budget ..
 _READ_CHUNK = 64
 
 
-
-
 def _message_text(message: Message) -> str:
     parts: list[str] = []
     for part in message.content:
