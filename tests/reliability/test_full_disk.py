@@ -23,7 +23,8 @@ from openhands.sdk.conversation.local import RUN_LOST
 from openhands.sdk.errors import StorageError, StorageFullError
 from openhands.sdk.event import ConversationErrorEvent, ConversationStateUpdateEvent, Event
 from openhands.sdk.testing import TestLLM
-from tmpfs import fill, mounted_tmpfs, remount_read_only
+
+from .tmpfs import fill, mounted_tmpfs, remount_read_only
 
 pytestmark = pytest.mark.timeout(60)
 
