@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-
 from agent_server.harness import ServerProcess, llm_spec, unique, wait_until
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 pytestmark = pytest.mark.timeout(120)
 
