@@ -8,6 +8,7 @@ more than the cap (plus one chunk) of any request.
 
 from __future__ import annotations
 
+from openhands.sdk.errors import OpenHandsError
 from starlette.exceptions import HTTPException
 from starlette.types import Message, Receive
 
@@ -22,7 +23,7 @@ def too_large_message(limit: int) -> str:
     )
 
 
-class BodyTooLargeError(HTTPException):
+class BodyTooLargeError(HTTPException, OpenHandsError):
     """Raised by a capped `receive` once the body passes the cap (answered 413)."""
 
     def __init__(self, limit: int) -> None:
