@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> None:
         logging.getLogger(name).addFilter(RedactSessionKey())
 
     class Server(uvicorn.Server):
+        """uvicorn's server, which starts the litellm preload once its sockets listen."""
+
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             if self.started and config.preload_litellm:
@@ -129,9 +131,9 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         Server(server_config).run()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C once it has shut down
         _exit_now_if_steps_run(app.state, 130)
-        raise
+        raise SystemExit(130) from None
     _exit_now_if_steps_run(app.state, 0)
 
 
