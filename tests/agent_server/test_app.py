@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
+from html.parser import HTMLParser
+
 import httpx
+import pytest
 
 
 def test_health_and_alive_answer_ok(client: httpx.Client) -> None:
@@ -75,3 +79,69 @@ def test_malformed_conversation_id_is_422_naming_the_path_field(client: httpx.Cl
     response = client.get("/api/conversations/not-a-uuid")
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"] == ["path", "conversation_id"]
+
+
+class _Resources(HTMLParser):
+    """Collects the URLs of a page's scripts, styles and icons, and its inline scripts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.inline_scripts = 0
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "script":
+            if values.get("src"):
+                self.urls.append(values["src"] or "")
+            else:
+                self._in_script = True
+        elif tag == "link" and values.get("href"):
+            self.urls.append(values["href"] or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script and data.strip():
+            self.inline_scripts += 1
+
+
+def resources(html: str) -> _Resources:
+    parser = _Resources()
+    parser.feed(html)
+    return parser
+
+
+@pytest.mark.parametrize("page", ["/docs", "/"])
+def test_page_loads_only_files_this_server_serves(client: httpx.Client, page: str) -> None:
+    found = resources(client.get(page).text)
+    assert found.urls
+    for url in found.urls:
+        if url.startswith("data:"):
+            continue
+        assert url.startswith("/") and not url.startswith("//"), url
+        response = client.get(url)
+        assert response.status_code == 200, url
+
+
+@pytest.mark.parametrize("page", ["/docs", "/"])
+def test_page_has_no_inline_script(client: httpx.Client, page: str) -> None:
+    assert resources(client.get(page).text).inline_scripts == 0
+
+
+def test_docs_start_swagger_ui_on_this_servers_openapi(client: httpx.Client) -> None:
+    script = client.get("/docs/init.js")
+    assert script.headers["content-type"].startswith("text/javascript")
+    assert '"/openapi.json"' in script.text
+
+
+def test_redoc_is_off_rather_than_loaded_from_a_cdn(client: httpx.Client) -> None:
+    assert client.get("/redoc").status_code == 404
+
+
+def test_server_info_has_a_boot_id(client: httpx.Client) -> None:
+    boot_id = client.get("/server_info").json()["boot_id"]
+    assert uuid.UUID(boot_id)
+    assert client.get("/server_info").json()["boot_id"] == boot_id

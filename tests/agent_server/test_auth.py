@@ -109,3 +109,33 @@ def test_query_parameter_key_is_not_written_to_the_server_log(
     log = keyed_server.log()
     assert "session_api_key=***" in log
     assert KEY not in log
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/static/app.js",
+        "/docs",
+        "/docs/init.js",
+        "/docs/assets/swagger-ui.css",
+        "/openapi.json",
+    ],
+)
+def test_page_and_docs_need_no_key(keyed_server: ServerProcess, path: str) -> None:
+    assert httpx.get(f"{keyed_server.url}{path}").status_code == 200
+
+
+def test_key_is_checked_before_the_body_is_parsed(keyed_server: ServerProcess) -> None:
+    response = httpx.post(
+        f"{keyed_server.url}/api/conversations",
+        content=b"{not json",
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 401
+
+
+def test_unknown_paths_need_a_key_too(keyed_server: ServerProcess) -> None:
+    assert httpx.get(f"{keyed_server.url}/api/not-a-route").status_code == 401
+    with keyed_server.client(api_key=KEY) as http:
+        assert http.get("/api/not-a-route").status_code == 404

@@ -1,11 +1,12 @@
-"""ServerConfig.from_env and the loopback check."""
+"""ServerConfig: every setting from the environment, refused with its name when malformed."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from openhands.agent_server.config import ServerConfig, is_loopback
+from openhands.agent_server.config import ServerConfig, ServerConfigError, is_loopback
+from openhands.sdk.errors import OpenHandsError
 
 
 def test_defaults_without_env() -> None:
@@ -47,3 +48,84 @@ def test_public_hosts(host: str) -> None:
 def test_out_of_range_nice_names_the_variable() -> None:
     with pytest.raises(ValueError, match="OH_WORKER_NICE"):
         ServerConfig.from_env({"OH_WORKER_NICE": "40"})
+
+
+@pytest.mark.parametrize("value", [" , ", ",", "   "])
+def test_session_keys_holding_no_key_are_refused_naming_the_variable(value: str) -> None:
+    with pytest.raises(ServerConfigError, match="OH_SESSION_API_KEYS: holds no key"):
+        ServerConfig.from_env({"OH_SESSION_API_KEYS": value})
+
+
+def test_empty_session_keys_mean_no_keys() -> None:
+    assert ServerConfig.from_env({"OH_SESSION_API_KEYS": ""}).session_api_keys == ()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("OH_MAX_BODY_BYTES", "-1"),
+        ("OH_MAX_BODY_BYTES", "lots"),
+        ("OH_PORT", "70000"),
+        ("OH_ALLOWED_HOSTS", "evil.example:8000"),
+        ("OH_ALLOWED_ORIGINS", "evil.example"),
+        ("OH_ALLOWED_ORIGINS", "https://app.example/path"),
+        ("OH_AGENT_ENV", "NOT-A-NAME"),
+        ("OH_PRELOAD_LITELLM", "maybe"),
+        ("OH_SHUTDOWN_RUN_WAIT_SECONDS", "-3"),
+        ("OH_GRACEFUL_SHUTDOWN_SECONDS", "soon"),
+    ],
+)
+def test_malformed_setting_names_its_variable(variable: str, value: str) -> None:
+    with pytest.raises(ServerConfigError, match=f"^{variable}: "):
+        ServerConfig.from_env({variable: value})
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    with pytest.raises(ServerConfigError) as error:
+        ServerConfig.from_env({"OH_PORT": "x", "OH_MAX_BODY_BYTES": "-1"})
+    assert "OH_PORT" in str(error.value) and "OH_MAX_BODY_BYTES" in str(error.value)
+
+
+def test_config_errors_are_value_errors_under_the_project_root() -> None:
+    assert issubclass(ServerConfigError, ValueError)
+    assert issubclass(ServerConfigError, OpenHandsError)
+
+
+def test_lists_are_comma_separated_and_normalized() -> None:
+    config = ServerConfig.from_env(
+        {
+            "OH_ALLOWED_HOSTS": " Agents.Example. , *.corp.example",
+            "OH_ALLOWED_ORIGINS": "https://App.example/, http://[::1]:8080",
+            "OH_AGENT_ENV": "GITHUB_TOKEN, PIP_INDEX_URL",
+        }
+    )
+    assert config.allowed_hosts == ("agents.example", "*.corp.example")
+    assert config.allowed_origins == ("https://app.example:443", "http://[::1]:8080")
+    assert config.agent_env == ("GITHUB_TOKEN", "PIP_INDEX_URL")
+
+
+def test_secret_key_is_a_secret() -> None:
+    config = ServerConfig.from_env({"OH_SECRET_KEY": "sealing-key"})
+    assert config.secret_key is not None
+    assert config.secret_key.get_secret_value() == "sealing-key"
+    assert "sealing-key" not in repr(config)
+
+
+def test_from_env_reads_only_the_given_mapping(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OH_MAX_BODY_BYTES", "123")
+    assert (
+        ServerConfig.from_env({}).max_body_bytes
+        == ServerConfig.model_fields["max_body_bytes"].default
+    )
+    assert ServerConfig.from_env().max_body_bytes == 123
+
+
+def test_every_setting_has_a_description() -> None:
+    missing = [name for name, info in ServerConfig.model_fields.items() if not info.description]
+    assert missing == []
+
+
+def test_docs_describe_every_setting() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "agent-server.md").read_text()
+    undocumented = [env for env in ServerConfig.env_names().values() if f"`{env}`" not in docs]
+    assert undocumented == []

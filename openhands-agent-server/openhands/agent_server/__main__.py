@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import os
 import re
+import socket
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 from openhands.agent_server.config import ServerConfig, is_loopback
 
@@ -41,17 +45,20 @@ def _redact(value: object) -> object:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command-line options."""
+    """Parse the command-line options (each overrides its OH_* setting)."""
     parser = argparse.ArgumentParser(
         prog="openhands-agent-server",
         description="Serve conversations over REST and WebSocket, with background goal loops. "
-        "Configuration comes from OH_SESSION_API_KEYS, OH_CONVERSATIONS_PATH and "
-        "OH_WORKSPACE_PATH (see docs/agent-server.md).",
+        "Every setting is an environment variable (OH_SESSION_API_KEYS, "
+        "OH_CONVERSATIONS_PATH, OH_ALLOWED_HOSTS, OH_MAX_BODY_BYTES ...; see "
+        "docs/agent-server.md).",
     )
     parser.add_argument(
-        "--host", default="127.0.0.1", help="Interface to bind (default 127.0.0.1)."
+        "--host", default=None, help="Interface to bind (default OH_HOST, else 127.0.0.1)."
     )
-    parser.add_argument("--port", type=int, default=8000, help="Port to listen on (default 8000).")
+    parser.add_argument(
+        "--port", type=int, default=None, help="Port to listen on (default OH_PORT, else 8000)."
+    )
     parser.add_argument(
         "--log-level",
         default="info",
@@ -68,6 +75,13 @@ def unprotected_bind_warning(host: str, config: ServerConfig) -> str | None:
     return UNPROTECTED_WARNING.format(host=host)
 
 
+def load_config(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> ServerConfig:
+    """The settings from the environment, with the command line's --host and --port on top."""
+    config = ServerConfig.from_env(environ)
+    overrides = {name: getattr(args, name) for name in ("host", "port")}
+    return config.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+
+
 def main(argv: list[str] | None = None) -> None:
     """Read the config, warn about an unprotected public bind, and run uvicorn."""
     args = parse_args(argv)
@@ -77,10 +91,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     logging.getLogger("openhands").setLevel(args.log_level.upper())
     try:
-        config = ServerConfig.from_env()
+        config = load_config(args)
     except ValueError as exc:
-        sys.exit(f"openhands-agent-server: {exc}")
-    warning = unprotected_bind_warning(args.host, config)
+        sys.exit(f"openhands-agent-server: invalid setting: {exc}")
+    warning = unprotected_bind_warning(config.host, config)
     if warning is not None:
         logger.warning(warning)
 
@@ -89,6 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     gc.disable()
     import uvicorn
     from openhands.agent_server.app import create_app
+    from openhands.agent_server.litellm_preload import preload_litellm
     from openhands.agent_server.ws_protocol import DenialAwareWebSocketProtocol
 
     app = create_app(config)
@@ -96,16 +111,45 @@ def main(argv: list[str] | None = None) -> None:
     gc.enable()
     server_config = uvicorn.Config(
         app,
-        host=args.host,
-        port=args.port,
+        host=config.host,
+        port=config.port,
         ws=DenialAwareWebSocketProtocol,
         log_level=args.log_level,
-        timeout_graceful_shutdown=10,
+        timeout_graceful_shutdown=config.graceful_shutdown_seconds,
     )
     # The config has just set up uvicorn's loggers; the socket's key must not reach the log.
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(RedactSessionKey())
-    uvicorn.Server(server_config).run()
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, which starts the litellm preload once its sockets listen."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and config.preload_litellm:
+                preload_litellm(app.state.pool)
+
+    try:
+        Server(server_config).run()
+    except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C once it has shut down
+        _exit_now_if_steps_run(app.state, 130)
+        raise SystemExit(130) from None
+    _exit_now_if_steps_run(app.state, 0)
+
+
+def _exit_now_if_steps_run(state: Any, code: int) -> None:
+    """Exit at once if shutdown left agent steps running in worker threads.
+
+    Python would otherwise wait at exit for those threads (an LLM call may take minutes).
+    What they were doing was never acknowledged; everything that was is on disk. (On
+    SIGTERM uvicorn re-raises the signal itself, which ends the process the same way.)
+    """
+    left = getattr(state, "steps_left_running", 0)
+    if not left:
+        return
+    logger.warning("exiting with %d agent step(s) still running; they are abandoned", left)
+    logging.shutdown()
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -4,32 +4,25 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
-from fastapi import Depends, FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
-from openhands.agent_server.auth import require_api_key
 from openhands.agent_server.blocking import BlockingPool
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.conversations.router import router as conversations_router
 from openhands.agent_server.conversations.service import ConversationService
-from openhands.agent_server.errors import InvalidRequestError, ServerError
+from openhands.agent_server.edge.docs import add_offline_docs
+from openhands.agent_server.edge.error_handlers import install_error_handlers
+from openhands.agent_server.edge.guard import EdgeGuard
 from openhands.agent_server.events.router import router as events_router
 from openhands.agent_server.events.sockets import router as sockets_router
 from openhands.agent_server.goals.router import router as goals_router
-from openhands.agent_server.models import (
-    ErrorDetail,
-    ErrorResponse,
-    HealthResponse,
-    LLMDefaults,
-    ServerInfo,
-)
-from starlette.exceptions import HTTPException as StarletteHTTPException
+from openhands.agent_server.models import HealthResponse, LLMDefaults, ServerInfo
 
 logger = logging.getLogger(__name__)
 
@@ -49,13 +42,19 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         pool = BlockingPool(config.max_run_threads, nice=config.worker_nice)
         conversations = ConversationService(config, pool)
+        app.state.pool = pool
         app.state.conversations = conversations
         app.state.started_at = time.monotonic()
+        app.state.boot_id = str(uuid.uuid4())
+        app.state.steps_left_running = 0
         await conversations.load_all()
         try:
             yield
         finally:
-            await conversations.close_all()
+            # Bounded: a step stuck in an LLM call must not hold the process for minutes.
+            app.state.steps_left_running = await conversations.close_all(
+                run_wait=config.shutdown_run_wait_seconds
+            )
             pool.shutdown()
 
     app = FastAPI(
@@ -63,16 +62,20 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         summary="Conversations over REST and WebSocket, with background goal loops.",
         version=_version(),
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.config = config
-    protected = [Depends(require_api_key)]
-    app.include_router(conversations_router, dependencies=protected)
-    app.include_router(events_router, dependencies=protected)
-    app.include_router(goals_router, dependencies=protected)
+    app.include_router(conversations_router)
+    app.include_router(events_router)
+    app.include_router(goals_router)
     app.include_router(sockets_router)  # checks the key itself (headers or query)
     _add_service_routes(app)
-    _add_error_handlers(app)
+    add_offline_docs(app)
     app.mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static")
+    # Middleware runs outermost-last-added: the guard sees every request first.
+    install_error_handlers(app)
+    app.add_middleware(EdgeGuard, config=config)
     return app
 
 
@@ -96,18 +99,14 @@ def _add_service_routes(app: FastAPI) -> None:
         """Liveness probe (no key needed)."""
         return HealthResponse()
 
-    @app.get(
-        "/server_info",
-        response_model=ServerInfo,
-        tags=["server"],
-        dependencies=[Depends(require_api_key)],
-    )
+    @app.get("/server_info", response_model=ServerInfo, tags=["server"])
     async def server_info(request: Request) -> ServerInfo:
         """Version, uptime, loaded conversations and the ones skipped at start-up."""
         conversations: ConversationService = request.app.state.conversations
         config: ServerConfig = request.app.state.config
         return ServerInfo(
             version=request.app.version,
+            boot_id=request.app.state.boot_id,
             uptime_seconds=time.monotonic() - request.app.state.started_at,
             conversations=conversations.count(),
             running_goals=conversations.running_goals,
@@ -126,46 +125,3 @@ def _add_service_routes(app: FastAPI) -> None:
         if page.is_file():
             return FileResponse(page, media_type="text/html")
         return HTMLResponse(PLACEHOLDER_PAGE)
-
-
-def _error(status: int, message: str, detail: Any = None) -> JSONResponse:
-    body = ErrorResponse(message=message, detail=message if detail is None else detail)
-    return JSONResponse(body.model_dump(mode="json"), status_code=status)
-
-
-def _add_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(InvalidRequestError)
-    async def invalid(_: Request, exc: InvalidRequestError) -> JSONResponse:
-        field = ".".join(str(part) for part in exc.loc)
-        detail = [ErrorDetail(loc=list(exc.loc), msg=exc.message, type="value_error")]
-        return _error(exc.status_code, f"{field}: {exc.message}", detail)
-
-    @app.exception_handler(ServerError)
-    async def server_error(_: Request, exc: ServerError) -> JSONResponse:
-        return _error(exc.status_code, exc.message, exc.code)
-
-    @app.exception_handler(RequestValidationError)
-    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        # Never echo the input back: it may hold an API key.
-        details = [
-            ErrorDetail(
-                loc=list(err.get("loc", ())),
-                msg=str(err.get("msg", "")),
-                type=str(err.get("type", "")),
-            )
-            for err in exc.errors()
-        ]
-        lines = [f"{'.'.join(str(p) for p in d.loc)}: {d.msg}" for d in details]
-        return _error(422, "; ".join(lines) or "invalid request", details)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        response = _error(exc.status_code, str(exc.detail))
-        for name, value in (exc.headers or {}).items():
-            response.headers[name] = value
-        return response
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        logger.exception("unhandled error on %s %s", request.method, request.url.path)
-        return _error(500, f"Internal server error ({type(exc).__name__}); see the server log.")

@@ -1,14 +1,31 @@
-"""Session API key checks for REST routes and WebSockets (constant-time comparison)."""
+"""Session API keys: which paths need one, and the constant-time comparison.
+
+`EdgeGuard` (edge/guard.py) checks the key of every HTTP request before a route runs and
+before any body is read; WebSockets check it themselves (events/sockets.py), since browsers
+can only send it as a query parameter there.
+"""
 
 from __future__ import annotations
 
 import hmac
 
-from fastapi import HTTPException, Request, WebSocket, status
+from fastapi import WebSocket
 
 API_KEY_HEADER = "X-Session-API-Key"
 API_KEY_QUERY = "session_api_key"
 """Browsers cannot set headers on a WebSocket, so sockets also accept this query parameter."""
+
+MISSING_KEY_MESSAGE = f"Missing or invalid {API_KEY_HEADER} header."
+
+OPEN_PATHS = frozenset({"/health", "/alive", "/", "/openapi.json", "/docs"})
+"""Paths anyone may GET without a key: probes, the web page and the API description."""
+OPEN_PREFIXES = ("/static/", "/docs/")
+"""Folders of static files (the page's scripts and styles, Swagger UI's)."""
+
+
+def needs_key(path: str) -> bool:
+    """Whether an HTTP request for `path` needs a session key (when keys are configured)."""
+    return path not in OPEN_PATHS and not path.startswith(OPEN_PREFIXES)
 
 
 def key_matches(given: str | None, keys: tuple[str, ...]) -> bool:
@@ -23,16 +40,6 @@ def key_matches(given: str | None, keys: tuple[str, ...]) -> bool:
     for key in keys:
         matched |= hmac.compare_digest(supplied, key.encode())
     return matched
-
-
-async def require_api_key(request: Request) -> None:
-    """FastAPI dependency: reject a REST call without a valid X-Session-API-Key (401)."""
-    keys: tuple[str, ...] = request.app.state.config.session_api_keys
-    if not key_matches(request.headers.get(API_KEY_HEADER), keys):
-        raise HTTPException(
-            status_code=status.HTTP_401_UNAUTHORIZED,
-            detail=f"Missing or invalid {API_KEY_HEADER} header.",
-        )
 
 
 def websocket_authorized(websocket: WebSocket) -> bool:

@@ -1,112 +1,307 @@
-"""Server configuration, read from the environment (see docs/agent-server.md)."""
+"""Server configuration: every setting, its environment variable and its limit, in one place.
+
+`ServerConfig` is a pydantic-settings model. Each field reads `OH_<FIELD NAME>` (e.g.
+`max_body_bytes` reads `OH_MAX_BODY_BYTES`), except the LLM defaults, which keep their
+provider-neutral names `LLM_MODEL`, `LLM_BASE_URL` and `LLM_API_KEY`. Lists are comma
+separated. An empty variable counts as unset; any other value that is not valid stops the
+server at start-up with a message naming the variable (`ServerConfigError`).
+docs/agent-server.md describes every setting (a test keeps the two in step).
+"""
 
 from __future__ import annotations
 
 import ipaddress
-import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from openhands.sdk.errors import OpenHandsError
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+from pydantic_settings.sources.utils import parse_env_vars
 
 if TYPE_CHECKING:
     from openhands.sdk.llm import LLM
 
-LOOPBACK_NAMES = {"localhost", "ip6-localhost"}
-_ENV_NAMES = {
-    "session_api_keys": "OH_SESSION_API_KEYS",
-    "conversations_path": "OH_CONVERSATIONS_PATH",
-    "workspace_path": "OH_WORKSPACE_PATH",
-    "max_run_threads": "OH_MAX_RUN_THREADS",
-    "worker_nice": "OH_WORKER_NICE",
-}
+ENV_PREFIX = "OH_"
+LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
+WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::", "[::]"})
+ANY = "*"
+"""In OH_ALLOWED_HOSTS / OH_ALLOWED_ORIGINS: accept every host / origin (checks off)."""
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_HOST_NAME = re.compile(r"^(\*\.)?[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$")
+
+# Set by `from_env(environ)` so that one build reads a given mapping instead of os.environ.
+_ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("oh_server_environ", default=None)
 
 
-LLM_ENV_NAMES = {
-    "LLM_MODEL": "llm_model",
-    "LLM_BASE_URL": "llm_base_url",
-    "LLM_API_KEY": "llm_api_key",
-}
+class ServerConfigError(OpenHandsError, ValueError):
+    """A setting has a value the server cannot use; the message names the variable."""
 
 
-class ServerConfig(BaseModel):
-    """What the server needs to know before it starts; every field has an env variable."""
+class ServerConfig(BaseSettings):
+    """Everything the server needs to know before it starts; each field is a setting."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_ignore_empty=True,
+        enable_decoding=False,  # lists are comma separated, not JSON
+        frozen=True,
+        validate_by_name=True,
+        extra="ignore",
+    )
+
+    # -- who may call ---------------------------------------------------------------------
 
     session_api_keys: tuple[str, ...] = Field(
         default=(),
-        description="OH_SESSION_API_KEYS (comma separated). When non-empty, every REST and "
-        "WebSocket call except /health and /alive needs header X-Session-API-Key.",
+        description="Comma-separated keys. When set, every REST call except /health, /alive, "
+        "the web page and /docs, and every WebSocket, needs one of them in the "
+        "X-Session-API-Key header (sockets may use the session_api_key query parameter). A "
+        "value that holds no key (e.g. ' , ') is refused: it would silently turn auth off.",
     )
+    host: str = Field(
+        default="127.0.0.1",
+        description="The interface to bind (also `--host`). A name or address bound here is "
+        "also accepted in the Host header.",
+    )
+    port: int = Field(
+        default=8000, ge=0, le=65535, description="The port to listen on (also `--port`)."
+    )
+    allowed_hosts: tuple[str, ...] = Field(
+        default=(),
+        description="Extra names the Host header may carry (comma separated; `*.example.com` "
+        "matches subdomains; `*` accepts any, turning DNS-rebinding protection off). Always "
+        "accepted: localhost, loopback addresses and the bound host; any IP address when "
+        "bound to 0.0.0.0 or ::.",
+    )
+    allowed_origins: tuple[str, ...] = Field(
+        default=(),
+        description="Origins (scheme://host[:port], comma separated) whose pages may send "
+        "state-changing requests (POST, PUT, PATCH, DELETE) and open WebSockets, besides the "
+        "server's own origin. `*` accepts any origin (CSRF protection off). Requests without "
+        "an Origin header (non-browser clients) are always accepted.",
+    )
+
+    # -- what it accepts ------------------------------------------------------------------
+
+    max_body_bytes: int = Field(
+        default=8 * 1024 * 1024,
+        ge=0,
+        description="Largest request body in bytes (8 MiB by default; 0 = unlimited). A larger "
+        "body is refused with 413 while it streams, before it is held in memory.",
+    )
+
+    # -- storage and work -----------------------------------------------------------------
+
     conversations_path: Path = Field(
         default=Path("workspace/conversations"),
-        description="OH_CONVERSATIONS_PATH: where conversations are persisted "
-        "(one folder per conversation id).",
+        description="Where conversations are persisted (one folder per conversation id).",
     )
     workspace_path: Path = Field(
         default=Path("workspace/project"),
-        description="OH_WORKSPACE_PATH: the parent folder of default working directories, used "
-        "when a StartConversationRequest names no workspace.",
+        description="The parent folder of default working directories, used when a "
+        "StartConversationRequest names no workspace.",
     )
     max_run_threads: int = Field(
         default=256,
         ge=1,
-        description="OH_MAX_RUN_THREADS: threads available for agent runs, judge calls and "
-        "other blocking work (each running conversation holds one while it runs).",
+        description="Threads available for agent runs, judge calls and other blocking work "
+        "(each running conversation holds one while it runs).",
     )
-
     worker_nice: int = Field(
         default=10,
         ge=0,
         le=19,
-        description="OH_WORKER_NICE: how much lower the OS priority of worker threads is than "
-        "the event loop's (Linux nice, 0..19; 0 disables). Commands the agent runs inherit it.",
+        description="How much lower the OS priority of worker threads is than the event "
+        "loop's (Linux nice, 0..19; 0 disables). Commands the agent runs inherit it.",
     )
+
+    # -- start and stop -------------------------------------------------------------------
+
+    preload_litellm: bool = Field(
+        default=True,
+        description="Import litellm in a background thread once the server listens, so the "
+        "first LLM call does not wait seconds for that import (costs ~120 MB of memory "
+        "early). `false` imports it on the first LLM call instead.",
+    )
+    graceful_shutdown_seconds: int = Field(
+        default=5,
+        ge=0,
+        le=3600,
+        description="On SIGTERM/SIGINT, how long open HTTP requests get to finish before "
+        "their connections are closed (0 = no wait).",
+    )
+    shutdown_run_wait_seconds: float = Field(
+        default=3.0,
+        ge=0,
+        le=3600,
+        description="On SIGTERM/SIGINT, how long a running agent gets to end its current step "
+        "(e.g. an LLM call) after goals are recorded `interrupted` and agents are paused; "
+        "after that the server exits without it (0 = no wait). Nothing acknowledged is lost: "
+        "every event is on disk before it is published.",
+    )
+
+    # -- secrets and the agent's environment ----------------------------------------------
+
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="The key that seals secrets (LLM keys) at rest in the conversations "
+        "folder. Unset: a key generated once into a 0600 file beside that folder is used.",
+    )
+    agent_env: tuple[str, ...] = Field(
+        default=(),
+        description="Names of server environment variables (comma separated) passed to the "
+        "agent's terminal, verify commands and hooks although they would be withheld as "
+        "server secrets.",
+    )
+
+    # -- LLM defaults (names without the OH_ prefix) -------------------------------------
 
     llm_model: str | None = Field(
         default=None,
-        description="LLM_MODEL: the model the web page offers for new conversations.",
+        validation_alias="LLM_MODEL",
+        description="The model the web page offers for new conversations.",
     )
     llm_base_url: str | None = Field(
         default=None,
-        description="LLM_BASE_URL: given to a new conversation's LLM that names LLM_MODEL and "
-        "no base_url.",
+        validation_alias="LLM_BASE_URL",
+        description="Given to a new conversation's LLM that names LLM_MODEL and no base_url.",
     )
     llm_api_key: SecretStr | None = Field(
         default=None,
-        description="LLM_API_KEY: given to any agent LLM that has no api_key, new or reloaded "
-        "(keys are never written to disk).",
+        validation_alias="LLM_API_KEY",
+        description="Given to any agent LLM that has no api_key, new or reloaded.",
     )
 
+    LIST_FIELDS: ClassVar[tuple[str, ...]] = (
+        "session_api_keys",
+        "allowed_hosts",
+        "allowed_origins",
+        "agent_env",
+    )
+
+    # -- parsing --------------------------------------------------------------------------
+
+    @field_validator(*LIST_FIELDS, mode="before")
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> ServerConfig:
-        """Build the config from OH_* environment variables (defaults where unset)."""
-        env = os.environ if environ is None else environ
-        keys = tuple(k.strip() for k in env.get("OH_SESSION_API_KEYS", "").split(",") if k.strip())
-        values: dict[str, object] = {"session_api_keys": keys}
-        if env.get("OH_CONVERSATIONS_PATH"):
-            values["conversations_path"] = Path(env["OH_CONVERSATIONS_PATH"])
-        if env.get("OH_WORKSPACE_PATH"):
-            values["workspace_path"] = Path(env["OH_WORKSPACE_PATH"])
-        for name, field in LLM_ENV_NAMES.items():
-            if env.get(name, "").strip():
-                values[field] = env[name].strip()
-        for name, field in (
-            ("OH_MAX_RUN_THREADS", "max_run_threads"),
-            ("OH_WORKER_NICE", "worker_nice"),
-        ):
-            if env.get(name):
-                try:
-                    values[field] = int(env[name])
-                except ValueError as exc:
-                    raise ValueError(f"{name} must be an integer, got {env[name]!r}") from exc
+    def _split_commas(cls, value: Any, info: ValidationInfo) -> Any:
+        if not isinstance(value, str):
+            return value
+        found = tuple(item.strip() for item in value.split(",") if item.strip())
+        if value and not found:
+            if info.field_name == "session_api_keys":
+                raise ValueError(
+                    "holds no key, so the server would run without authentication; give "
+                    "comma-separated keys, or unset the variable to run without keys"
+                )
+            raise ValueError("holds no entry; give comma-separated values, or unset it")
+        return found
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _valid_hosts(cls, hosts: tuple[str, ...]) -> tuple[str, ...]:
+        normalized = []
+        for host in hosts:
+            name = normalize_host(host)
+            if name != ANY and not (_HOST_NAME.match(name) or _ip(name) is not None):
+                raise ValueError(
+                    f"{host!r} is not a host name or address (give names like "
+                    "'agents.example.com', '*.example.com' or '10.0.0.5', without port)"
+                )
+            normalized.append(name)
+        return tuple(normalized)
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _valid_origins(cls, origins: tuple[str, ...]) -> tuple[str, ...]:
+        normalized = []
+        for origin in origins:
+            if origin == ANY:
+                normalized.append(ANY)
+                continue
+            parsed = parse_origin(origin)
+            if parsed is None:
+                raise ValueError(
+                    f"{origin!r} is not an origin; give scheme://host[:port], e.g. "
+                    "'https://app.example.com' (no path)"
+                )
+            normalized.append(format_origin(*parsed))
+        return tuple(normalized)
+
+    @field_validator("agent_env")
+    @classmethod
+    def _valid_env_names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        for name in names:
+            if not _ENV_NAME.match(name):
+                raise ValueError(f"{name!r} is not an environment variable name")
+        return names
+
+    @field_validator("llm_model", "llm_base_url", "llm_api_key", "secret_key", mode="before")
+    @classmethod
+    def _strip(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return value.strip() or None
+        return value
+
+    @field_validator("host")
+    @classmethod
+    def _valid_host(cls, host: str) -> str:
+        return host.strip()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments, then the environment (or the mapping given to `from_env`); no files."""
+        environ = _ENVIRON.get()
+        env = env_settings if environ is None else _MappingEnvSource(settings_cls, environ)
+        return (init_settings, env)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ServerConfig:
+        """Build the config from the environment (or `environ`); ServerConfigError if invalid."""
         try:
-            return cls.model_validate(values)
+            with _reading(environ):
+                return cls()
         except ValidationError as exc:
-            problem = exc.errors()[0]
-            field = str(problem["loc"][0]) if problem["loc"] else "config"
-            raise ValueError(f"{_ENV_NAMES.get(field, field)}: {problem['msg']}") from exc
+            problems = [
+                f"{cls.env_name(str(err['loc'][0])) if err['loc'] else 'config'}: "
+                f"{_plain(err['msg'])}"
+                for err in exc.errors()
+            ]
+            raise ServerConfigError("; ".join(problems)) from None
+
+    @classmethod
+    def env_name(cls, field: str) -> str:
+        """The environment variable of a field (`max_body_bytes` -> `OH_MAX_BODY_BYTES`)."""
+        info = cls.model_fields.get(field)
+        if info is None:  # already an alias (LLM_MODEL ...)
+            return field
+        return _alias(info) or f"{ENV_PREFIX}{field.upper()}"
+
+    @classmethod
+    def env_names(cls) -> dict[str, str]:
+        """Every field and its environment variable."""
+        return {field: cls.env_name(field) for field in cls.model_fields}
+
+    # -- derived --------------------------------------------------------------------------
 
     @property
     def auth_enabled(self) -> bool:
@@ -121,11 +316,81 @@ class ServerConfig(BaseModel):
             llm.base_url = self.llm_base_url
 
 
+class _MappingEnvSource(EnvSettingsSource):
+    """The environment source, reading a given mapping instead of os.environ."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(
+            self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str
+        )
+
+
+@contextmanager
+def _reading(environ: Mapping[str, str] | None) -> Iterator[None]:
+    token = _ENVIRON.set(environ)
+    try:
+        yield
+    finally:
+        _ENVIRON.reset(token)
+
+
+def _alias(info: FieldInfo) -> str | None:
+    alias = info.validation_alias
+    return alias if isinstance(alias, str) else None
+
+
+def _plain(message: str) -> str:
+    # pydantic prefixes messages of custom validators with "Value error, ".
+    return message.removeprefix("Value error, ")
+
+
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+
+
+def format_origin(scheme: str, host: str, port: int) -> str:
+    """An origin in the one spelling used for comparisons: `scheme://host:port`."""
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
+
+
+def normalize_host(host: str) -> str:
+    """A host name or address as compared: lower case, no trailing dot, no IPv6 brackets."""
+    return host.strip().lower().rstrip(".").strip("[]")
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def parse_origin(origin: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an origin like `https://a.example:8443`, or None if it is not one."""
+    try:
+        parts = urlsplit(origin.strip().rstrip("/"))
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        return None
+    if parts.path or parts.query or parts.fragment or parts.username or parts.password:
+        return None
+    return scheme, normalize_host(parts.hostname), port or DEFAULT_PORTS[scheme]
+
+
 def is_loopback(host: str) -> bool:
     """Whether binding `host` only accepts connections from this machine."""
     if host.lower() in LOOPBACK_NAMES:
         return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    address = _ip(host)
+    return address is not None and address.is_loopback
+
+
+def is_wildcard(host: str) -> bool:
+    """Whether binding `host` listens on every interface (0.0.0.0, ::)."""
+    return host.strip() in WILDCARD_HOSTS

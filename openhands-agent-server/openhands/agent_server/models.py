@@ -56,6 +56,10 @@ class ServerInfo(BaseModel):
     """What the server is and what it holds."""
 
     version: str
+    boot_id: str = Field(
+        description="A fresh UUID each time the server process starts: when it changes, the "
+        "server restarted (goals it was running are now `interrupted`)."
+    )
     uptime_seconds: float
     conversations: int = Field(description="Conversations currently loaded.")
     running_goals: int = Field(description="Goal loops currently driving a conversation.")
@@ -72,8 +76,13 @@ _ERROR_DESCRIPTIONS = {
     400: "The request cannot be honoured now (e.g. nothing to resume).",
     401: "Missing or invalid X-Session-API-Key header.",
     404: "Unknown conversation or event.",
+    403: "A web page from another origin may not do this (set OH_ALLOWED_ORIGINS).",
     409: "A run or a goal is in progress.",
+    413: "The body is larger than OH_MAX_BODY_BYTES.",
+    421: "The Host header does not name this server (set OH_ALLOWED_HOSTS).",
     422: "A field is invalid; `message` names it and `detail` lists every bad field.",
+    503: "The server's storage refused a read or a write; retry once it is healthy.",
+    507: "The server's disk is full; free space, then retry.",
 }
 
 

@@ -28,6 +28,9 @@ from pydantic import ValidationError
 
 logger = logging.getLogger(__name__)
 
+CLOSE_GRACE_SECONDS = 2.0
+"""On shutdown, time for the bookkeeping around the step wait (goal status, pause, close)."""
+
 
 class ConversationService:
     """Holds one `EventService` per conversation and persists them under one folder."""
@@ -86,16 +89,39 @@ class ConversationService:
             max_iteration_per_run=int(data.get("max_iterations", 500)),
         )
 
-    async def close_all(self, reason: str = "server shutdown") -> None:
-        """Interrupt goals, pause agents and release every conversation."""
+    async def close_all(
+        self, reason: str = "server shutdown", *, run_wait: float | None = None
+    ) -> int:
+        """Interrupt goals, pause agents and release every conversation.
+
+        With `run_wait` (server shutdown), a step still running that many seconds after its
+        pause (an LLM call, a tool) is left behind, and the whole close takes at most
+        `run_wait + CLOSE_GRACE_SECONDS`. Returns how many conversations were left running.
+        """
         services = list(self._services.values())
         self._services.clear()
-        results = await asyncio.gather(
-            *(service.close(reason) for service in services), return_exceptions=True
-        )
-        for service, result in zip(services, results, strict=True):
-            if isinstance(result, BaseException):
-                logger.error("closing conversation %s failed: %s", service.id, result)
+        if not services:
+            return 0
+        if run_wait is None:
+            closes = [asyncio.ensure_future(service.close(reason)) for service in services]
+            _, pending = await asyncio.wait(closes)
+        else:
+            closes = [
+                asyncio.ensure_future(service.close(reason, run_wait=run_wait, leave_running=True))
+                for service in services
+            ]
+            _, pending = await asyncio.wait(closes, timeout=run_wait + CLOSE_GRACE_SECONDS)
+        left = 0
+        for service, close in zip(services, closes, strict=True):
+            if close in pending:
+                close.cancel()
+                logger.warning("closing conversation %s did not finish in time", service.id)
+                left += 1
+            elif close.exception() is not None:
+                logger.error("closing conversation %s failed: %s", service.id, close.exception())
+            elif close.result() is False:
+                left += 1
+        return left
 
     # -- queries ----------------------------------------------------------------------------
 

@@ -319,8 +319,15 @@ class EventService:
 
     # -- life cycle -------------------------------------------------------------------------
 
-    async def close(self, reason: str) -> None:
-        """Interrupt the goal, pause the agent, wait for its step to end, release files."""
+    async def close(
+        self, reason: str, *, run_wait: float = CLOSE_WAIT_SECONDS, leave_running: bool = False
+    ) -> bool:
+        """Interrupt the goal, pause the agent, wait for its step to end, release files.
+
+        A step still running after `run_wait` seconds is waited for again by the SDK's
+        close, unless `leave_running` (server shutdown): then the conversation is left as it
+        is (everything acknowledged is on disk) and this returns False.
+        """
         # First, so that no run, goal or message starts while the conversation closes.
         self._closed = True
         if self.goal.active:
@@ -329,13 +336,15 @@ class EventService:
         if self.is_busy:
             await self.pause_agent()
             if future is not None:
-                done, _ = await asyncio.wait(
-                    {asyncio.wrap_future(future)}, timeout=CLOSE_WAIT_SECONDS
-                )
+                done, _ = await asyncio.wait({asyncio.wrap_future(future)}, timeout=run_wait)
                 if not done:
                     logger.warning("conversation %s: the agent did not pause in time", self.id)
+                    if leave_running:
+                        self.pubsub.close()
+                        return False
         self.pubsub.close()
         await self._pool.run_to_completion(self.conversation.close)
+        return True
 
 
 def _closed_message(conversation_id: uuid.UUID) -> str:
