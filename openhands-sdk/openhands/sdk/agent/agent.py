@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from openhands.sdk.agent.prompts import DEFAULT_SYSTEM_PROMPT
+from openhands.sdk.context.agent_context import AgentContext
 from openhands.sdk.event.action import (
     ActionEvent,
     AgentErrorEvent,
@@ -41,6 +42,19 @@ class AgentBase(BaseModel):
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     include_default_tools: bool = Field(
         default=True, description="Add the built-in `finish` and `think` tools."
+    )
+    agent_context: AgentContext | None = Field(
+        default=None, description="Skills, prompt suffixes and memory for the agent's prompts."
+    )
+    mcp_config: dict[str, Any] = Field(
+        default_factory=dict,
+        description='MCP servers whose tools the agent gets: {"mcpServers": {name: {...}}}.',
+    )
+    filter_tools_regex: str | None = Field(
+        default=None, description="Keep only tools whose name matches this regex (None: all)."
+    )
+    tool_concurrency_limit: int = Field(
+        default=1, ge=1, description="Tool calls of one LLM reply run at most this many at once."
     )
 
     def init_tools(self, context: ToolContext) -> dict[str, ToolDefinition]:
