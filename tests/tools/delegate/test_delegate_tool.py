@@ -27,6 +27,14 @@ class MeetingLLM(TestLLM):
 
     _barrier: threading.Barrier | None = PrivateAttr(default=None)
 
+    @classmethod
+    def meeting(cls, barrier: threading.Barrier, *replies: Message) -> MeetingLLM:
+        """An LLM answering `replies` in order, each once every party reached `barrier`."""
+        llm = cls()
+        llm.add_messages(*replies)
+        llm._barrier = barrier
+        return llm
+
     def _complete(
         self, messages: list[Message], tools: list[dict[str, Any]] | None, stream: bool
     ) -> LLMResponse:
@@ -61,9 +69,8 @@ def test_spawned_sub_agents_work_on_their_tasks_at_the_same_time(
     workspace: Path, tool_call: Factory, reply: Callable[[str], Message]
 ) -> None:
     barrier = threading.Barrier(2)
-    lodging = MeetingLLM.from_messages([reply("Stay in Covent Garden.")])
-    activities = MeetingLLM.from_messages([reply("See the Tower.")])
-    lodging._barrier = activities._barrier = barrier
+    lodging = MeetingLLM.meeting(barrier, reply("Stay in Covent Garden."))
+    activities = MeetingLLM.meeting(barrier, reply("See the Tower."))
     register_agent("lodging_planner", _own_llm_agent(lodging), "Finds lodging.")
     register_agent("activities_planner", _own_llm_agent(activities), "Plans days.")
     llm = TestLLM.from_messages(
