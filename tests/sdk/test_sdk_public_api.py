@@ -48,7 +48,9 @@ PUBLIC_NAMES = [
     "ToolDefinition",
     "ToolExecutor",
     "UserRejectObservation",
+    "agent_definition_to_factory",
     "get_logger",
+    "register_agent",
     "register_tool",
     "resolve_tool",
 ]
@@ -81,6 +83,7 @@ HOME_MODULES = {
     ],
     "openhands.sdk.hooks": ["HookConfig"],
     "openhands.sdk.logger": ["get_logger"],
+    "openhands.sdk.subagent": ["agent_definition_to_factory", "register_agent"],
     "openhands.sdk.llm": [
         "LLM",
         "ImageContent",

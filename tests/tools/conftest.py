@@ -1,15 +1,17 @@
-"""Fixtures for the tool tests: a workspace folder and scripted tool-call messages."""
+"""Fixtures for the tool tests: a workspace folder, scripted tool-call messages, and an
+isolated sub-agent registry."""
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from openhands.sdk import Message, MessageToolCall, TextContent
+from openhands.sdk.subagent import registry as agent_registry
 
 ToolCallFactory = Callable[..., Message]
 
@@ -47,3 +49,15 @@ def reply() -> Callable[[str], Message]:
         return Message(role="assistant", content=[TextContent(text=text)])
 
     return make
+
+
+@pytest.fixture
+def isolated_agents() -> Iterator[None]:
+    """The process-wide sub-agent registry, emptied for the test and restored afterwards."""
+    saved = dict(agent_registry._agents)
+    agent_registry._agents.clear()
+    try:
+        yield
+    finally:
+        agent_registry._agents.clear()
+        agent_registry._agents.update(saved)

@@ -21,6 +21,15 @@ from openhands.sdk.tool import Tool, ToolContext, resolve_tool
         ("task", "task"),
         ("TaskTool", "task"),
         ("TaskToolSet", "task"),
+        ("task_tracker", "task_tracker"),
+        ("TaskTrackerTool", "task_tracker"),
+        ("delegate", "delegate"),
+        ("DelegateTool", "delegate"),
+        ("workflow", "workflow"),
+        ("WorkflowToolSet", "workflow"),
+        ("glob", "glob"),
+        ("grep", "grep"),
+        ("planning_file_editor", "planning_file_editor"),
     ],
 )
 def test_tool_resolves_by_name_and_class_name(name: str, expected: str, tmp_path: Path) -> None:
@@ -122,3 +131,11 @@ def test_the_tools_are_declared_as_entry_points() -> None:
     declared = {entry.name for entry in entry_points(group="openhands.tools")}
 
     assert {"terminal", "TerminalTool", "file_editor", "FileEditorTool", "task"} <= declared
+    assert {
+        "task_tracker",
+        "delegate",
+        "workflow",
+        "workflow_tool_set",
+        "WorkflowToolSet",
+    } <= declared
+    assert {"glob", "grep", "planning_file_editor"} <= declared

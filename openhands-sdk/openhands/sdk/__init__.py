@@ -40,6 +40,7 @@ from openhands.sdk.llm import (
     TextContent,
 )
 from openhands.sdk.logger import get_logger
+from openhands.sdk.subagent import agent_definition_to_factory, register_agent
 from openhands.sdk.tool import (
     Action,
     FinishTool,
@@ -94,7 +95,9 @@ __all__ = [
     "ToolDefinition",
     "ToolExecutor",
     "UserRejectObservation",
+    "agent_definition_to_factory",
     "get_logger",
+    "register_agent",
     "register_tool",
     "resolve_tool",
 ]

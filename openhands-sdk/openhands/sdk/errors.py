@@ -27,6 +27,10 @@ OpenHandsError
 ├── InvalidToolSpecError              (ValueError) openhands.sdk.tool.registry
 │   └── UnknownToolError
 ├── UnknownEventKindError             (ValueError) openhands.sdk.event.base
+├── AgentDefinitionError              (ValueError) openhands.sdk.subagent: a bad agent file
+├── FrontMatterError                  (ValueError) openhands.sdk.subagent: bad front matter
+├── UnknownAgentError                 (ValueError) openhands.sdk.subagent: no agent of that name
+├── DuplicateAgentError               (ValueError) openhands.sdk.subagent: the name is taken
 ├── UnknownUsageIdError               (LookupError) openhands.sdk.conversation.conversation_stats
 └── StorageError                      (OSError) here: the disk refused a write or a read
     └── StorageFullError              no space left (ENOSPC, EDQUOT)

@@ -18,14 +18,15 @@ from openhands.tools.preset import get_default_agent
 pytestmark = pytest.mark.timeout(60)
 
 
-def test_default_agent_has_terminal_file_editor_and_task() -> None:
+def test_default_agent_has_terminal_file_editor_task_tracker_and_task() -> None:
     agent = get_default_agent(TestLLM.from_messages([]))
-    assert [tool.name for tool in agent.tools] == ["terminal", "file_editor", "task"]
+    names = [tool.name for tool in agent.tools]
+    assert names == ["terminal", "file_editor", "task_tracker", "task"]
 
 
 def test_task_can_be_left_out() -> None:
     agent = get_default_agent(TestLLM.from_messages([]), enable_task=False)
-    assert [tool.name for tool in agent.tools] == ["terminal", "file_editor"]
+    assert [tool.name for tool in agent.tools] == ["terminal", "file_editor", "task_tracker"]
 
 
 def test_scripted_run_creates_a_file_and_runs_it(
@@ -62,4 +63,9 @@ def test_scripted_run_creates_a_file_and_runs_it(
 
 def test_reference_sdk_keywords_are_accepted() -> None:
     agent = get_default_agent(llm=TestLLM.from_messages([]), cli_mode=True)
-    assert [tool.name for tool in agent.tools] == ["terminal", "file_editor", "task"]
+    assert [tool.name for tool in agent.tools] == [
+        "terminal",
+        "file_editor",
+        "task_tracker",
+        "task",
+    ]

@@ -1,4 +1,8 @@
-"""Sub-agent tasks: the task tool, its `TaskManager`, the persisted task index."""
+"""Sub-agent tasks: the task tool, its `TaskManager`, the persisted task index.
+
+Sub-agent types come from the SDK registry (`openhands.sdk.subagent.register_agent`); the
+built-in ones (general-purpose, bash-runner, code-explorer) need no set-up.
+"""
 
 from openhands.tools.task.definition import (
     TaskAction,
@@ -17,16 +21,14 @@ from openhands.tools.task.manager import (
 )
 from openhands.tools.task.subagents import (
     DEFAULT_SUBAGENT_TYPE,
-    SubagentType,
     UnknownSubagentTypeError,
-    get_subagent_type,
-    register_subagent_type,
-    subagent_types,
+    available_subagents,
+    describe_subagents,
+    resolve_subagent,
 )
 
 __all__ = [
     "DEFAULT_SUBAGENT_TYPE",
-    "SubagentType",
     "TaskAction",
     "TaskBusyError",
     "TaskError",
@@ -40,8 +42,8 @@ __all__ = [
     "TaskToolSet",
     "UnknownSubagentTypeError",
     "UnknownTaskError",
+    "available_subagents",
+    "describe_subagents",
     "final_message",
-    "get_subagent_type",
-    "register_subagent_type",
-    "subagent_types",
+    "resolve_subagent",
 ]

@@ -5,25 +5,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from openhands.sdk.llm import LLM
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
 from openhands.tools.params import parse_params
 from openhands.tools.task.index import TaskRecord
 from openhands.tools.task.manager import DEFAULT_MAX_ITERATIONS, TaskError, TaskManager
-from openhands.tools.task.subagents import DEFAULT_SUBAGENT_TYPE
+from openhands.tools.task.parent import parent_llm, sub_visualizer
+from openhands.tools.task.subagents import DEFAULT_SUBAGENT_TYPE, describe_subagents
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
 
 DESCRIPTION = """Delegate a self-contained task to a sub-agent that works in the same workspace
-with its own terminal and file editor, and get back its final report.
-* `prompt`: everything the sub-agent needs to know (it does not see this conversation).
+with its own tools, and get back its final report.
+* `prompt`: everything the sub-agent needs to know (it does not see this conversation): the
+  goal, file paths, names, error messages, and what to report back.
 * `description`: a 3-5 word label for the task.
-* `subagent_type`: the kind of sub-agent; "general-purpose" by default.
+* `subagent_type`: which kind of sub-agent to run (below); "general-purpose" by default.
 * `resume`: a task_id from an earlier task call, to continue that sub-agent with a new prompt
   (it remembers its earlier work).
-The call blocks until the sub-agent finishes. The answer names the task_id."""
+The call blocks until the sub-agent finishes. The answer names the task_id. Do simple
+look-ups and single edits yourself: each sub-agent starts from nothing.
+
+Available sub-agent types:
+{agent_types}"""
 
 
 class TaskAction(Action):
@@ -57,16 +62,21 @@ class TaskExecutor:
         self, action: TaskAction, conversation: BaseConversation | None = None
     ) -> TaskObservation:
         """Start or resume the task and report what the sub-agent said."""
-        llm = _conversation_llm(conversation)
+        llm = parent_llm(conversation)
+        label = action.description or action.resume or action.subagent_type
+        visualizer = sub_visualizer(conversation, label)
         try:
             if action.resume:
-                record = self.manager.resume(action.resume, action.prompt, llm=llm)
+                record = self.manager.resume(
+                    action.resume, action.prompt, llm=llm, visualizer=visualizer
+                )
             else:
                 record = self.manager.start(
                     action.prompt,
                     description=action.description,
                     subagent_type=action.subagent_type,
                     llm=llm,
+                    visualizer=visualizer,
                 )
         except (TaskError, ValueError) as exc:
             return TaskObservation(content=f"Error: {exc}", is_error=True, task_id=action.resume)
@@ -75,12 +85,6 @@ class TaskExecutor:
     def close(self) -> None:
         """Close the manager's live sub-conversations."""
         self.manager.close()
-
-
-def _conversation_llm(conversation: BaseConversation | None) -> LLM | None:
-    agent = getattr(conversation, "agent", None)
-    llm = getattr(agent, "llm", None)
-    return llm if isinstance(llm, LLM) else None
 
 
 def _observe(record: TaskRecord) -> TaskObservation:
@@ -112,11 +116,24 @@ class TaskParams(BaseModel):
 
 
 class TaskTool(ToolDefinition):
-    """Runs sub-agents for self-contained tasks; their tasks can be resumed by task_id."""
+    """Runs sub-agents for self-contained tasks; their tasks can be resumed by task_id.
+
+    Its description lists the sub-agent types available when the tool is built.
+    """
 
     description = DESCRIPTION
     action_type = TaskAction
     observation_type = TaskObservation
+
+    def __init__(self, executor: TaskExecutor | None = None) -> None:
+        super().__init__(executor)
+        self.full_description = DESCRIPTION.format(agent_types=describe_subagents())
+
+    def to_openai_tool(self) -> dict[str, Any]:
+        """The function schema, with the sub-agent types known when the tool was built."""
+        schema = super().to_openai_tool()
+        schema["function"]["description"] = self.full_description
+        return schema
 
     @classmethod
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:

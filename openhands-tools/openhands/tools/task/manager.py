@@ -1,4 +1,10 @@
-"""`TaskManager`: runs sub-agent conversations for the task tool and resumes them by task_id.
+"""`TaskManager`: runs sub-agent conversations for the delegating tools; resumes them by task_id.
+
+Sub-agents are looked up by name in the SDK's agent registry (`resolve_subagent`). An agent's
+definition may set its conversation's `hooks` and `max_iteration_per_run` (which then wins
+over the manager's `max_iterations`). A `visualizer` given to `start`/`resume` (usually the
+parent visualizer's `create_sub_visualizer(label)`) is shown every event of that task's
+sub-conversation.
 
 The sub-agent's LLM: an `llm` given to the manager wins; otherwise each call passes one (the
 task tool passes the parent conversation's `agent.llm`, the same object, so sub-agent costs
@@ -27,11 +33,13 @@ from openhands.sdk.conversation import (
     LocalConversation,
     load_conversation_summary,
 )
+from openhands.sdk.conversation.visualizer import ConversationVisualizerBase
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event import ActionEvent, Event, MessageEvent
 from openhands.sdk.llm import LLM
+from openhands.sdk.subagent import AgentFactory
 from openhands.tools.task.index import TaskIndex, TaskRecord, utc_now
-from openhands.tools.task.subagents import DEFAULT_SUBAGENT_TYPE, get_subagent_type
+from openhands.tools.task.subagents import DEFAULT_SUBAGENT_TYPE, resolve_subagent
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +80,7 @@ class TaskManager:
         self._lock = threading.Lock()
         self._busy: set[str] = set()
         self._live: dict[str, LocalConversation] = {}
+        self._visualizers: dict[str, ConversationVisualizerBase] = {}
         self._records: dict[str, TaskRecord] = {}
         self._closed = False
         if self._index is not None:
@@ -111,26 +120,39 @@ class TaskManager:
         description: str = "",
         subagent_type: str = DEFAULT_SUBAGENT_TYPE,
         llm: LLM | None = None,
+        visualizer: ConversationVisualizerBase | None = None,
     ) -> TaskRecord:
-        """Run a new sub-agent on `prompt` until it finishes; return the task's record."""
+        """Run a new sub-agent on `prompt` until it finishes; return the task's record.
+
+        `UnknownSubagentTypeError` (a ValueError) if no agent has that name.
+        """
         _require_prompt(prompt)
-        recipe = get_subagent_type(subagent_type)
-        agent = recipe.factory(self._choose_llm(llm))
+        recipe = resolve_subagent(subagent_type)
+        agent = recipe.factory_func(self._choose_llm(llm))
         record = TaskRecord(
             id=f"task_{uuid.uuid4().hex[:12]}",
             status="running",
             conversation_id=uuid.uuid4().hex,
             description=description,
-            subagent_type=recipe.name,
+            subagent_type=recipe.definition.name,
         )
         with self._lock:
             self._require_open()
             self._records[record.id] = record
             self._busy.add(record.id)
+            if visualizer is not None:
+                self._visualizers[record.id] = visualizer
         self._save(record)
-        return self._run(record, agent, prompt)
+        return self._run(record, agent, recipe, prompt)
 
-    def resume(self, task_id: str, prompt: str, *, llm: LLM | None = None) -> TaskRecord:
+    def resume(
+        self,
+        task_id: str,
+        prompt: str,
+        *,
+        llm: LLM | None = None,
+        visualizer: ConversationVisualizerBase | None = None,
+    ) -> TaskRecord:
         """Send `prompt` to an earlier task's sub-agent and run it again (same conversation)."""
         _require_prompt(prompt)
         record = self.get(task_id)
@@ -140,7 +162,8 @@ class TaskManager:
                 f"No task with id {task_id!r}. Known tasks: {known}. "
                 "Omit `resume` to start a new task."
             )
-        agent = get_subagent_type(record.subagent_type).factory(self._choose_llm(llm))
+        recipe = resolve_subagent(record.subagent_type)
+        agent = recipe.factory_func(self._choose_llm(llm))
         if self.subagents_dir is not None:
             stored = load_conversation_summary(
                 self.subagents_dir, uuid.UUID(hex=record.conversation_id)
@@ -161,8 +184,10 @@ class TaskManager:
             )
             self._records[task_id] = record
             self._busy.add(task_id)
+            if visualizer is not None:
+                self._visualizers[task_id] = visualizer
         self._save(record)
-        return self._run(record, agent, prompt)
+        return self._run(record, agent, recipe, prompt)
 
     def evict(self, task_id: str) -> None:
         """Close a task's live sub-conversation (it stays resumable from disk if persisted)."""
@@ -173,6 +198,14 @@ class TaskManager:
             conversation.close()
         if record is not None:
             self._save(record)
+
+    def interrupt(self) -> None:
+        """Ask every running sub-agent to stop after its current step (its task then fails
+        with the status `paused`). A task whose conversation is still opening runs on."""
+        with self._lock:
+            running = [self._live[task_id] for task_id in self._busy if task_id in self._live]
+        for conversation in running:
+            conversation.pause()
 
     def close(self) -> None:
         """Close every live sub-conversation; the manager accepts no new tasks afterwards."""
@@ -187,11 +220,13 @@ class TaskManager:
 
     # -- running ------------------------------------------------------------------------------
 
-    def _run(self, record: TaskRecord, agent: AgentBase, prompt: str) -> TaskRecord:
+    def _run(
+        self, record: TaskRecord, agent: AgentBase, recipe: AgentFactory, prompt: str
+    ) -> TaskRecord:
         conversation: LocalConversation | None = None
         update: dict[str, object]
         try:
-            conversation = self._open(record, agent)
+            conversation = self._open(record, agent, recipe)
             first_new = len(conversation.state.events)
             conversation.send_message(prompt)
             conversation.run()
@@ -224,18 +259,28 @@ class TaskManager:
         self._save(finished)
         return finished
 
-    def _open(self, record: TaskRecord, agent: AgentBase) -> LocalConversation:
+    def _open(
+        self, record: TaskRecord, agent: AgentBase, recipe: AgentFactory
+    ) -> LocalConversation:
         with self._lock:
             live = self._live.get(record.id)
+            visualizer = self._visualizers.get(record.id)
         if live is not None:
             return live
+        definition = recipe.definition
+        # The visualizer is fed as a callback so it sees every event from the system prompt
+        # on; it learns the state (for its own look-ups) right after.
         conversation = LocalConversation(
             agent,
             self.working_dir,
             persistence_dir=self.subagents_dir,
             conversation_id=uuid.UUID(hex=record.conversation_id),
-            max_iteration_per_run=self.max_iterations,
+            callbacks=[visualizer.on_event] if visualizer is not None else None,
+            max_iteration_per_run=definition.max_iteration_per_run or self.max_iterations,
+            hook_config=definition.hooks,
         )
+        if visualizer is not None:
+            visualizer.initialize(conversation.state)
         with self._lock:
             self._live[record.id] = conversation
         return conversation

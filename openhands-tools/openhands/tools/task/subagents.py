@@ -1,85 +1,69 @@
-"""Sub-agent types: named recipes that build the `Agent` a task runs, from an LLM."""
+"""How the delegating tools find sub-agents: the SDK registry, then the built-in agents.
+
+The SDK's registry (`openhands.sdk.subagent`) is the source of truth: an agent a script
+registered is used as registered. A name that is not registered but names a built-in agent
+(general-purpose, bash-runner, code-explorer) registers the built-ins (if absent) on first
+use, so `subagent_type="general-purpose"` works with no set-up, yet a script may still
+register its own agent under a built-in name before that.
+"""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass
-
-from openhands.sdk.agent import DEFAULT_SYSTEM_PROMPT, Agent, AgentBase
-from openhands.sdk.errors import OpenHandsError
-from openhands.sdk.llm import LLM
-from openhands.sdk.tool import Tool
-
-DEFAULT_SUBAGENT_TYPE = "general-purpose"
-
-SUBAGENT_PROMPT = (
-    DEFAULT_SYSTEM_PROMPT
-    + """
-
-You are a sub-agent: another agent delegated one task to you. Work on it alone with the
-terminal and file_editor tools. Your final `finish` message is all the other agent sees of
-your work, so make it a complete, self-contained report: what you found or changed (files,
-commands, results) and anything left undone."""
+from openhands.sdk.subagent import (
+    DEFAULT_AGENT_NAME,
+    AgentDefinition,
+    AgentFactory,
+    UnknownAgentError,
+    canonical_agent_name,
+    get_agent_factory,
+    get_registered_agent_definitions,
 )
+from openhands.tools.preset.default import discover_builtin_agents, register_builtins_agents
 
-SubagentFactory = Callable[[LLM], AgentBase]
+__all__ = [
+    "DEFAULT_SUBAGENT_TYPE",
+    "UnknownSubagentTypeError",
+    "available_subagents",
+    "describe_subagents",
+    "resolve_subagent",
+]
+
+DEFAULT_SUBAGENT_TYPE = DEFAULT_AGENT_NAME
+
+UnknownSubagentTypeError = UnknownAgentError
+"""No agent, registered or built in, has the requested name."""
 
 
-class UnknownSubagentTypeError(OpenHandsError, ValueError):
-    """No sub-agent type is registered under the requested name."""
+def resolve_subagent(name: str | None) -> AgentFactory:
+    """The registered agent `name` means, registering the built-ins first if it is one."""
+    try:
+        return get_agent_factory(name)
+    except UnknownAgentError:
+        builtins = {definition.name for definition in discover_builtin_agents()}
+        if canonical_agent_name(name) not in builtins:
+            known = ", ".join(definition.name for definition in available_subagents())
+            raise UnknownSubagentTypeError(
+                f"Unknown subagent_type {name!r}. Available types: {known}. "
+                "Register more with openhands.sdk.subagent.register_agent()."
+            ) from None
+    register_builtins_agents(enable_browser=False)
+    return get_agent_factory(name)
 
 
-@dataclass(frozen=True)
-class SubagentType:
-    """A registered sub-agent recipe and the one-line description the LLM sees."""
-
-    name: str
-    description: str
-    factory: SubagentFactory
-
-
-def general_purpose_agent(llm: LLM) -> AgentBase:
-    """A sub-agent with the terminal and the file editor (no task tool: no recursion)."""
-    return Agent(
-        llm=llm,
-        tools=[Tool(name="terminal"), Tool(name="file_editor")],
-        system_prompt=SUBAGENT_PROMPT,
+def available_subagents() -> list[AgentDefinition]:
+    """Every agent a task may name: the registered ones and the built-ins, sorted by name."""
+    definitions = {definition.name: definition for definition in discover_builtin_agents()}
+    definitions.update(
+        (definition.name, definition) for definition in get_registered_agent_definitions()
     )
+    return [definitions[name] for name in sorted(definitions)]
 
 
-_lock = threading.Lock()
-_types: dict[str, SubagentType] = {
-    DEFAULT_SUBAGENT_TYPE: SubagentType(
-        DEFAULT_SUBAGENT_TYPE,
-        "Researches, edits files and runs commands in the workspace.",
-        general_purpose_agent,
-    )
-}
-
-
-def register_subagent_type(name: str, factory: SubagentFactory, description: str = "") -> None:
-    """Make `subagent_type=name` build its agent with `factory(llm)`."""
-    if not name.strip():
-        raise ValueError("register_subagent_type needs a non-blank name")
-    with _lock:
-        _types[name] = SubagentType(name, description, factory)
-
-
-def get_subagent_type(name: str) -> SubagentType:
-    """The recipe registered under `name`, or an error listing the known ones."""
-    with _lock:
-        found = _types.get(name)
-        known = ", ".join(sorted(_types))
-    if found is None:
-        raise UnknownSubagentTypeError(
-            f"Unknown subagent_type {name!r}. Known types: {known}. "
-            "Register more with register_subagent_type()."
-        )
-    return found
-
-
-def subagent_types() -> list[SubagentType]:
-    """Every registered sub-agent type, sorted by name."""
-    with _lock:
-        return [_types[name] for name in sorted(_types)]
+def describe_subagents() -> str:
+    """One Markdown line per available agent, for a tool description the LLM reads."""
+    lines = []
+    for definition in available_subagents():
+        description = " ".join(definition.description.split()) or "(no description)"
+        tools = f" (tools: {', '.join(definition.tools)})" if definition.tools else ""
+        lines.append(f"- **{definition.name}**: {description}{tools}")
+    return "\n".join(lines)

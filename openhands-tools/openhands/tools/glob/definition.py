@@ -1,0 +1,96 @@
+"""`GlobTool`: files whose path matches a glob pattern, newest first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.tools.file_search import (
+    MAX_RESULTS,
+    SKIPPED_DIRS,
+    expand_braces,
+    listing,
+    search_root,
+)
+from pydantic import Field
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.base import BaseConversation
+
+DESCRIPTION = f"""Find files by name pattern; read-only.
+* `pattern`: a glob relative to `path`, e.g. "**/*.py", "src/**/test_*.ts",
+  "**/*.{{json,toml}}" (braces list alternatives).
+* `path`: the folder to search (absolute, or relative to the workspace); the workspace if
+  omitted.
+Returns matching files, newest first, at most {MAX_RESULTS}. Version-control folders and
+installed dependencies ({", ".join(sorted(SKIPPED_DIRS))}) are skipped."""
+
+
+class GlobAction(Action):
+    """Arguments of `glob`."""
+
+    pattern: str = Field(min_length=1, description='The glob pattern, e.g. "**/*.py".')
+    path: str | None = Field(default=None, description="The folder to search; the workspace.")
+
+
+class GlobObservation(Observation):
+    """The files a glob matched."""
+
+    files: list[str] = Field(default_factory=list)
+    pattern: str = ""
+    search_path: str = ""
+    truncated: bool = False
+
+
+class GlobExecutor:
+    """Matches glob patterns under one workspace."""
+
+    def __init__(self, working_dir: str) -> None:
+        self.working_dir = working_dir
+
+    def __call__(
+        self, action: GlobAction, conversation: BaseConversation | None = None
+    ) -> GlobObservation:
+        """List the files `action.pattern` matches under `action.path`."""
+        try:
+            root = search_root(self.working_dir, action.path)
+        except ValueError as exc:
+            return GlobObservation(content=f"Error: {exc}", is_error=True, pattern=action.pattern)
+        found: dict[str, Path] = {}
+        for pattern in expand_braces(action.pattern):
+            if pattern.startswith("/") or ".." in pattern.split("/"):
+                return GlobObservation(
+                    content="Error: the pattern must stay inside `path` (no leading / or ..).",
+                    is_error=True,
+                    pattern=action.pattern,
+                    search_path=str(root),
+                )
+            for path in root.glob(pattern):
+                parts = path.relative_to(root).parts
+                if path.is_file() and not SKIPPED_DIRS.intersection(parts):
+                    found[str(path)] = path
+        text, files, truncated = listing(list(found.values()), what="files")
+        return GlobObservation(
+            content=text,
+            files=files,
+            pattern=action.pattern,
+            search_path=str(root),
+            truncated=truncated,
+        )
+
+
+class GlobTool(ToolDefinition):
+    """Finds files by name pattern."""
+
+    description = DESCRIPTION
+    action_type = GlobAction
+    observation_type = GlobObservation
+
+    @classmethod
+    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
+        """Build the tool for one conversation; it takes no params."""
+        if params:
+            raise ValueError(f"glob takes no params, got {sorted(params)}")
+        return [cls(executor=GlobExecutor(context.working_dir))]

@@ -1,0 +1,112 @@
+"""`GrepTool`: files whose content matches a regular expression, newest first."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.tools.file_search import (
+    MAX_RESULTS,
+    expand_braces,
+    iter_files,
+    listing,
+    search_root,
+)
+from pydantic import Field
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.base import BaseConversation
+
+MAX_FILE_BYTES: Final[int] = 10 * 1024 * 1024
+"""Files larger than this are not searched."""
+
+DESCRIPTION = f"""Find files whose content matches a regular expression; read-only.
+* `pattern`: a Python regular expression, e.g. "def \\\\w+_test", "TODO|FIXME".
+* `path`: the folder to search (absolute, or relative to the workspace); the workspace if
+  omitted.
+* `include`: only files whose name matches this glob, e.g. "*.py", "*.{{ts,tsx}}".
+Returns the matching files, newest first, at most {MAX_RESULTS}. Binary files, files over
+{MAX_FILE_BYTES // (1024 * 1024)} MB and version-control folders are skipped. View a file to
+see the matching lines."""
+
+
+class GrepAction(Action):
+    """Arguments of `grep`."""
+
+    pattern: str = Field(min_length=1, description="The regular expression to search for.")
+    path: str | None = Field(default=None, description="The folder to search; the workspace.")
+    include: str | None = Field(default=None, description='Only files like this, e.g. "*.py".')
+
+
+class GrepObservation(Observation):
+    """The files whose content matched."""
+
+    matches: list[str] = Field(default_factory=list)
+    pattern: str = ""
+    search_path: str = ""
+    include_pattern: str | None = None
+    truncated: bool = False
+
+
+class GrepExecutor:
+    """Searches file contents under one workspace."""
+
+    def __init__(self, working_dir: str) -> None:
+        self.working_dir = working_dir
+
+    def __call__(
+        self, action: GrepAction, conversation: BaseConversation | None = None
+    ) -> GrepObservation:
+        """List the files under `action.path` whose text matches `action.pattern`."""
+        try:
+            regex = re.compile(action.pattern)
+            root = search_root(self.working_dir, action.path)
+        except (re.error, ValueError) as exc:
+            return GrepObservation(content=f"Error: {exc}", is_error=True, pattern=action.pattern)
+        includes = expand_braces(action.include) if action.include else None
+        matches = [
+            path
+            for path in iter_files(root)
+            if (includes is None or any(fnmatch.fnmatch(path.name, i) for i in includes))
+            and _matches(path, regex)
+        ]
+        text, files, truncated = listing(matches, what="matching files")
+        return GrepObservation(
+            content=text,
+            matches=files,
+            pattern=action.pattern,
+            search_path=str(root),
+            include_pattern=action.include,
+            truncated=truncated,
+        )
+
+
+def _matches(path: Path, regex: re.Pattern[str]) -> bool:
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return False
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if b"\x00" in data[:8192]:
+        return False  # binary
+    return regex.search(data.decode("utf-8", errors="replace")) is not None
+
+
+class GrepTool(ToolDefinition):
+    """Finds files by their content."""
+
+    description = DESCRIPTION
+    action_type = GrepAction
+    observation_type = GrepObservation
+
+    @classmethod
+    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
+        """Build the tool for one conversation; it takes no params."""
+        if params:
+            raise ValueError(f"grep takes no params, got {sorted(params)}")
+        return [cls(executor=GrepExecutor(context.working_dir))]
