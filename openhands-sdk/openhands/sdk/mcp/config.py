@@ -152,6 +152,10 @@ class MCPServer(BaseModel):
 
     @model_validator(mode="after")
     def _reachable(self) -> MCPServer:
+        if self.transport is None and not self.command and not self.url:
+            raise ValueError(
+                "an MCP server needs a 'command' (stdio) or a 'url' (http, sse) to reach it"
+            )
         if self.transport is None and self.command and self.url:
             raise ValueError(
                 "an MCP server has both 'command' and 'url': set 'transport' to say which to use"
