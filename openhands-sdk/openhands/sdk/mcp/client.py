@@ -236,6 +236,8 @@ class _Connection:
                     timer.cancel()
                     self.tools = tools
                     self._session = client
+                    if self.process is not None:
+                        self.process.connected = True
                     self.ready.set_result(tools)
                     await anyio.sleep_forever()
         except Exception as exc:  # reported to whoever waits, never raised into the loop

@@ -57,6 +57,8 @@ class ServerProcess:
     pid: int | None = None
     returncode: int | None = None
     stderr: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_TAIL_LINES))
+    connected: bool = False
+    """Set once the session is up: an exit before that is reported as a start-up failure."""
     stopping: bool = False
 
     def describe(self) -> str:
@@ -163,7 +165,7 @@ async def stdio_transport(
     async def watch_exit() -> None:
         code = await child.wait()
         process.returncode = code
-        if not process.stopping:
+        if process.connected and not process.stopping:
             logger.warning("MCP server %r exited (%s)", name, process.describe())
         # A grandchild may still hold stdout open: end the session anyway, once what the
         # server wrote before it died has been read.
