@@ -125,3 +125,34 @@ def test_mcp_servers_stop_with_the_agent_server(
         assert wait_until(_gone(started), what="the MCP server to stop")
     finally:
         own.stop()
+
+
+def test_an_unusable_mcp_config_is_a_422_naming_the_server_field(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    agent = {
+        "kind": "Agent",
+        "llm": llm_spec(fake_llm, agent_model),
+        "mcp_config": {"mcpServers": {"broken": {"args": ["x"]}}},
+    }
+
+    response = client.post("/api/conversations", json={"agent": agent})
+
+    assert response.status_code == 422
+    assert "mcp_config" in response.text and "'command'" in response.text
+
+
+def test_a_server_that_cannot_start_still_gives_a_conversation(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    agent = {
+        "kind": "Agent",
+        "llm": llm_spec(fake_llm, agent_model),
+        "mcp_config": {"gone": {"command": "no-such-mcp-server-here"}},
+    }
+
+    response = client.post("/api/conversations", json={"agent": agent})
+
+    assert response.status_code == 201, response.text
+    [prompt] = _events(client, response.json()["id"], "SystemPromptEvent")
+    assert {tool["function"]["name"] for tool in prompt["tools"]} == {"finish", "think"}
