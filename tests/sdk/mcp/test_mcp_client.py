@@ -30,13 +30,21 @@ def test_stdio_server_lists_its_tools_and_runs_them() -> None:
 
 
 def test_http_server_lists_its_tools_and_runs_them(http_server_url: str) -> None:
-    server = MCPServer(url=http_server_url, headers={"X-Test": SecretStr("1")})
-    with MCPClient("tools", server) as client:
+    with MCPClient("tools", MCPServer(url=http_server_url)) as client:
         names = {tool.name for tool in client.connect()}
         result = client.call_tool("add", {"a": 20, "b": 22})
 
     assert "add" in names
     assert _text(result) == "42"
+
+
+def test_http_server_gets_the_configured_headers(http_server_url: str) -> None:
+    server = MCPServer(url=http_server_url, headers={"X-Team-Token": SecretStr("t-123")})
+    with MCPClient("tools", server) as client:
+        client.connect()
+        seen = _text(client.call_tool("header", {"name": "X-Team-Token"}))
+
+    assert seen == "t-123"
 
 
 def test_stdio_server_gets_the_agent_environment_plus_its_env(

@@ -20,6 +20,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import importlib.metadata
 import logging
 import threading
 import time
@@ -58,7 +59,16 @@ EXIT_NOTICE_SECONDS = 1.0
 MAX_TOOL_PAGES = 100
 """Pages of `tools/list` read at most (a server whose cursor never ends cannot hang start-up)."""
 
-_CLIENT_INFO = mcp_types.Implementation(name="openhands-sdk", version="1")
+
+def _sdk_version() -> str:
+    try:
+        return importlib.metadata.version("openhands-sdk")
+    except importlib.metadata.PackageNotFoundError:
+        return "0"
+
+
+_CLIENT_INFO = mcp_types.Implementation(name="openhands-sdk", version=_sdk_version())
+"""How this client introduces itself in the MCP handshake."""
 
 _live_lock = threading.Lock()
 _live: set[_Connection] = set()

@@ -5,7 +5,8 @@
 
 Tools: `add`, `echo_env` (reads a variable of its environment), `red_pixel` (an image),
 `crash` (the process exits mid-call), `sleep` (answers after some seconds), `spawn_child`
-(starts a long-lived grandchild and returns its pid), `whoami` (pid and working directory).
+(starts a long-lived grandchild and returns its pid), `header` (an HTTP request header),
+`whoami` (pid and working directory).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 import time
 import zlib
 
-from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
 
 server = MCPServer("test-tools", log_level="WARNING")
 
@@ -77,6 +78,13 @@ def spawn_child() -> str:
         stderr=subprocess.DEVNULL,
     )
     return str(child.pid)
+
+
+@server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of HTTP request header `name` (streamable HTTP only), or <unset>."""
+    headers = ctx.headers or {}
+    return headers.get(name.lower(), "<unset>")
 
 
 @server.tool()
