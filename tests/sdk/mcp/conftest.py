@@ -5,12 +5,18 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_test_servers import TOOLS_SERVER, free_port, server_processes, wait_for
+from mcp_test_servers import (
+    TOOLS_SERVER,
+    MakeMCPConversation,
+    free_port,
+    server_processes,
+    wait_for,
+)
 from openhands.sdk import Agent, LocalConversation, Message
 from openhands.sdk.testing import TestLLM
 
@@ -45,9 +51,6 @@ def no_server_left() -> Iterator[None]:
     for process in leftover:
         process.kill()
     assert not leftover, f"MCP servers left running: {leftover}"
-
-
-MakeMCPConversation = Callable[..., tuple[LocalConversation, TestLLM]]
 
 
 @pytest.fixture

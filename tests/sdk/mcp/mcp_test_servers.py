@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from openhands.sdk import LocalConversation
+from openhands.sdk.testing import TestLLM
 
 SERVERS = Path(__file__).parent / "servers"
 TOOLS_SERVER = SERVERS / "tools_server.py"
@@ -67,3 +69,7 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+MakeMCPConversation = Callable[..., tuple[LocalConversation, TestLLM]]
+"""The `make_mcp_conversation` fixture: `make(replies, mcp_config=..., **agent_fields)`."""

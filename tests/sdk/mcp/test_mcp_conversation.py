@@ -12,8 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MakeMCPConversation
-from mcp_test_servers import gone, server_processes, silent_config, stdio_config, wait_for
+from mcp_test_servers import (
+    MakeMCPConversation,
+    gone,
+    server_processes,
+    silent_config,
+    stdio_config,
+    wait_for,
+)
 from openhands.sdk import Message, ObservationEvent, SystemPromptEvent, TextContent, Tool
 from openhands.sdk.event import AgentErrorEvent
 from openhands.sdk.llm import ImageContent
