@@ -94,20 +94,19 @@ def main() -> int:
             "text": MCPServer(command=sys.executable, args=[__file__, "--serve"], timeout=30),
         },
     )
-    conversation = Conversation(
-        agent, workspace=tempfile.mkdtemp(prefix="mcp-demo-"), callbacks=[show]
-    )
-    try:
-        prompt = next(e for e in conversation.state.events if isinstance(e, SystemPromptEvent))
-        print(f"tools: {', '.join(t['function']['name'] for t in prompt.tools)}", flush=True)
-        conversation.send_message(TASK)
-        conversation.run()
-        used = any(
-            isinstance(e, ObservationEvent) and e.tool_name == "count_words"
-            for e in conversation.state.events
-        )
-    finally:
-        conversation.close()  # stops the MCP server
+    with tempfile.TemporaryDirectory(prefix="mcp-demo-") as workspace:
+        conversation = Conversation(agent, workspace=workspace, callbacks=[show])
+        try:
+            prompt = next(e for e in conversation.state.events if isinstance(e, SystemPromptEvent))
+            print(f"tools: {', '.join(t['function']['name'] for t in prompt.tools)}", flush=True)
+            conversation.send_message(TASK)
+            conversation.run()
+            used = any(
+                isinstance(e, ObservationEvent) and e.tool_name == "count_words"
+                for e in conversation.state.events
+            )
+        finally:
+            conversation.close()  # stops the MCP server
     print(f"cost: ${llm.metrics.accumulated_cost:.4f}")
     return 0 if used else 1
 
