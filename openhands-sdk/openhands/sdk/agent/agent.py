@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -20,10 +21,11 @@ from openhands.sdk.event.message import MessageEvent
 from openhands.sdk.hooks.config import HookEventType
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import MessageToolCall, TextContent
+from openhands.sdk.mcp.config import MCPServer, coerce_mcp_config
 from openhands.sdk.tool.builtins import BUILTIN_TOOLS, FinishTool
 from openhands.sdk.tool.registry import resolve_tool
 from openhands.sdk.tool.tool import Observation, Tool, ToolContext, ToolDefinition
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.local import LocalConversation
@@ -46,25 +48,59 @@ class AgentBase(BaseModel):
     agent_context: AgentContext | None = Field(
         default=None, description="Skills, prompt suffixes and memory for the agent's prompts."
     )
-    mcp_config: dict[str, Any] = Field(
+    mcp_config: dict[str, MCPServer] = Field(
         default_factory=dict,
-        description='MCP servers whose tools the agent gets: {"mcpServers": {name: {...}}}.',
+        description='MCP servers whose tools the agent gets: {"mcpServers": {name: {...}}} '
+        "or {name: {...}}; started when a conversation starts (see docs/mcp.md).",
     )
     filter_tools_regex: str | None = Field(
-        default=None, description="Keep only tools whose name matches this regex (None: all)."
+        default=None,
+        description="Keep only tools whose name matches this regex (re.match), among the "
+        "`tools` specs and MCP tools; the built-in finish/think are always kept (None: all).",
     )
     tool_concurrency_limit: int = Field(
         default=1, ge=1, description="Tool calls of one LLM reply run at most this many at once."
     )
 
+    @field_validator("mcp_config", mode="before")
+    @classmethod
+    def _read_mcp_config(cls, value: Any) -> Any:
+        return coerce_mcp_config(value)
+
+    @field_validator("filter_tools_regex")
+    @classmethod
+    def _valid_regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a valid regular expression: {exc}") from exc
+        return value
+
     def init_tools(self, context: ToolContext) -> dict[str, ToolDefinition]:
-        """Resolve the tool specs for one conversation, keyed by the name the LLM calls."""
+        """Resolve the tool specs for one conversation, keyed by the name the LLM calls.
+
+        Starts the `mcp_config` servers (a server that fails is logged and left out) and
+        applies `filter_tools_regex` to spec and MCP tools.
+        """
         resolved: dict[str, ToolDefinition] = {}
         defaults = [cls() for cls in BUILTIN_TOOLS] if self.include_default_tools else []
         for definition in defaults:
             resolved[definition.name] = definition
+        pattern = re.compile(self.filter_tools_regex) if self.filter_tools_regex else None
         for spec in self.tools:
             for definition in resolve_tool(spec, context):
+                if pattern is None or pattern.match(definition.name):
+                    resolved[definition.name] = definition
+                else:
+                    definition.close()
+        if self.mcp_config:
+            from openhands.sdk.mcp.utils import create_mcp_tools  # loads `mcp`: only if used
+
+            keep = pattern.match if pattern is not None else None
+            for definition in create_mcp_tools(
+                self.mcp_config, working_dir=context.working_dir, keep=keep, reserved=resolved
+            ):
                 resolved[definition.name] = definition
         return resolved
 

@@ -1,0 +1,75 @@
+"""Helpers for MCP tests: where the test servers are, and how to watch their processes."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psutil
+from openhands.sdk import LocalConversation
+from openhands.sdk.testing import TestLLM
+
+SERVERS = Path(__file__).parent / "servers"
+TOOLS_SERVER = SERVERS / "tools_server.py"
+SILENT_SERVER = SERVERS / "silent_server.py"
+
+GONE_WITHIN = 10.0
+"""Seconds a server process may take to disappear (polled, not slept)."""
+
+
+def stdio_config(**extra: Any) -> dict[str, Any]:
+    """The JSON of the stdio test server (tools add, echo_env, red_pixel, crash, ...)."""
+    return {"command": sys.executable, "args": [str(TOOLS_SERVER)], **extra}
+
+
+def silent_config(**extra: Any) -> dict[str, Any]:
+    """A stdio server that starts and never answers the handshake."""
+    return {"command": sys.executable, "args": [str(SILENT_SERVER)], **extra}
+
+
+def server_processes() -> list[psutil.Process]:
+    """This test process's live descendants that run a stdio test server (not the HTTP one)."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() == psutil.STATUS_ZOMBIE:
+                continue
+            command = child.cmdline()
+        except psutil.NoSuchProcess:
+            continue
+        if any(str(SERVERS) in part for part in command) and "http" not in command:
+            found.append(child)
+    return found
+
+
+def gone(pid: int) -> bool:
+    """True once `pid` no longer runs (a zombie counts as gone)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def wait_for(predicate: Callable[[], object], timeout: float = GONE_WITHIN) -> bool:
+    """Poll `predicate` until it is truthy or `timeout` passes; return its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return bool(predicate())
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+MakeMCPConversation = Callable[..., tuple[LocalConversation, TestLLM]]
+"""The `make_mcp_conversation` fixture: `make(replies, mcp_config=..., **agent_fields)`."""
