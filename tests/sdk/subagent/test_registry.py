@@ -116,7 +116,8 @@ def test_a_definition_builds_an_agent_with_its_tools_prompt_and_mcp(llm: TestLLM
     assert [tool.name for tool in agent.tools] == ["think", "finish"]
     assert agent.agent_context is not None
     assert agent.agent_context.system_message_suffix == "Find grammar errors."
-    assert agent.mcp_config == {"fetch": {"command": "uvx"}}
+    assert list(agent.mcp_config) == ["fetch"]
+    assert agent.mcp_config["fetch"].command == "uvx"
     assert agent.llm is llm
 
 
