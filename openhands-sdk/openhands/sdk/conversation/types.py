@@ -61,7 +61,9 @@ class StuckDetectionThresholds(BaseModel):
     model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     action_observation: int = Field(
-        default=4, ge=1, description="The same tool call with the same result, in a row."
+        default=4,  # stuck.REPEATS
+        ge=1,
+        description="The same tool call with the same result, in a row.",
     )
     action_error: int = Field(
         default=3,
