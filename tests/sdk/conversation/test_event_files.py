@@ -1,4 +1,4 @@
-"""The per-event copy of the log (`events/event-NNNNN-<id>.json`), for reference-style readers."""
+"""The opt-in per-event copy of the log (`events/event-NNNNN-<id>.json`, `OH_EVENT_FILES=1`)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,15 @@ import logging
 import re
 from pathlib import Path
 
+import pytest
 from openhands.sdk import Event, LocalConversation
 
 NAME = re.compile(r"^event-(\d{5,})-([0-9a-f]+)\.json$")
+
+
+@pytest.fixture(autouse=True)
+def _event_files_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OH_EVENT_FILES", "1")
 
 
 def _folder(conversation: LocalConversation) -> Path:
@@ -42,8 +48,12 @@ def test_after_a_run_every_event_has_its_file_in_log_order(make_conversation, re
         assert Event.model_validate_json(path.read_text()) == event
 
 
-def test_the_copy_can_be_turned_off(make_conversation, reply, monkeypatch) -> None:
-    monkeypatch.setenv("OH_EVENT_FILES", "0")
+@pytest.mark.parametrize("value", [None, "0", "no"])
+def test_without_opting_in_there_is_no_copy(make_conversation, reply, monkeypatch, value) -> None:
+    if value is None:
+        monkeypatch.delenv("OH_EVENT_FILES")
+    else:
+        monkeypatch.setenv("OH_EVENT_FILES", value)
     conversation = _ran(make_conversation, reply)
 
     assert not (_folder(conversation) / "events").exists()
@@ -67,10 +77,10 @@ def test_missing_files_are_written_again_after_a_reopen(make_conversation, reply
 def test_a_conversation_stored_without_the_copy_gets_it_at_its_next_run(
     make_conversation, reply, monkeypatch
 ) -> None:
-    monkeypatch.setenv("OH_EVENT_FILES", "0")
+    monkeypatch.delenv("OH_EVENT_FILES")
     conversation = _ran(make_conversation, reply)
     conversation.close()
-    monkeypatch.delenv("OH_EVENT_FILES")
+    monkeypatch.setenv("OH_EVENT_FILES", "1")
 
     reopened, _ = make_conversation([reply.text("again")], conversation_id=conversation.id)
     reopened.send_message("more")

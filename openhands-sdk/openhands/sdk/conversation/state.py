@@ -383,8 +383,9 @@ class ConversationState(BaseModel):
     def update_event_files(self) -> None:
         """Bring the per-event copy (`events/event-NNNNN-<id>.json`) up to date with the log.
 
-        A convenience for readers that expect one file per event; `events.jsonl` stays the
-        source of truth (see `event_files.py`). Called at the end of each run and at close.
+        Only with `OH_EVENT_FILES=1`: a convenience for readers that expect one file per
+        event; `events.jsonl` stays the source of truth (see `event_files.py`). Called at the
+        end of each run and at close.
         """
         live = self._live
         with live.lock:
