@@ -76,12 +76,13 @@ def tail_events(path: Path, end: int) -> Iterator[Event]:
 class EventTree:
     """The effective parent of every node of a log, folded in log order (each event once)."""
 
-    __slots__ = ("last_node", "parents", "upto")
+    __slots__ = ("last_node", "linear", "parents", "upto")
 
     def __init__(self) -> None:
         self.parents: dict[str, str | None] = {}
         self.last_node: str | None = None  # the newest node in log order
         self.upto = 0  # how many events of the log were folded
+        self.linear = True  # every node follows the node before it in the log
 
     def fold(self, events: Sequence[Event]) -> None:
         """Add the next events of the log."""
@@ -93,6 +94,8 @@ class EventTree:
                 parent = None
             elif parent is None:
                 parent = self.last_node  # written before events had parents: the log's order
+            if parent != self.last_node:
+                self.linear = False
             self.parents[event.id] = parent
             self.last_node = event.id
         self.upto += len(events)

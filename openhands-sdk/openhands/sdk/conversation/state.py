@@ -355,7 +355,7 @@ class ConversationState(BaseModel):
         with live.lock:
             node = is_tree_node(event)
             if node and event.parent_id is None:
-                parent = self._head()
+                parent = live.head_id()
                 if parent is None and not live.events.is_empty:
                     parent = ROOT_PARENT_ID  # a new root after navigate_to(None)
                 if parent is not None:
@@ -393,44 +393,26 @@ class ConversationState(BaseModel):
                 live.files.update(live.events.size)
 
     def _apply_update(self, key: str, value: Any) -> None:
+        live = self._live
         if key == STATUS_KEY:
             # A status this version does not know stays in the log; the state ignores it.
             with contextlib.suppress(ValueError):
                 self.execution_status = ConversationExecutionStatus(value)
-                self._live.logged_status = self.execution_status
+                live.logged_status = self.execution_status
         elif key == HEAD_KEY:
-            self._live.head = value if isinstance(value, str) else None
-            self._live.head_known = True
+            live.head = value if isinstance(value, str) else None
+            live.head_known = True
         elif key != STATS_KEY:
             self.state_updates[key] = value
 
     # -- the conversation tree ----------------------------------------------------------------
 
-    def _head(self) -> str | None:
-        """The HEAD (read from the end of the log once, after reopening)."""
-        live = self._live
-        if not live.head_known:
-            log = live.events
-            if isinstance(log, FileEventLog):
-                live.head = head_of(tail_events(log.path, log.size))
-            else:
-                live.head = head_of(reversed(log.read()))
-            live.head_known = True
-        return live.head
-
-    def _tree(self) -> EventTree:
-        """The parents of every event, folded up to the end of the log."""
-        live = self._live
-        total = len(live.events)
-        if live.tree.upto < total:
-            live.tree.fold(live.events.read(live.tree.upto, total))
-        return live.tree
-
     @property
     def leaf_event_id(self) -> str | None:
         """The HEAD of the conversation tree: the event the next one follows (None: empty)."""
-        with self._live.lock:
-            return self._head()
+        live = self._live
+        with live.lock:
+            return live.head_id()
 
     def active_branch(self, limit: int | None = None) -> list[Event]:
         """The events from the root to the HEAD, oldest first (`limit`: only the newest).
@@ -438,16 +420,18 @@ class ConversationState(BaseModel):
         Abandoned branches (after `navigate_to` or a fork from an earlier event) are left
         out; state updates, which are not part of the tree, too.
         """
-        with self._live.lock:
-            return self._tree().path_to_root(self._head(), self._live.events.get, limit)
+        live = self._live
+        with live.lock:
+            return live.branch(live.head_id(), limit)
 
     def branch_to(self, event_id: str, limit: int | None = None) -> list[Event]:
         """The events from the root to `event_id`, oldest first (`limit`: only the newest).
 
         Raises `UnknownEventError` (a ValueError) if `event_id` is not a node of the log.
         """
-        with self._live.lock:
-            return self._tree().path_to_root(event_id, self._live.events.get, limit)
+        live = self._live
+        with live.lock:
+            return live.branch(event_id, limit)
 
     @property
     def view(self) -> BranchView:
@@ -456,8 +440,9 @@ class ConversationState(BaseModel):
 
     def require_event(self, event_id: str) -> None:
         """Raise `UnknownEventError` (a ValueError) unless `event_id` names a node of the log."""
-        with self._live.lock:
-            if event_id not in self._tree().parents:
+        live = self._live
+        with live.lock:
+            if event_id not in live.folded_tree().parents:
                 raise UnknownEventError(
                     f"Event {event_id!r} is not in conversation {self.id} (state updates are "
                     "not branch points either); pick an id from state.events."
@@ -471,27 +456,7 @@ class ConversationState(BaseModel):
         """
         live = self._live
         with live.lock:
-            tree = self._tree()
-            head = self._head()
-            if live.history_leaf == head and live.history_upto == tree.upto:
-                return live.history.messages
-            added = live.events.read(live.history_upto, tree.upto)
-            leaf = live.history_leaf
-            for event in added:
-                if is_tree_node(event):
-                    if tree.parents[event.id] != leaf:
-                        break
-                    leaf = event.id
-            else:
-                if leaf == head:
-                    live.history.extend(added)
-                    live.history_leaf, live.history_upto = head, tree.upto
-                    return live.history.messages
-            history = MessageHistory()
-            history.extend(tree.path_to_root(head, live.events.get))
-            live.history = history
-            live.history_leaf, live.history_upto = head, tree.upto
-            return history.messages
+            return live.llm_messages()
 
     def close(self) -> None:
         """Release the event log's file."""
@@ -554,3 +519,61 @@ class _Live:
         self.saved_config: str | None = None  # its configuration part, as JSON
         self.created_folder = False  # this process created the conversation's folder
         self.logged_status = ConversationExecutionStatus.IDLE  # the log's newest status
+
+    # The tree, kept here (a plain object) rather than on the pydantic model: these run on
+    # every step, and pydantic's private-attribute lookup is slow. Callers hold `lock`.
+
+    def head_id(self) -> str | None:
+        """The HEAD (read from the end of the log once, after reopening)."""
+        if not self.head_known:
+            log = self.events
+            if isinstance(log, FileEventLog):
+                self.head = head_of(tail_events(log.path, log.size))
+            else:
+                self.head = head_of(reversed(log.read()))
+            self.head_known = True
+        return self.head
+
+    def folded_tree(self) -> EventTree:
+        """The parents of every event, folded up to the end of the log."""
+        tree = self.tree
+        total = len(self.events)
+        if tree.upto < total:
+            tree.fold(self.events.read(tree.upto, total))
+        return tree
+
+    def branch(self, leaf: str | None, limit: int | None) -> list[Event]:
+        """The path from the root to `leaf`, oldest first (`limit`: only the newest events)."""
+        tree = self.folded_tree()
+        if limit is not None and tree.linear and leaf == tree.last_node:
+            # Never branched: the newest nodes of the log are the branch's end.
+            total = tree.upto
+            window = self.events.read(max(0, total - 2 * limit - 4), total)
+            nodes = [event for event in window if is_tree_node(event)]
+            if len(nodes) >= limit or len(window) == total:
+                return nodes[-limit:] if limit else []
+        return tree.path_to_root(leaf, self.events.get, limit)
+
+    def llm_messages(self) -> list[Message]:
+        """See `ConversationState.llm_messages`."""
+        tree = self.folded_tree()
+        head = self.head_id()
+        if self.history_leaf == head and self.history_upto == tree.upto:
+            return self.history.messages
+        added = self.events.read(self.history_upto, tree.upto)
+        leaf = self.history_leaf
+        for event in added:
+            if is_tree_node(event):
+                if tree.parents[event.id] != leaf:
+                    break
+                leaf = event.id
+        else:
+            if leaf == head:
+                self.history.extend(added)
+                self.history_leaf, self.history_upto = head, tree.upto
+                return self.history.messages
+        history = MessageHistory()
+        history.extend(tree.path_to_root(head, self.events.get))
+        self.history = history
+        self.history_leaf, self.history_upto = head, tree.upto
+        return history.messages

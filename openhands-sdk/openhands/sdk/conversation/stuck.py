@@ -103,8 +103,13 @@ def _call_results(events: list[Event]) -> list[tuple[_Call, _Result]]:
     return pairs
 
 
-def _text(event: LLMConvertibleEvent) -> str:
-    return "\n".join(getattr(part, "text", "") for part in event.to_llm_message().content)
+def _text(event: ObservationEvent | AgentErrorEvent | UserRejectObservation) -> str:
+    """What the LLM read as the call's result (cheap: no message is built)."""
+    if isinstance(event, ObservationEvent):
+        return event.text
+    if isinstance(event, AgentErrorEvent):
+        return event.error
+    return event.rejection_reason
 
 
 def _same_pair_streak(pairs: list[tuple[_Call, _Result]]) -> int:
