@@ -7,13 +7,17 @@ use them too.
 from __future__ import annotations
 
 import copy
+import uuid
 from typing import Any
 
 from openhands.sdk.agent.agent import AgentBase
+from openhands.sdk.conversation.base import as_conversation_id
+from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.state import ConversationState
+from openhands.sdk.conversation.types import validate_tags
 from openhands.sdk.event.base import Event, event_from_json
 
-__all__ = ["copy_agent", "events_to_fork"]
+__all__ = ["copy_agent", "events_to_fork", "fork_state"]
 
 
 def copy_agent(agent: AgentBase) -> AgentBase:
@@ -28,6 +32,53 @@ def copy_agent(agent: AgentBase) -> AgentBase:
             fields[name] = copy.deepcopy(getattr(agent, name))
     fields["llm"] = agent.llm.copy_for(agent.llm.usage_id)
     return agent.model_copy(update=fields)
+
+
+def fork_state(
+    source: ConversationState,
+    *,
+    agent: AgentBase,
+    conversation_id: uuid.UUID | str | None = None,
+    title: str | None = None,
+    tags: dict[str, str] | None = None,
+    reset_metrics: bool = True,
+    from_event_id: str | None = None,
+) -> ConversationState:
+    """Create the state of a fork of `source` (see `LocalConversation.fork`), on disk next to
+    it when it persists. Call with the source's state lock held.
+
+    Raises ValueError for an id in use or bad tags, `UnknownEventError` for an unknown
+    `from_event_id`; nothing is created then.
+    """
+    fork_id = as_conversation_id(conversation_id) or uuid.uuid4()
+    fork_tags = validate_tags(tags)
+    if title is not None:
+        fork_tags["title"] = validate_tags({"title": title})["title"]
+    if fork_id == source.id:
+        raise ValueError("A fork needs a conversation_id other than its source's.")
+    folder = None if source.folder is None else source.folder.parent / fork_id.hex
+    if folder is not None and folder.exists():
+        raise ValueError(
+            f"Conversation {fork_id} already exists in {folder.parent}; fork with another "
+            "conversation_id (or none, for a new one)."
+        )
+    events = events_to_fork(source, from_event_id)
+    return ConversationState.create(
+        fork_id,
+        agent,
+        source.workspace,
+        persistence_dir=folder,
+        max_iterations=source.max_iterations,
+        stuck_detection=source.stuck_detection,
+        hook_config=source.hook_config,
+        tags=fork_tags,
+        title=title if title is not None else source.title,
+        events=events,
+        # Through JSON: Metrics hold locks, which cannot be copied.
+        stats=None
+        if reset_metrics
+        else ConversationStats.model_validate(source.stats.model_dump()),
+    )
 
 
 def events_to_fork(state: ConversationState, from_event_id: str | None) -> list[Event]:

@@ -9,9 +9,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from openhands.sdk.agent.agent import AgentBase
+from openhands.sdk.conversation.ask import ASK_AGENT_USAGE_ID, answer_question
 from openhands.sdk.conversation.base import (
     BaseConversation,
     as_conversation_id,
@@ -22,12 +22,11 @@ from openhands.sdk.conversation.errors import (
     MAX_ITERATIONS_REACHED,
     ConversationAlreadyRunningError,
     ConversationClosedError,
-    ConversationError,
     ConversationRunError,
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
-from openhands.sdk.conversation.fork import copy_agent, events_to_fork
+from openhands.sdk.conversation.fork import copy_agent, fork_state
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
 from openhands.sdk.conversation.secret_registry import SecretRegistry
 from openhands.sdk.conversation.snapshot import BASE_STATE_FILE, HEAD_KEY, STATS_KEY, STATUS_KEY
@@ -37,9 +36,14 @@ from openhands.sdk.conversation.title_utils import TITLE_USAGE_ID, generate_conv
 from openhands.sdk.conversation.types import (
     ConversationTokenCallbackType,
     StuckDetectionThresholds,
-    validate_tags,
+    compose_token_callbacks,
+    thresholds_from,
 )
-from openhands.sdk.conversation.visualizer.base import ConversationVisualizerBase
+from openhands.sdk.conversation.visualizer.base import (
+    ConversationVisualizerBase,
+    VisualizerOption,
+    make_visualizer,
+)
 from openhands.sdk.errors import StorageError
 from openhands.sdk.event.action import AgentErrorEvent, ObservationEvent, UserRejectObservation
 from openhands.sdk.event.base import Event
@@ -69,19 +73,6 @@ CLOSE_WAIT_SECONDS = 30.0
 
 RUN_LOST = "RunLost"
 """The error code recorded when a conversation is reopened that its dead process left running."""
-
-ASK_AGENT_USAGE_ID = "ask-agent-llm"
-"""The usage_id of the LLM copy that answers `ask_agent` (its cost is counted under it)."""
-
-ASK_AGENT_PROMPT = """<QUESTION>
-Answer this question about the work in this conversation so far, in plain text. Do not call
-any tool: this is only a question, the work itself goes on separately.
-
-{question}
-</QUESTION>"""
-
-VisualizerOption = type[ConversationVisualizerBase] | ConversationVisualizerBase | None
-"""`visualizer=`: an instance, a class to instantiate with no arguments, or None (none)."""
 
 
 @dataclass(frozen=True)
@@ -149,8 +140,8 @@ class LocalConversation(BaseConversation):
         """
         if max_iteration_per_run is not None and max_iteration_per_run < 1:
             raise ValueError("max_iteration_per_run must be >= 1")
-        thresholds = _thresholds(stuck_detection_thresholds)
-        shown_by = _make_visualizer(visualizer)
+        thresholds = thresholds_from(stuck_detection_thresholds)
+        shown_by = make_visualizer(visualizer)
         if secrets:
             SecretRegistry().update_secrets(secrets)  # refuse bad names before creating anything
         cid = as_conversation_id(conversation_id) or uuid.uuid4()
@@ -199,7 +190,7 @@ class LocalConversation(BaseConversation):
             visualizer.initialize(state)
             listeners.append(visualizer.on_event)  # after the user's callbacks
         self._publisher = EventPublisher(state, listeners)
-        self._on_token = _compose(token_callbacks)
+        self._on_token = compose_token_callbacks(token_callbacks)
         self._stuck_detector = StuckDetector(state, thresholds)
         self._pause_requested = threading.Event()
         self._interrupted = threading.Event()
@@ -307,7 +298,7 @@ class LocalConversation(BaseConversation):
 
     def set_token_callbacks(self, callbacks: Sequence[ConversationTokenCallbackType]) -> None:
         """Replace the callbacks that get each streamed chunk of the agent's LLM replies."""
-        self._on_token = _compose(callbacks)
+        self._on_token = compose_token_callbacks(callbacks)
 
     def add_callback(self, callback: Callback) -> None:
         """Call `callback(event)` for every event appended from now on."""
@@ -446,24 +437,12 @@ class LocalConversation(BaseConversation):
         if not isinstance(question, str) or not question.strip():
             raise ValueError("question must be a non-blank string")
         self._check_open()
-        messages = self._state.llm_messages()
-        messages.append(
-            Message(
-                role="user",
-                content=[TextContent(text=ASK_AGENT_PROMPT.format(question=question.strip()))],
-            )
+        return answer_question(
+            self._state.llm_messages(),
+            self._side_llm(ASK_AGENT_USAGE_ID),
+            self.tool_schemas,
+            question,
         )
-        llm = self._side_llm(ASK_AGENT_USAGE_ID)
-        reply = llm.completion(messages, tools=self.tool_schemas or None, stream=False).message
-        answer = "\n".join(
-            part.text for part in reply.content if isinstance(part, TextContent)
-        ).strip()
-        if not answer:
-            raise ConversationError(
-                "The agent's LLM answered the question with no text (perhaps only a tool "
-                "call); ask again, or rephrase it."
-            )
-        return answer
 
     def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
         """A short title for this conversation, from its first user message.
@@ -498,34 +477,17 @@ class LocalConversation(BaseConversation):
         ValueError for an id already in use.
         """
         self._check_open()
-        fork_id = as_conversation_id(conversation_id) or uuid.uuid4()
-        fork_tags = validate_tags(tags)
-        if title is not None:
-            fork_tags["title"] = validate_tags({"title": title})["title"]
         fork_agent = agent if agent is not None else copy_agent(self.agent)
-        visualizer = _make_visualizer(type(self._visualizer)) if self._visualizer else None
+        visualizer = make_visualizer(type(self._visualizer)) if self._visualizer else None
         with self._lock:
-            source = self._state
-            if fork_id == source.id:
-                raise ValueError("A fork needs a conversation_id other than its source's.")
-            folder = None if source.folder is None else source.folder.parent / fork_id.hex
-            if folder is not None and folder.exists():
-                raise ValueError(
-                    f"Conversation {fork_id} already exists in {folder.parent}; fork with "
-                    "another conversation_id (or none, for a new one)."
-                )
-            state = ConversationState.create(
-                fork_id,
-                fork_agent,
-                source.workspace,
-                persistence_dir=folder,
-                max_iterations=source.max_iterations,
-                stuck_detection=source.stuck_detection,
-                hook_config=source.hook_config,
-                tags=fork_tags,
-                title=title if title is not None else source.title,
-                events=events_to_fork(source, from_event_id),
-                stats=None if reset_metrics else _copy_stats(source.stats),
+            state = fork_state(
+                self._state,
+                conversation_id=conversation_id,
+                agent=fork_agent,
+                title=title,
+                tags=tags,
+                reset_metrics=reset_metrics,
+                from_event_id=from_event_id,
             )
             fork = LocalConversation.__new__(LocalConversation)
             fork._attach(
@@ -534,12 +496,12 @@ class LocalConversation(BaseConversation):
                 token_callbacks=None,
                 thresholds=self._stuck_detector.thresholds,
                 visualizer=visualizer,
-                secrets=source.secret_registry.sources(),
+                secrets=self._state.secret_registry.sources(),
             )
         logger.info(
             "conversation %s forked into %s (%s)",
             self.id,
-            fork_id,
+            fork.id,
             "whole log" if from_event_id is None else f"branch up to {from_event_id}",
         )
         return fork
@@ -798,49 +760,3 @@ class LocalConversation(BaseConversation):
                 self._state.stats.register_llm(llm)
                 self._side_llms[usage_id] = llm
             return llm
-
-
-def _copy_stats(stats: ConversationStats) -> ConversationStats:
-    """An independent copy of `stats` (through JSON: Metrics hold locks, which cannot be copied)."""
-    return ConversationStats.model_validate(stats.model_dump())
-
-
-def _thresholds(
-    value: StuckDetectionThresholds | Mapping[str, int] | None,
-) -> StuckDetectionThresholds:
-    if value is None:
-        return StuckDetectionThresholds()
-    if isinstance(value, StuckDetectionThresholds):
-        return value
-    return StuckDetectionThresholds.model_validate(dict(value))
-
-
-def _make_visualizer(value: Any) -> ConversationVisualizerBase | None:
-    """The visualizer for `visualizer=`: an instance, a class (instantiated), or None."""
-    if value is None:
-        return None
-    if isinstance(value, ConversationVisualizerBase):
-        return value
-    if isinstance(value, type) and issubclass(value, ConversationVisualizerBase):
-        return value()
-    raise TypeError(
-        "visualizer must be a ConversationVisualizerBase instance or subclass, or None; "
-        f"got {value!r}"
-    )
-
-
-def _compose(
-    callbacks: Sequence[ConversationTokenCallbackType] | None,
-) -> ConversationTokenCallbackType | None:
-    """One token callback calling each of `callbacks` in order (None when there are none)."""
-    chain = list(callbacks or ())
-    if not chain:
-        return None
-    if len(chain) == 1:
-        return chain[0]
-
-    def on_token(chunk: Any) -> None:
-        for callback in chain:
-            callback(chunk)
-
-    return on_token

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from openhands.sdk.event.base import Event
@@ -17,6 +17,8 @@ __all__ = [
     "ConversationTags",
     "ConversationTokenCallbackType",
     "StuckDetectionThresholds",
+    "compose_token_callbacks",
+    "thresholds_from",
     "validate_tags",
 ]
 
@@ -81,3 +83,31 @@ class StuckDetectionThresholds(BaseModel):
         ge=1,
         description="Tool calls alternating between two calls with the same two results.",
     )
+
+
+def thresholds_from(
+    value: StuckDetectionThresholds | Mapping[str, int] | None,
+) -> StuckDetectionThresholds:
+    """`stuck_detection_thresholds=` as a model: a model, a mapping of its fields, or None."""
+    if value is None:
+        return StuckDetectionThresholds()
+    if isinstance(value, StuckDetectionThresholds):
+        return value
+    return StuckDetectionThresholds.model_validate(dict(value))
+
+
+def compose_token_callbacks(
+    callbacks: Sequence[ConversationTokenCallbackType] | None,
+) -> ConversationTokenCallbackType | None:
+    """One token callback calling each of `callbacks` in order (None when there are none)."""
+    chain = list(callbacks or ())
+    if not chain:
+        return None
+    if len(chain) == 1:
+        return chain[0]
+
+    def on_token(chunk: Any) -> None:
+        for callback in chain:
+            callback(chunk)
+
+    return on_token
