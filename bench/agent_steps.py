@@ -8,8 +8,9 @@ which reads no event). Each step appends two fsynced events (~0.4 ms each here).
 the fsyncs and renames of the 1000-step run (`io_counts.py`): at most one fsync per appended
 event and no rename per status change (`fsyncs_per_event`, `renames_per_run`).
 
-Usage: `uv run python bench/agent_steps.py [--profile N]` (--profile prints a cProfile of one
-N-step run to stderr instead).
+Usage: `uv run python bench/agent_steps.py [--profile N] [--event-files]` (--profile prints a
+cProfile of one N-step run to stderr instead; --event-files measures with the opt-in
+per-event copy of the log, `OH_EVENT_FILES=1`, on).
 """
 
 from __future__ import annotations
@@ -125,7 +126,11 @@ def main() -> None:
     """Run the benchmark (or profile one size) and print the JSON line."""
     parser = argparse.ArgumentParser(description="Agent loop overhead benchmark.")
     parser.add_argument("--profile", type=int, default=0, help="profile one run of N steps")
+    parser.add_argument(
+        "--event-files", action="store_true", help="with the per-event copy (OH_EVENT_FILES=1)"
+    )
     args = parser.parse_args()
+    os.environ["OH_EVENT_FILES"] = "1" if args.event_files else "0"
 
     with tempfile.TemporaryDirectory(prefix="bench-agent-steps-") as tmp:
         run_once(20, Path(tmp) / "warmup")
@@ -146,6 +151,7 @@ def main() -> None:
         json.dumps(
             {
                 "bench": "agent_steps",
+                "event_files": args.event_files,
                 "run_250_s": round(small["run_s"], 3),
                 "run_1000_s": round(large["run_s"], 3),
                 "ms_per_step_250": round(ms_small, 3),

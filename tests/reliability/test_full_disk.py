@@ -153,7 +153,9 @@ def test_a_run_whose_end_cannot_be_recorded_reopens_as_interrupted(
 def _padding(length: int) -> Event:
     """A user message whose line in the log is `length` bytes (or one page more if shorter)."""
     empty = MessageEvent(source="user", llm_message=Message(role="user", content=[]))
-    bare = len(empty.model_dump_json()) + 1 + len('{"type":"text","text":""}')
+    # Measured as appended: stamped with the HEAD's id (32 hex digits) as its parent_id.
+    stamped = empty.model_copy(update={"parent_id": "0" * 32})
+    bare = len(stamped.model_dump_json()) + 1 + len('{"type":"text","text":""}')
     text = "y" * ((length - bare) % 4096)
     return empty.model_copy(
         update={"llm_message": Message(role="user", content=[TextContent(text=text)])}

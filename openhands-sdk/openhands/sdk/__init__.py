@@ -9,10 +9,12 @@ from openhands.sdk.agent import Agent, AgentBase
 from openhands.sdk.conversation import (
     BaseConversation,
     Conversation,
+    ConversationCallbackType,
     ConversationError,
     ConversationExecutionStatus,
     ConversationRunError,
     ConversationState,
+    ConversationStats,
     LocalConversation,
 )
 from openhands.sdk.errors import OpenHandsError, StorageError, StorageFullError
@@ -63,12 +65,14 @@ __all__ = [
     "AgentErrorEvent",
     "BaseConversation",
     "Conversation",
+    "ConversationCallbackType",
     "ConversationError",
     "ConversationErrorEvent",
     "ConversationExecutionStatus",
     "ConversationRunError",
     "ConversationState",
     "ConversationStateUpdateEvent",
+    "ConversationStats",
     "Event",
     "FinishTool",
     "HookConfig",

@@ -11,6 +11,7 @@ from openhands.sdk.event import (
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     Event,
+    InterruptEvent,
     LLMConvertibleEvent,
     MessageEvent,
     ObservationEvent,
@@ -64,6 +65,7 @@ SAMPLES: list[Event] = [
         rejection_reason="no",
     ),
     PauseEvent(),
+    InterruptEvent(parent_id="0f" * 16),
     ConversationErrorEvent(code="LLMError", detail="the provider is down"),
     ConversationStateUpdateEvent(key="goal", value={"status": "running", "iteration": 2}),
 ]

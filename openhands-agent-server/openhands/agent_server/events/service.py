@@ -235,7 +235,8 @@ class EventService:
     def _run_blocking(self) -> RunResult:
         try:
             self.conversation.run()
-            return RunResult(status=self.conversation.state.execution_status)
+            state = self.conversation.state  # the step cap ends `error` without raising
+            return RunResult.after_run(state.execution_status, state.events)
         except ConversationRunError as exc:
             return RunResult(status=Status.ERROR, error=f"{exc.code}: {exc.detail}", code=exc.code)
         except Exception as exc:  # a bug or a closed conversation: report, never lose it

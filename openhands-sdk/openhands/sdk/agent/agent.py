@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from openhands.sdk.conversation.local import LocalConversation
 
 OnEvent = Callable[[Event], None]
+OnToken = Callable[[Any], None]
+"""Gets each streamed chunk of an LLM reply (passed to the LLM's `on_token`)."""
 
 
 class AgentBase(BaseModel):
@@ -104,17 +106,26 @@ class AgentBase(BaseModel):
                 resolved[definition.name] = definition
         return resolved
 
-    def step(self, conversation: LocalConversation, on_event: OnEvent) -> bool:
-        """Take one step; return True when the agent wants to end the run."""
+    def step(
+        self, conversation: LocalConversation, on_event: OnEvent, on_token: OnToken | None = None
+    ) -> bool:
+        """Take one step; return True when the agent wants to end the run.
+
+        `on_token`, when given, gets each streamed chunk of the LLM's reply.
+        """
         raise NotImplementedError
 
 
 class Agent(AgentBase):
     """The standard agent: ask the LLM, run its tool calls, finish on `finish` or plain text."""
 
-    def step(self, conversation: LocalConversation, on_event: OnEvent) -> bool:
+    def step(
+        self, conversation: LocalConversation, on_event: OnEvent, on_token: OnToken | None = None
+    ) -> bool:
         messages = conversation.state.llm_messages()
-        response = self.llm.completion(messages, tools=conversation.tool_schemas)
+        # `on_token` only when there are token callbacks, so LLMs without it keep working.
+        streaming: dict[str, Any] = {} if on_token is None else {"on_token": on_token}
+        response = self.llm.completion(messages, tools=conversation.tool_schemas, **streaming)
         reply = response.message
         if not reply.tool_calls:
             on_event(MessageEvent(source="agent", llm_message=reply))

@@ -8,6 +8,7 @@ from openhands.sdk.conversation.errors import (
     ConversationError,
     ConversationRunError,
     ConversationStateError,
+    UnknownEventError,
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemoryEventLog
@@ -18,24 +19,43 @@ from openhands.sdk.conversation.persistence import (
     list_conversation_ids,
     load_conversation_summary,
 )
+from openhands.sdk.conversation.secret_registry import SecretRegistry
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
+from openhands.sdk.conversation.stuck import StuckDetector
+from openhands.sdk.conversation.types import (
+    ConversationCallbackType,
+    ConversationID,
+    ConversationTags,
+    ConversationTokenCallbackType,
+    StuckDetectionThresholds,
+)
+from openhands.sdk.conversation.visualizer import ConversationVisualizerBase
 
 __all__ = [
     "BaseConversation",
     "Conversation",
     "ConversationAlreadyRunningError",
+    "ConversationCallbackType",
     "ConversationClosedError",
     "ConversationError",
     "ConversationExecutionStatus",
+    "ConversationID",
     "ConversationRunError",
     "ConversationState",
     "ConversationStateError",
     "ConversationStats",
     "ConversationSummary",
+    "ConversationTags",
+    "ConversationTokenCallbackType",
+    "ConversationVisualizerBase",
     "EventLog",
     "FileEventLog",
     "InMemoryEventLog",
     "LocalConversation",
+    "SecretRegistry",
+    "StuckDetectionThresholds",
+    "StuckDetector",
+    "UnknownEventError",
     "UserPromptBlockedError",
     "list_conversation_ids",
     "load_conversation_summary",

@@ -11,6 +11,7 @@ from openhands.sdk.llm.message import Message, TextContent
 
 if TYPE_CHECKING:
     from openhands.sdk.agent.agent import AgentBase
+    from openhands.sdk.conversation.conversation_stats import ConversationStats
 
 
 def as_user_message(message: str | Message) -> Message:
@@ -60,6 +61,11 @@ class BaseConversation(ABC):
     def workspace(self) -> WorkspaceView:
         """Where the agent works (`working_dir`)."""
 
+    @property
+    @abstractmethod
+    def conversation_stats(self) -> ConversationStats:
+        """LLM cost and token usage per usage_id (`get_combined_metrics()` sums them)."""
+
     @abstractmethod
     def send_message(self, message: str | Message) -> None:
         """Append a user message (it is read by the agent on its next step)."""
@@ -71,6 +77,17 @@ class BaseConversation(ABC):
     @abstractmethod
     def pause(self) -> None:
         """Ask a running conversation to stop after its current step."""
+
+    async def arun(self) -> None:
+        """`run()` for asyncio code: it runs in a worker thread, the event loop stays free."""
+        import asyncio  # not at import time: it costs ~20 ms
+
+        await asyncio.get_running_loop().run_in_executor(None, self.run)
+
+    def interrupt(self) -> None:
+        """Stop the run as soon as possible (here: `pause()`; a local conversation cuts the
+        current step short)."""
+        self.pause()
 
     @abstractmethod
     def close(self) -> None:

@@ -5,6 +5,7 @@ ConversationError                 base class
 ├── ConversationAlreadyRunningError   run() while another run is in progress
 ├── ConversationClosedError       send_message() or run() after close()
 ├── ConversationStateError        a persisted base_state.json cannot be read (also ValueError)
+├── UnknownEventError             fork/navigate_to named an event that is not in the log (ValueError)
 └── UserPromptBlockedError        a UserPromptSubmit hook refused the message (also ValueError)
 """
 
@@ -13,6 +14,10 @@ from __future__ import annotations
 import uuid
 
 from openhands.sdk.errors import OpenHandsError
+
+MAX_ITERATIONS_REACHED = "MaxIterationsReached"
+"""The code of a run that used up its `max_iteration_per_run` steps. Such a run ends `error`
+with a ConversationErrorEvent but `run()` returns instead of raising (as in the reference)."""
 
 
 class ConversationError(OpenHandsError, RuntimeError):
@@ -39,6 +44,10 @@ class ConversationClosedError(ConversationError):
 
 class ConversationStateError(ConversationError, ValueError):
     """A persisted conversation's `base_state.json` is unreadable or not a conversation state."""
+
+
+class UnknownEventError(ConversationError, ValueError):
+    """An event id given to `fork(from_event_id=...)` or `navigate_to` is not in the log."""
 
 
 class UserPromptBlockedError(ConversationError, ValueError):

@@ -6,11 +6,12 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from openhands.sdk.agent.agent import AgentBase
+from openhands.sdk.conversation.ask import ASK_AGENT_USAGE_ID, answer_question
 from openhands.sdk.conversation.base import (
     BaseConversation,
     as_conversation_id,
@@ -18,28 +19,46 @@ from openhands.sdk.conversation.base import (
 )
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
+    MAX_ITERATIONS_REACHED,
     ConversationAlreadyRunningError,
     ConversationClosedError,
     ConversationRunError,
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
+from openhands.sdk.conversation.fork import copy_agent, fork_state
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
-from openhands.sdk.conversation.snapshot import BASE_STATE_FILE, STATS_KEY, STATUS_KEY
+from openhands.sdk.conversation.secret_registry import SecretRegistry
+from openhands.sdk.conversation.snapshot import BASE_STATE_FILE, HEAD_KEY, STATS_KEY, STATUS_KEY
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
-from openhands.sdk.conversation.stuck import REPEATS as STUCK_REPEATS
-from openhands.sdk.conversation.stuck import WINDOW, is_stuck
+from openhands.sdk.conversation.stuck import StuckDetector
+from openhands.sdk.conversation.title_utils import TITLE_USAGE_ID, generate_conversation_title
+from openhands.sdk.conversation.types import (
+    ConversationTokenCallbackType,
+    StuckDetectionThresholds,
+    compose_token_callbacks,
+    thresholds_from,
+)
+from openhands.sdk.conversation.visualizer.base import (
+    ConversationVisualizerBase,
+    VisualizerOption,
+    make_visualizer,
+)
 from openhands.sdk.errors import StorageError
+from openhands.sdk.event.action import AgentErrorEvent, ObservationEvent, UserRejectObservation
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
 from openhands.sdk.event.state import (
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
+    InterruptEvent,
     PauseEvent,
 )
 from openhands.sdk.hooks.config import HookConfig, HookEventType
 from openhands.sdk.hooks.runner import HookRunner
+from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import Message, TextContent
+from openhands.sdk.secret.secrets import SecretValue
 from openhands.sdk.tool.tool import ToolContext, ToolDefinition
 from openhands.sdk.workspace.local import LocalWorkspace
 
@@ -64,10 +83,19 @@ class _RunOutcome:
     code: str | None = None
     detail: str = ""
     cause: BaseException | None = None
+    raises: bool = True  # an error outcome makes run() raise ConversationRunError
+    interrupted: bool = False  # record an InterruptEvent
 
 
 _INTERRUPTED = _RunOutcome(ConversationExecutionStatus.PAUSED)
 """How a run ends when a step is cut short by KeyboardInterrupt or SystemExit: resumable."""
+
+_RESULT_EVENTS = (ObservationEvent, AgentErrorEvent, UserRejectObservation)
+"""The answer to a tool call that already ran: kept even when the step was interrupted."""
+
+
+class _StepInterrupted(BaseException):
+    """Unwinds an agent step after `interrupt()` (a BaseException, so no tool handler eats it)."""
 
 
 class LocalConversation(BaseConversation):
@@ -86,9 +114,14 @@ class LocalConversation(BaseConversation):
         persistence_dir: str | Path | None = None,
         conversation_id: uuid.UUID | str | None = None,
         callbacks: Sequence[Callback] | None = None,
+        token_callbacks: Sequence[ConversationTokenCallbackType] | None = None,
         max_iteration_per_run: int | None = None,
         hook_config: HookConfig | None = None,
         stuck_detection: bool = True,
+        stuck_detection_thresholds: StuckDetectionThresholds | Mapping[str, int] | None = None,
+        visualizer: VisualizerOption = None,
+        secrets: Mapping[str, SecretValue] | None = None,
+        tags: dict[str, str] | None = None,
     ) -> None:
         """Create a conversation, or reopen the one stored under `persistence_dir`.
 
@@ -98,9 +131,19 @@ class LocalConversation(BaseConversation):
         with the stored limit (500 for a new conversation). A new conversation needs an agent;
         its workspace defaults to the current directory. A conversation that a dead process
         left `running` is recorded as interrupted (`RUN_LOST`) and set to `error`.
+
+        `visualizer` shows events as they happen: an instance or a class of
+        `ConversationVisualizerBase`; the default None shows nothing (this SDK stays quiet
+        in tests and servers). `token_callbacks` get each streamed chunk of the agent's LLM
+        replies. `stuck_detection_thresholds` tune the stuck detector. `secrets` are as in
+        `update_secrets` (kept in memory only); `tags` are key-value labels saved with it.
         """
         if max_iteration_per_run is not None and max_iteration_per_run < 1:
             raise ValueError("max_iteration_per_run must be >= 1")
+        thresholds = thresholds_from(stuck_detection_thresholds)
+        shown_by = make_visualizer(visualizer)
+        if secrets:
+            SecretRegistry().update_secrets(secrets)  # refuse bad names before creating anything
         cid = as_conversation_id(conversation_id) or uuid.uuid4()
         folder = Path(persistence_dir) / cid.hex if persistence_dir is not None else None
         if workspace is None and (folder is None or not (folder / BASE_STATE_FILE).is_file()):
@@ -117,18 +160,50 @@ class LocalConversation(BaseConversation):
             max_iterations=max_iteration_per_run,
             stuck_detection=stuck_detection,
             hook_config=hook_config,
+            tags=tags,
         )
+        self._attach(
+            state,
+            callbacks=callbacks,
+            token_callbacks=token_callbacks,
+            thresholds=thresholds,
+            visualizer=shown_by,
+            secrets=secrets,
+        )
+
+    def _attach(
+        self,
+        state: ConversationState,
+        *,
+        callbacks: Sequence[Callback] | None,
+        token_callbacks: Sequence[ConversationTokenCallbackType] | None,
+        thresholds: StuckDetectionThresholds,
+        visualizer: ConversationVisualizerBase | None,
+        secrets: Mapping[str, SecretValue] | None,
+    ) -> None:
+        """Set this conversation up around `state` (new, reopened or forked)."""
         self._state = state
         self._lock = state.lock  # cached: read on every event
-        self._publisher = EventPublisher(state, callbacks or ())
+        listeners = list(callbacks or ())
+        self._visualizer = visualizer
+        if visualizer is not None:
+            visualizer.initialize(state)
+            listeners.append(visualizer.on_event)  # after the user's callbacks
+        self._publisher = EventPublisher(state, listeners)
+        self._on_token = compose_token_callbacks(token_callbacks)
+        self._stuck_detector = StuckDetector(state, thresholds)
         self._pause_requested = threading.Event()
+        self._interrupted = threading.Event()
         self._run_lock = threading.Lock()
         self._run_thread: int | None = None
         self._steps = 0  # agent steps taken in the current run
         self._step_start = 0  # event count when the current step began
         self._closed = False
         self._stats_recorded = state.stats.fingerprint()  # what the log's last stats say
+        self._side_llms: dict[str, LLM] = {}  # ask_agent / title copies of the agent's LLM
+        self._side_lock = threading.Lock()
 
+        cid = state.id
         context = ToolContext(
             working_dir=state.workspace.working_dir,
             persistence_dir=str(state.folder) if state.folder else None,
@@ -150,6 +225,8 @@ class LocalConversation(BaseConversation):
                 )
             elif state.execution_status == Status.RUNNING:
                 self._record_interruption()
+            if secrets:
+                state.secret_registry.update_secrets(secrets)
         except BaseException:
             # An unknown tool, bad params or a refusing disk: release the log, and leave no
             # folder behind for a conversation that was never created.
@@ -186,6 +263,16 @@ class LocalConversation(BaseConversation):
         self._state.stuck_detection = value
 
     @property
+    def stuck_detector(self) -> StuckDetector | None:
+        """The stuck detector (`is_stuck()`, `thresholds`), or None when detection is off."""
+        return self._stuck_detector if self._state.stuck_detection else None
+
+    @property
+    def visualizer(self) -> ConversationVisualizerBase | None:
+        """The visualizer shown every event, or None."""
+        return self._visualizer
+
+    @property
     def workspace(self) -> LocalWorkspace:
         """Where the agent's tools run."""
         return self._state.workspace
@@ -208,6 +295,10 @@ class LocalConversation(BaseConversation):
         """Append an event from outside the agent (e.g. a goal status update) and publish it."""
         self._check_open()
         self._emit(event)
+
+    def set_token_callbacks(self, callbacks: Sequence[ConversationTokenCallbackType]) -> None:
+        """Replace the callbacks that get each streamed chunk of the agent's LLM replies."""
+        self._on_token = compose_token_callbacks(callbacks)
 
     def add_callback(self, callback: Callback) -> None:
         """Call `callback(event)` for every event appended from now on."""
@@ -247,6 +338,7 @@ class LocalConversation(BaseConversation):
             with self._lock:
                 # A pause requested before this run started (or left from the last) is spent.
                 self._pause_requested.clear()
+                self._interrupted.clear()
                 self._set_status(Status.RUNNING)
         except BaseException:
             # Not started (the disk refused `running`): nothing to end, the status is unchanged.
@@ -271,10 +363,46 @@ class LocalConversation(BaseConversation):
             if not ended:
                 with self._lock:
                     self._end_run(outcome)
-        if outcome.status == Status.ERROR:
+        if outcome.status == Status.ERROR and outcome.raises:
             raise ConversationRunError(self.id, outcome.code or "Error", outcome.detail) from (
                 outcome.cause
             )
+
+    async def arun(self) -> None:
+        """`run()` for asyncio code: the run goes on in a worker thread, the loop stays free.
+
+        Callbacks run in that worker thread (wrap async ones in `AsyncCallbackWrapper`).
+        `interrupt()` ends it early; cancelling the awaiting task interrupts the run too
+        (the cancellation then propagates as usual). Raises what `run()` raises.
+        """
+        import asyncio  # not at import time: it costs ~20 ms
+
+        self._check_open()
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(None, self.run)
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            self.interrupt()
+            raise
+
+    def interrupt(self) -> None:
+        """Stop a run now, not after its step: the run ends `paused` with an InterruptEvent.
+
+        An LLM reply that arrives after the interrupt is dropped, and no further tool call of
+        that step runs; a tool call already running finishes first (its result is kept).
+        An LLM request already sent cannot be taken back: the run ends when it returns.
+        Without a run this is `pause()`. Only sets flags while a run is going, so it is safe
+        from a signal handler and from any thread.
+        """
+        if self._closed:
+            return
+        if self.is_running:
+            self._interrupted.set()
+            self._pause_requested.set()
+            if self.is_running:
+                return
+        self.pause()
 
     def pause(self) -> None:
         """Stop after the current step (a running conversation) or mark an idle one paused."""
@@ -288,6 +416,117 @@ class LocalConversation(BaseConversation):
             self._emit(PauseEvent())
             if status != Status.RUNNING:
                 self._set_status(Status.PAUSED, best_effort=True)
+
+    def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
+        """Add or replace secrets: `{name: value or SecretSource}`.
+
+        A terminal command that names a secret (`$NAME`) gets it as an environment variable,
+        and its value is masked in the command's output. Secrets live in memory only (never
+        in events or on disk); a reopened conversation needs them again.
+        """
+        self._state.secret_registry.update_secrets(secrets)
+
+    def ask_agent(self, question: str) -> str:
+        """Ask the agent's LLM a question about the conversation so far; return its answer.
+
+        One completion on the current LLM context plus the question, without tools being
+        run: it records no event, changes no status and is not remembered. Safe while
+        `run()` is going in another thread. Its cost is counted under usage_id
+        `ask-agent-llm`. Raises `ConversationError` if the LLM answers no text.
+        """
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError("question must be a non-blank string")
+        self._check_open()
+        return answer_question(
+            self._state.llm_messages(),
+            self._side_llm(ASK_AGENT_USAGE_ID),
+            self.tool_schemas,
+            question,
+        )
+
+    def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
+        """A short title for this conversation, from its first user message.
+
+        Uses `llm`, or a copy of the agent's LLM counted under usage_id `title-generation`;
+        if the LLM fails, the first message cut to `max_length`. Does not change
+        `state.title`. Raises ValueError if there is no user message yet.
+        """
+        return generate_conversation_title(
+            self._state.active_branch(), llm or self._side_llm(TITLE_USAGE_ID), max_length
+        )
+
+    def fork(
+        self,
+        *,
+        conversation_id: uuid.UUID | str | None = None,
+        agent: AgentBase | None = None,
+        title: str | None = None,
+        tags: dict[str, str] | None = None,
+        reset_metrics: bool = True,
+        from_event_id: str | None = None,
+    ) -> LocalConversation:
+        """A new conversation (new id) that starts with a copy of this one's history.
+
+        `from_event_id`: copy only the branch from the root to that event, and continue from
+        there; None copies every event and keeps this HEAD. The fork gets `agent`, or a copy
+        of this agent with its own LLM metrics; `tags` (plus "title" when `title` is given)
+        and the title; this conversation's limits, hooks, secrets and visualizer class. Its
+        usage starts at zero unless `reset_metrics=False`. Creating it records no event in
+        either conversation; it is idle. A persisted conversation's fork is persisted next to
+        it. Raises `UnknownEventError` (a ValueError) for an unknown `from_event_id` and
+        ValueError for an id already in use.
+        """
+        self._check_open()
+        fork_agent = agent if agent is not None else copy_agent(self.agent)
+        visualizer = make_visualizer(type(self._visualizer)) if self._visualizer else None
+        with self._lock:
+            state = fork_state(
+                self._state,
+                conversation_id=conversation_id,
+                agent=fork_agent,
+                title=title,
+                tags=tags,
+                reset_metrics=reset_metrics,
+                from_event_id=from_event_id,
+            )
+            fork = LocalConversation.__new__(LocalConversation)
+            fork._attach(
+                state,
+                callbacks=None,
+                token_callbacks=None,
+                thresholds=self._stuck_detector.thresholds,
+                visualizer=visualizer,
+                secrets=self._state.secret_registry.sources(),
+            )
+        logger.info(
+            "conversation %s forked into %s (%s)",
+            self.id,
+            fork.id,
+            "whole log" if from_event_id is None else f"branch up to {from_event_id}",
+        )
+        return fork
+
+    def navigate_to(self, event_id: str | None) -> None:
+        """Move the HEAD: the next event follows `event_id`, starting a sibling branch.
+
+        The agent's context becomes the branch from the root to `event_id` (None: an empty
+        tree; the next event starts a new root). Nothing is deleted: the other branches stay
+        in `state.events`, out of `state.view`. The move is recorded (a state update), so it
+        survives a reopen. Raises `UnknownEventError` (a ValueError) for an id that is not an
+        event of this conversation and `ConversationAlreadyRunningError` during a run.
+        """
+        self._check_open()
+        with self._lock:
+            if self.is_running:
+                raise ConversationAlreadyRunningError(
+                    f"Conversation {self.id} is running; pause it and wait for the run to end "
+                    "before moving its HEAD."
+                )
+            if event_id is not None:
+                self._state.require_event(event_id)
+            if event_id == self._state.leaf_event_id:
+                return
+            self._emit(ConversationStateUpdateEvent(key=HEAD_KEY, value=event_id))
 
     def close(self) -> None:
         """Stop a running agent after its current step, then release tools and files.
@@ -315,6 +554,7 @@ class LocalConversation(BaseConversation):
                 except Exception:
                     logger.exception("closing tool %s failed", tool.name)
             with self._lock:
+                self._state.update_event_files()
                 try:
                     self._state.save()  # the snapshot that lets a reopen skip the history
                 except StorageError as exc:
@@ -333,32 +573,60 @@ class LocalConversation(BaseConversation):
 
     def _run_loop(self) -> _RunOutcome:
         while True:
+            if self._interrupted.is_set():
+                return _RunOutcome(Status.PAUSED, interrupted=True)
             if self._pause_requested.is_set():
                 return _RunOutcome(Status.PAUSED)
             if self._steps >= self._state.max_iterations:
                 return _RunOutcome(
                     Status.ERROR,
-                    "MaxIterationsReached",
+                    MAX_ITERATIONS_REACHED,
                     f"The agent took {self._steps} steps without finishing; raise "
                     "max_iteration_per_run or send a message and run again to continue.",
+                    raises=False,
                 )
             self._step_start = len(self._state.events)
             try:
-                wants_to_finish = self._state.agent.step(self, self._emit)
+                wants_to_finish = self._take_step()
+            except _StepInterrupted:
+                return _RunOutcome(Status.PAUSED, interrupted=True)
             except Exception as exc:
                 return _RunOutcome(Status.ERROR, type(exc).__name__, str(exc) or repr(exc), exc)
             self._steps += 1
             if wants_to_finish:
-                if self._user_spoke_since_step() or self._stop_denied():
+                if self._user_spoke_since_step():
                     continue
-                return _RunOutcome(Status.FINISHED)
-            if self.stuck_detection and self._is_stuck():
+                if not self._stop_denied():
+                    return _RunOutcome(Status.FINISHED)
+            # After a plain step, and after a denied Stop: a hook that always denies must not
+            # keep the agent talking to itself until the step cap.
+            reason = self._stuck_reason()
+            if reason is not None:
                 return _RunOutcome(
                     Status.STUCK,
                     "Stuck",
-                    "The agent repeated the same action with the same result "
-                    f"{STUCK_REPEATS} times; send it a message with new guidance and run again.",
+                    f"The agent {reason}; send it a message with new guidance and run again.",
                 )
+
+    def _take_step(self) -> bool:
+        """One agent step; its events go through `_step_emit`."""
+        agent = self._state.agent
+        if self._on_token is None:
+            return agent.step(self, self._step_emit)
+        return agent.step(self, self._step_emit, on_token=self._on_token)
+
+    def _step_emit(self, event: Event) -> None:
+        """Record an event of the running step, unless the step was interrupted.
+
+        After `interrupt()`, the result of a tool call that already ran is still recorded
+        (then the step ends); anything else (a late LLM reply, the next call) is dropped.
+        """
+        if not self._interrupted.is_set():
+            self._emit(event)
+            return
+        if isinstance(event, _RESULT_EVENTS):
+            self._emit(event)
+        raise _StepInterrupted
 
     def _user_spoke_since_step(self) -> bool:
         """Whether a user message arrived after the current step's LLM call began."""
@@ -378,9 +646,12 @@ class LocalConversation(BaseConversation):
         """Record how the run ended (usage, error, status); return how it really ended."""
         try:
             self._record_stats()
+            if outcome.interrupted:
+                self._emit(InterruptEvent())
             if outcome.code is not None:
                 self._emit(ConversationErrorEvent(code=outcome.code, detail=outcome.detail))
             self._set_status(outcome.status)
+            self._state.update_event_files()
         except EventLogClosedError:
             # close() gave up waiting for this run; the status is only kept in memory.
             self._state.execution_status = outcome.status
@@ -394,8 +665,16 @@ class LocalConversation(BaseConversation):
             return _RunOutcome(Status.ERROR, type(exc).__name__, str(exc), exc)
         return outcome
 
+    def record_stats(self) -> None:
+        """Append the LLM usage as a `stats` update if it changed since the last one.
+
+        Every run does this when it ends; call it after using a registered LLM outside a run
+        (the goal runner does, after its last judge call), so the usage is on disk.
+        """
+        with self._lock:
+            self._record_stats()
+
     def _record_stats(self) -> None:
-        """Append the LLM usage as a `stats` update if it changed since the last one."""
         stats = self._state.stats
         fingerprint = stats.fingerprint()
         if fingerprint != self._stats_recorded:
@@ -437,10 +716,9 @@ class LocalConversation(BaseConversation):
         )
         return True
 
-    def _is_stuck(self) -> bool:
-        events = self._state.events
-        total = len(events)
-        return is_stuck(events.read(max(0, total - WINDOW), total))
+    def _stuck_reason(self) -> str | None:
+        detector = self.stuck_detector
+        return None if detector is None else detector.check()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -451,9 +729,9 @@ class LocalConversation(BaseConversation):
 
     # -- events and status --------------------------------------------------------------------
 
-    def _emit(self, event: Event) -> None:
+    def _emit(self, event: Event) -> Event:
         """Persist `event`, then publish it to the callbacks (see EventPublisher)."""
-        self._publisher.emit(event)
+        return self._publisher.emit(event)
 
     def _set_status(self, status: Status, *, best_effort: bool = False) -> None:
         """Append the status change (the state applies it once it is on disk).
@@ -472,3 +750,13 @@ class LocalConversation(BaseConversation):
                     raise
                 self._state.execution_status = status
                 logger.warning("conversation %s: status %s not recorded: %s", self.id, status, exc)
+
+    def _side_llm(self, usage_id: str) -> LLM:
+        """A copy of the agent's LLM for side questions (own metrics, registered in stats)."""
+        with self._side_lock:
+            llm = self._side_llms.get(usage_id)
+            if llm is None:
+                llm = self.agent.llm.copy_for(usage_id, stream=False)
+                self._state.stats.register_llm(llm)
+                self._side_llms[usage_id] = llm
+            return llm

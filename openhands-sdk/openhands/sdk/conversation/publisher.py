@@ -40,19 +40,24 @@ class EventPublisher:
         with self._lock, contextlib.suppress(ValueError):
             self._callbacks.remove(callback)
 
-    def emit(self, event: Event) -> None:
-        """Append `event` to the log, then deliver it (and anything emitted meanwhile)."""
+    def emit(self, event: Event) -> Event:
+        """Append `event` to the log, then deliver it (and anything emitted meanwhile).
+
+        Returns the event as stored (stamped with its `parent_id`), which is also what the
+        callbacks get.
+        """
         with self._lock:
-            self._state.append_event(event)
+            event = self._state.append_event(event)
             self._backlog.append(event)
             if self._delivering:
-                return  # a callback emitted it: the outer emit delivers it, in order
+                return event  # a callback emitted it: the outer emit delivers it, in order
             self._delivering = True
             try:
                 while self._backlog:
                     self._deliver(self._backlog.popleft())
             finally:
                 self._delivering = False
+            return event
 
     def _deliver(self, event: Event) -> None:
         for callback in tuple(self._callbacks):

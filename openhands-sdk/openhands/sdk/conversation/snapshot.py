@@ -21,6 +21,7 @@ from pydantic import ValidationError
 __all__ = [
     "BASE_STATE_FILE",
     "EVENTS_SIZE_KEY",
+    "HEAD_KEY",
     "STATS_KEY",
     "STATUS_KEY",
     "invalid_state_error",
@@ -34,7 +35,9 @@ EVENTS_SIZE_KEY = "events_size"
 
 STATUS_KEY = "execution_status"
 STATS_KEY = "stats"
-"""State-update keys that set a field of the state; every other key lands in `state_updates`."""
+HEAD_KEY = "leaf_event_id"
+"""State-update keys that set a field of the state (and the HEAD of the conversation tree);
+every other key lands in `state_updates`."""
 
 
 def read_persisted_state(folder: Path) -> dict[str, Any] | None:
@@ -74,6 +77,8 @@ def read_snapshot(folder: Path) -> tuple[dict[str, Any], str] | None:
     except OSError as exc:
         raise storage_error("read", folder / EVENTS_FILE, exc) from exc
     for key, value in scan.updates.items():
+        if key == HEAD_KEY:
+            continue  # a HEAD move is read from the end of the log when it is needed
         if key in (STATUS_KEY, STATS_KEY):
             data[key] = value
         else:

@@ -22,28 +22,41 @@ import json
 import shutil
 import threading
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from openhands.sdk.agent.agent import Agent, AgentBase
+from openhands.sdk.conversation.branch import (
+    BranchView,
+    EventTree,
+    head_of,
+    is_tree_node,
+    tail_events,
+)
 from openhands.sdk.conversation.conversation_stats import ConversationStats
-from openhands.sdk.conversation.errors import ConversationStateError
+from openhands.sdk.conversation.errors import ConversationStateError, UnknownEventError
+from openhands.sdk.conversation.event_files import EventFiles, event_files_enabled
 from openhands.sdk.conversation.event_log import (
+    EVENTS_FILE,
     EventLog,
     FileEventLog,
     InMemoryEventLog,
 )
+from openhands.sdk.conversation.secret_registry import SecretRegistry
 from openhands.sdk.conversation.snapshot import (
     BASE_STATE_FILE,
     EVENTS_SIZE_KEY,
+    HEAD_KEY,
     STATS_KEY,
     STATUS_KEY,
     invalid_state_error,
     read_snapshot,
 )
-from openhands.sdk.event.base import Event
+from openhands.sdk.conversation.types import ConversationTags, validate_tags
+from openhands.sdk.event.base import ROOT_PARENT_ID, Event
 from openhands.sdk.event.state import ConversationStateUpdateEvent
 from openhands.sdk.event.to_messages import MessageHistory
 from openhands.sdk.hooks.config import HookConfig
@@ -106,6 +119,11 @@ class ConversationState(BaseModel):
     stuck_detection: bool = Field(default=True, description="End a run that repeats itself.")
     hook_config: HookConfig | None = None
     title: str | None = None
+    tags: ConversationTags = Field(
+        default_factory=dict,
+        description="Key-value labels (keys: lowercase letters and digits; values <= 256 "
+        "chars). A fork's title is also kept under 'title', as the reference SDK does.",
+    )
     created_at: datetime = Field(default_factory=_now)
 
     # -- derived from the event log (base_state.json keeps a snapshot) --------------------------
@@ -140,7 +158,13 @@ class ConversationState(BaseModel):
 
     def model_post_init(self, __context: Any) -> None:
         folder = self.folder
-        self._live = _Live(FileEventLog(folder) if folder is not None else InMemoryEventLog())
+        if folder is None:
+            self._live = _Live(InMemoryEventLog())
+        else:
+            log = FileEventLog(folder)
+            self._live = _Live(log)
+            if event_files_enabled():
+                self._live.files = EventFiles(folder, log.path)
         self._live.logged_status = self.execution_status
 
     # -- opening ------------------------------------------------------------------------------
@@ -155,13 +179,20 @@ class ConversationState(BaseModel):
         max_iterations: int | None = None,
         stuck_detection: bool | None = None,
         hook_config: HookConfig | None = None,
+        tags: dict[str, str] | None = None,
+        *,
+        title: str | None = None,
+        events: Sequence[Event] = (),
+        stats: ConversationStats | None = None,
     ) -> ConversationState:
         """Reopen the conversation persisted in `persistence_dir`, or create it there.
 
         `persistence_dir` is the conversation's own folder (None keeps it in memory). When
         reopening, every argument given replaces the stored value (the caller's agent carries
         the live LLM and its key, which disk never does) and None keeps the stored one; a
-        changed configuration is saved. Creating needs `agent` and `workspace`.
+        changed configuration is saved. Creating needs `agent` and `workspace`; a new
+        conversation may start with a copied history (`events`, written with one fsync, as a
+        fork does) and copied usage counts (`stats`).
 
         Raises `ConversationStateError` if the stored state cannot be read and
         `StorageError` if the disk refuses.
@@ -184,6 +215,8 @@ class ConversationState(BaseModel):
                 "max_iterations": max_iterations,
                 "stuck_detection": stuck_detection,
                 "hook_config": hook_config,
+                "tags": None if tags is None else {**state.tags, **validate_tags(tags)},
+                "title": title,
             }
             for name, value in changes.items():
                 if value is not None:
@@ -198,6 +231,10 @@ class ConversationState(BaseModel):
             )
         new_folder = folder is not None and not folder.exists()
         try:
+            if folder is not None and events:
+                folder.mkdir(parents=True, exist_ok=True)
+                lines = "".join(event.model_dump_json() + "\n" for event in events)
+                write_atomic(folder / EVENTS_FILE, lines)
             state = cls(
                 id=id,
                 agent=agent,
@@ -206,8 +243,13 @@ class ConversationState(BaseModel):
                 max_iterations=500 if max_iterations is None else max_iterations,
                 stuck_detection=True if stuck_detection is None else stuck_detection,
                 hook_config=hook_config,
+                tags=tags or {},
+                title=title,
+                stats=stats if stats is not None else ConversationStats(),
             )
             state._live.created_folder = new_folder
+            if events:
+                state._seed(list(events))
             state.stats.register_llm(agent.llm)
             state.save()
         except BaseException:
@@ -286,6 +328,11 @@ class ConversationState(BaseModel):
         return self._live.events
 
     @property
+    def secret_registry(self) -> SecretRegistry:
+        """The conversation's secrets (in memory only; see `update_secrets`)."""
+        return self._live.secrets
+
+    @property
     def lock(self) -> threading.RLock:
         """Guards status changes and appends; hold it for read-modify-write sequences."""
         return self._live.lock
@@ -295,38 +342,121 @@ class ConversationState(BaseModel):
         """True once any event was appended (answered without reading the log)."""
         return not self._live.events.is_empty
 
-    def append_event(self, event: Event) -> None:
+    def append_event(self, event: Event) -> Event:
         """Persist `event` (fsynced for file logs), then fold it into the derived state.
 
-        A `ConversationStateUpdateEvent` sets its key: `execution_status`, or an entry of
-        `state_updates` (`stats` updates only record the live `stats`). Raises `StorageError`
-        if the disk refuses; the state is then unchanged.
+        A tree node (any event but a state update) without a `parent_id` is stamped with the
+        HEAD and becomes the HEAD; the stamped copy is what is stored and returned. A
+        `ConversationStateUpdateEvent` sets its key: `execution_status`, the HEAD
+        (`leaf_event_id`), or an entry of `state_updates` (`stats` updates only record the
+        live `stats`). Raises `StorageError` if the disk refuses; the state is then unchanged.
         """
         live = self._live
         with live.lock:
+            node = is_tree_node(event)
+            if node and event.parent_id is None:
+                parent = live.head_id()
+                if parent is None and not live.events.is_empty:
+                    parent = ROOT_PARENT_ID  # a new root after navigate_to(None)
+                if parent is not None:
+                    event = event.model_copy(update={"parent_id": parent})
             live.events.append(event)
-            if isinstance(event, ConversationStateUpdateEvent):
+            if node:
+                live.head = event.id
+                live.head_known = True
+            elif isinstance(event, ConversationStateUpdateEvent):
                 self._apply_update(event.key, event.value)
             self.updated_at = event.timestamp
+        return event
+
+    def _seed(self, events: list[Event]) -> None:
+        """Take `events` as the history of this new conversation (already on disk if it
+        persists; a fork's copy keeps the events' ids and parents)."""
+        live = self._live
+        if isinstance(live.events, InMemoryEventLog):
+            for event in events:
+                live.events.append(event)
+        self.update_event_files()
+        live.head = head_of(reversed(events))
+        live.head_known = True
+
+    def update_event_files(self) -> None:
+        """Bring the per-event copy (`events/event-NNNNN-<id>.json`) up to date with the log.
+
+        Only with `OH_EVENT_FILES=1`: a convenience for readers that expect one file per
+        event; `events.jsonl` stays the source of truth (see `event_files.py`). Called at the
+        end of each run and at close.
+        """
+        live = self._live
+        with live.lock:
+            if live.files is not None and isinstance(live.events, FileEventLog):
+                live.files.update(live.events.size)
 
     def _apply_update(self, key: str, value: Any) -> None:
+        live = self._live
         if key == STATUS_KEY:
             # A status this version does not know stays in the log; the state ignores it.
             with contextlib.suppress(ValueError):
                 self.execution_status = ConversationExecutionStatus(value)
-                self._live.logged_status = self.execution_status
+                live.logged_status = self.execution_status
+        elif key == HEAD_KEY:
+            live.head = value if isinstance(value, str) else None
+            live.head_known = True
         elif key != STATS_KEY:
             self.state_updates[key] = value
 
-    def llm_messages(self) -> list[Message]:
-        """The LLM message list for the events so far, converting only new events."""
+    # -- the conversation tree ----------------------------------------------------------------
+
+    @property
+    def leaf_event_id(self) -> str | None:
+        """The HEAD of the conversation tree: the event the next one follows (None: empty)."""
         live = self._live
         with live.lock:
-            total = len(live.events)
-            if total > live.history_upto:
-                live.history.extend(live.events.read(live.history_upto, total))
-                live.history_upto = total
-            return live.history.messages
+            return live.head_id()
+
+    def active_branch(self, limit: int | None = None) -> list[Event]:
+        """The events from the root to the HEAD, oldest first (`limit`: only the newest).
+
+        Abandoned branches (after `navigate_to` or a fork from an earlier event) are left
+        out; state updates, which are not part of the tree, too.
+        """
+        live = self._live
+        with live.lock:
+            return live.branch(live.head_id(), limit)
+
+    def branch_to(self, event_id: str, limit: int | None = None) -> list[Event]:
+        """The events from the root to `event_id`, oldest first (`limit`: only the newest).
+
+        Raises `UnknownEventError` (a ValueError) if `event_id` is not a node of the log.
+        """
+        live = self._live
+        with live.lock:
+            return live.branch(event_id, limit)
+
+    @property
+    def view(self) -> BranchView:
+        """The active branch's LLM-convertible events (`view.events`)."""
+        return BranchView(self.active_branch())
+
+    def require_event(self, event_id: str) -> None:
+        """Raise `UnknownEventError` (a ValueError) unless `event_id` names a node of the log."""
+        live = self._live
+        with live.lock:
+            if event_id not in live.folded_tree().parents:
+                raise UnknownEventError(
+                    f"Event {event_id!r} is not in conversation {self.id} (state updates are "
+                    "not branch points either); pick an id from state.events."
+                )
+
+    def llm_messages(self) -> list[Message]:
+        """The LLM message list of the active branch, converting only new events.
+
+        Appending on the active branch extends the list (each event is converted once); after
+        the HEAD moved to another branch, the list is rebuilt once from that branch.
+        """
+        live = self._live
+        with live.lock:
+            return live.llm_messages()
 
     def close(self) -> None:
         """Release the event log's file."""
@@ -341,6 +471,7 @@ _CONFIG_FIELDS: set[str] = {
     "stuck_detection",
     "hook_config",
     "title",
+    "tags",
     "created_at",
 }
 """The fields whose change rewrites base_state.json (the others are derived from events)."""
@@ -359,20 +490,90 @@ class _Live:
     __slots__ = (
         "created_folder",
         "events",
+        "files",
+        "head",
+        "head_known",
         "history",
+        "history_leaf",
         "history_upto",
         "lock",
         "logged_status",
         "saved",
         "saved_config",
+        "secrets",
+        "tree",
     )
 
     def __init__(self, events: FileEventLog | InMemoryEventLog) -> None:
         self.events = events
+        self.files: EventFiles | None = None  # the per-event copy (file logs only)
         self.lock = threading.RLock()
         self.history = MessageHistory()
-        self.history_upto = 0
+        self.history_upto = 0  # events of the log folded into `history`
+        self.history_leaf: str | None = None  # the node `history` ends with
+        self.tree = EventTree()
+        self.head: str | None = None  # the HEAD, once known
+        self.head_known = False
+        self.secrets = SecretRegistry()  # in memory only: never persisted
         self.saved: str | None = None  # the base_state.json text last written or read
         self.saved_config: str | None = None  # its configuration part, as JSON
         self.created_folder = False  # this process created the conversation's folder
         self.logged_status = ConversationExecutionStatus.IDLE  # the log's newest status
+
+    # The tree, kept here (a plain object) rather than on the pydantic model: these run on
+    # every step, and pydantic's private-attribute lookup is slow. Callers hold `lock`.
+
+    def head_id(self) -> str | None:
+        """The HEAD (read from the end of the log once, after reopening)."""
+        if not self.head_known:
+            log = self.events
+            if isinstance(log, FileEventLog):
+                self.head = head_of(tail_events(log.path, log.size))
+            else:
+                self.head = head_of(reversed(log.read()))
+            self.head_known = True
+        return self.head
+
+    def folded_tree(self) -> EventTree:
+        """The parents of every event, folded up to the end of the log."""
+        tree = self.tree
+        total = len(self.events)
+        if tree.upto < total:
+            tree.fold(self.events.read(tree.upto, total))
+        return tree
+
+    def branch(self, leaf: str | None, limit: int | None) -> list[Event]:
+        """The path from the root to `leaf`, oldest first (`limit`: only the newest events)."""
+        tree = self.folded_tree()
+        if limit is not None and tree.linear and leaf == tree.last_node:
+            # Never branched: the newest nodes of the log are the branch's end.
+            total = tree.upto
+            window = self.events.read(max(0, total - 2 * limit - 4), total)
+            nodes = [event for event in window if is_tree_node(event)]
+            if len(nodes) >= limit or len(window) == total:
+                return nodes[-limit:] if limit else []
+        return tree.path_to_root(leaf, self.events.get, limit)
+
+    def llm_messages(self) -> list[Message]:
+        """See `ConversationState.llm_messages`."""
+        tree = self.folded_tree()
+        head = self.head_id()
+        if self.history_leaf == head and self.history_upto == tree.upto:
+            return self.history.messages
+        added = self.events.read(self.history_upto, tree.upto)
+        leaf = self.history_leaf
+        for event in added:
+            if is_tree_node(event):
+                if tree.parents[event.id] != leaf:
+                    break
+                leaf = event.id
+        else:
+            if leaf == head:
+                self.history.extend(added)
+                self.history_leaf, self.history_upto = head, tree.upto
+                return self.history.messages
+        history = MessageHistory()
+        history.extend(tree.path_to_root(head, self.events.get))
+        self.history = history
+        self.history_leaf, self.history_upto = head, tree.upto
+        return history.messages

@@ -11,6 +11,7 @@ from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
 from openhands.sdk.event.state import (
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
+    InterruptEvent,
     PauseEvent,
 )
 from openhands.sdk.event.to_messages import events_to_messages
@@ -22,6 +23,7 @@ __all__ = [
     "ConversationStateUpdateEvent",
     "Event",
     "EventSource",
+    "InterruptEvent",
     "LLMConvertibleEvent",
     "MessageEvent",
     "ObservationEvent",

@@ -14,6 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 EventSource = Literal["agent", "user", "environment", "hook"]
 
+ROOT_PARENT_ID = "__root__"
+"""The `parent_id` of an event that starts a new root after `navigate_to(None)` (no event may
+have this id). An event whose `parent_id` is None is the first event, or one written before
+events had parents: its parent is the previous event of the log that is not a state update."""
+
 
 def _new_event_id() -> str:
     return uuid.uuid4().hex
@@ -59,6 +64,11 @@ class Event(BaseModel):
     id: str = Field(default_factory=_new_event_id)
     timestamp: datetime = Field(default_factory=_now)
     source: EventSource = "environment"
+    parent_id: str | None = Field(
+        default=None,
+        description="The event this one follows in the conversation tree (set when it is "
+        "appended; events sharing a parent are sibling branches). See ROOT_PARENT_ID.",
+    )
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

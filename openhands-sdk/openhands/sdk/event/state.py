@@ -1,4 +1,4 @@
-"""Events about the conversation itself: pauses, errors and state updates."""
+"""Events about the conversation itself: pauses, interrupts, errors and state updates."""
 
 from __future__ import annotations
 
@@ -9,6 +9,16 @@ from openhands.sdk.event.base import Event, EventSource
 
 class PauseEvent(Event):
     """The user asked the conversation to pause after its current step."""
+
+    source: EventSource = "user"
+
+
+class InterruptEvent(Event):
+    """The user interrupted the run: the step under way is cut short and the run pauses.
+
+    Unlike a pause (after the current step), an interrupt drops an LLM reply that arrives
+    after it and runs no further tool call of that step.
+    """
 
     source: EventSource = "user"
 

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from openhands.sdk.conversation.secret_registry import SecretRegistry, secret_registry_of
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
 from openhands.sdk.utils.truncate import truncate_middle
 from openhands.tools.params import parse_params
@@ -95,6 +96,7 @@ class TerminalExecutor:
         self.username = username
         self._env = env
         self._session: TerminalSession | None = None
+        self._secrets: SecretRegistry | None = None  # the conversation's, once it calls
         self._lock = threading.Lock()
         self._closed = False
 
@@ -106,6 +108,7 @@ class TerminalExecutor:
             if self._closed:
                 return self._error(action, "The terminal was closed with its conversation.")
             notes: list[str] = []
+            self._secrets = secret_registry_of(conversation)
             try:
                 session = self._live_session(notes, restart=not action.is_input)
                 if action.is_input:
@@ -137,7 +140,11 @@ class TerminalExecutor:
         if not action.command.strip():
             return self._error(action, "The command is empty: give a bash command to run.")
         timeout = action.timeout or self.default_timeout
-        result = session.run(action.command, timeout, no_change_timeout=self._no_change(action))
+        # Secrets the command names are exported first (the script file is private and deleted).
+        exports = self._secrets.export_script(action.command) if self._secrets else ""
+        result = session.run(
+            exports + action.command, timeout, no_change_timeout=self._no_change(action)
+        )
         return self._observe(action, result, notes, waited=timeout)
 
     def _input(
@@ -198,6 +205,8 @@ class TerminalExecutor:
         is_error: bool = False,
     ) -> TerminalObservation:
         cleaned = clean_output(result.output).strip("\n")
+        if self._secrets is not None:  # no secret value reaches the LLM, events or logs
+            cleaned = self._secrets.mask(cleaned)
         output = truncate_middle(cleaned, self.max_output_chars)
         if len(cleaned) > self.max_output_chars:
             notes = [*notes, TRUNCATED_NOTE]

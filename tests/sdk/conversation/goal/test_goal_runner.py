@@ -10,6 +10,7 @@ from goal_helpers import GoalConversation, finish, goal_chips, judge_json, think
 from openhands.sdk import (
     ActionEvent,
     Agent,
+    ConversationExecutionStatus,
     ConversationStateUpdateEvent,
     Event,
     LocalConversation,
@@ -17,10 +18,13 @@ from openhands.sdk import (
 )
 from openhands.sdk.agent import AgentBase
 from openhands.sdk.contracts import ConversationStateView
+from openhands.sdk.conversation import load_conversation_summary
 from openhands.sdk.conversation.goal import (
+    ROUND_ENDING_ERRORS,
     GoalStatus,
     InvalidGoalError,
     NoResumableGoalError,
+    RunEnd,
     last_goal_status,
     resume_goal,
     run_goal,
@@ -192,6 +196,61 @@ def test_a_run_hitting_its_step_cap_is_a_round_that_gets_judged(
     outcome = run_goal(conversation, "Do it", judge(judge_json(0.5), judge_json(1.0, True)))
     assert outcome.status == "complete"
     assert outcome.iterations == 2
+
+
+def test_a_run_that_hits_its_step_cap_ends_with_the_code_that_only_ends_a_round(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([think("plan"), think("more")], max_iteration_per_run=1)
+    conversation.send_message("Do it")
+    conversation.run()  # returns: the step cap is a status, as in the reference
+
+    state = conversation.state
+    end = RunEnd.after_run(state.execution_status, state.events)
+
+    assert end.status == ConversationExecutionStatus.ERROR
+    assert end.code == "MaxIterationsReached"
+    assert end.code in ROUND_ENDING_ERRORS
+    assert end.error is not None and "max_iteration_per_run" in end.error
+
+
+def test_a_finished_run_ends_without_an_error(goal_conversation: GoalConversation) -> None:
+    conversation = goal_conversation([finish("done")])
+    conversation.send_message("Do it")
+    conversation.run()
+
+    state = conversation.state
+    end = RunEnd.after_run(state.execution_status, state.events)
+
+    assert (end.status, end.code, end.error) == (ConversationExecutionStatus.FINISHED, None, None)
+
+
+def test_the_judge_cost_is_kept_in_the_conversation_stats_and_on_disk(
+    goal_conversation: GoalConversation, persistence_dir: Path
+) -> None:
+    conversation = goal_conversation([finish("one"), finish("two")], persist=True)
+    judge_llm = judge(judge_json(0.5), judge_json(1.0, True), costs=(0.25, 0.5))
+
+    run_goal(conversation, "Do it", judge_llm)
+
+    assert conversation.conversation_stats.get_metrics_for_usage("judge").accumulated_cost == 0.75
+    # On disk before any close: the last judge call came after the last run ended.
+    summary = load_conversation_summary(persistence_dir, conversation.id)
+    assert summary is not None
+    assert summary.stats.get_metrics_for_usage("judge").accumulated_cost == 0.75
+
+
+def test_a_judge_sharing_the_agents_usage_id_does_not_replace_its_stats(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([finish("one")], costs=[0.1])
+    judge_llm = TestLLM.from_messages([judge_json(1.0, True)], usage_id="agent", costs=[5.0])
+
+    run_goal(conversation, "Do it", judge_llm)
+
+    agent_metrics = conversation.conversation_stats.get_metrics_for_usage("agent")
+    assert agent_metrics is conversation.agent.llm.metrics
+    assert agent_metrics.accumulated_cost == 0.1
 
 
 def test_a_user_pause_interrupts_the_goal(goal_conversation: GoalConversation) -> None:

@@ -10,7 +10,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from openhands.sdk.contracts import EventHistory
 from openhands.sdk.conversation.state import ConversationExecutionStatus
+from openhands.sdk.event.state import ConversationErrorEvent
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 GoalStatusName = Literal["running", "complete", "capped", "interrupted"]
@@ -244,6 +246,25 @@ class RunEnd(BaseModel):
     status: ConversationExecutionStatus
     error: str | None = None
     code: str | None = None
+
+    @classmethod
+    def after_run(cls, status: ConversationExecutionStatus, events: EventHistory) -> RunEnd:
+        """How a run that returned without raising ended, from the conversation's state.
+
+        A run that ends `error` without raising (the step cap: `MaxIterationsReached`) is
+        described by the newest `ConversationErrorEvent` among the last events.
+        """
+        if status != ConversationExecutionStatus.ERROR:
+            return cls(status=status)
+        total = len(events)
+        for event in reversed(events.read(max(0, total - _ERROR_SEARCH), total)):
+            if isinstance(event, ConversationErrorEvent):
+                return cls(status=status, error=f"{event.code}: {event.detail}", code=event.code)
+        return cls(status=status, error="Error: the run ended with status error", code="Error")
+
+
+_ERROR_SEARCH = 50
+"""How many of the newest events `RunEnd.after_run` searches for the run's error event."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ module only moves messages, runs and status events.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Callable, Iterator
 
@@ -36,10 +37,13 @@ from openhands.sdk.conversation.goal.status import (
     last_goal_status,
 )
 from openhands.sdk.conversation.goal.verify import Verifier
+from openhands.sdk.conversation.local import LocalConversation
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event
 from openhands.sdk.llm.errors import LLMError
 from openhands.sdk.llm.llm import LLM
+
+logger = logging.getLogger(__name__)
 
 StatusCallback = Callable[[GoalStatus], None]
 """`on_status(status)`: called with every status the loop records (its `phase` included)."""
@@ -159,7 +163,30 @@ def _run_once(conversation: DrivableConversation) -> RunEnd:
             error=f"{exc.code}: {exc.detail}",
             code=exc.code,
         )
-    return RunEnd(status=conversation.state.execution_status)
+    state = conversation.state
+    return RunEnd.after_run(state.execution_status, state.events)
+
+
+def _count_judge_cost(conversation: DrivableConversation, judge_llm: LLM) -> None:
+    """Register the judge's LLM in the conversation's stats, so its cost is kept with it.
+
+    Only for a `LocalConversation` (a server keeps its own stats); the stats are recorded at
+    the end of each run and of the goal. A judge sharing the usage_id of another registered
+    LLM (the agent's) is not registered: its counts would replace that LLM's.
+    """
+    if not isinstance(conversation, LocalConversation):
+        return
+    stats = conversation.conversation_stats
+    registered = stats.usage_to_metrics.get(judge_llm.usage_id)
+    if registered is not None and registered is not judge_llm.metrics:
+        logger.warning(
+            "the goal judge's LLM has usage_id %r, like another LLM of this conversation; its "
+            "cost is not kept in the conversation's stats (give it its own usage_id, e.g. "
+            "'goal-judge')",
+            judge_llm.usage_id,
+        )
+        return
+    stats.register_llm(judge_llm)
 
 
 def drive_goal(
@@ -227,6 +254,8 @@ def drive_goal(
     finally:
         if guard is not None:
             guard.close()
+    if isinstance(conversation, LocalConversation):
+        conversation.record_stats()  # the last judge call came after the last run's record
     record(controller.final_status(outcome))
     return outcome
 
@@ -267,6 +296,7 @@ def run_goal(
         working_dir=working_dir or conversation.workspace.working_dir,
         verifier=verifier,
     )
+    _count_judge_cost(conversation, judge_llm)
     return drive_goal(conversation, controller, on_status=on_status)
 
 
@@ -299,4 +329,5 @@ def resume_goal(
         working_dir=working_dir or conversation.workspace.working_dir,
         verifier=verifier,
     )
+    _count_judge_cost(conversation, judge_llm)
     return drive_goal(conversation, controller, resume=True, on_status=on_status)

@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.base import BaseConversation, as_user_message
-from openhands.sdk.conversation.errors import ConversationClosedError, ConversationRunError
+from openhands.sdk.conversation.conversation_stats import ConversationStats
+from openhands.sdk.conversation.errors import (
+    MAX_ITERATIONS_REACHED,
+    ConversationClosedError,
+    ConversationRunError,
+)
 from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.conversation.remote.events import (
     Callback,
@@ -22,6 +27,7 @@ from openhands.sdk.conversation.remote.events import (
 from openhands.sdk.conversation.remote.goals import RemoteGoals
 from openhands.sdk.conversation.remote.state import RemoteState
 from openhands.sdk.conversation.state import ConversationExecutionStatus
+from openhands.sdk.conversation.visualizer.base import ConversationVisualizerBase
 from openhands.sdk.event.state import ConversationErrorEvent, ConversationStateUpdateEvent
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
@@ -59,9 +65,19 @@ class RemoteConversation(BaseConversation):
         max_iteration_per_run: int = 500,
         hook_config: HookConfig | None = None,
         persistence_dir: str | Path | None = None,
+        visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
     ) -> None:
-        """Create the conversation on the server (or attach to `conversation_id`) and subscribe."""
+        """Create the conversation on the server (or attach to `conversation_id`) and subscribe.
+
+        `visualizer` (an instance or a class) is shown every mirrored event, after the
+        callbacks.
+        """
         del persistence_dir  # the server owns persistence
+        if isinstance(visualizer, type):
+            visualizer = visualizer()
+        listeners = list(callbacks or ())
+        if visualizer is not None:
+            listeners.append(visualizer.on_event)
         if max_iteration_per_run < 1:
             raise ValueError("max_iteration_per_run must be >= 1")
         self._agent = agent
@@ -86,13 +102,15 @@ class RemoteConversation(BaseConversation):
                 event = parse_event(raw)
                 if event is not None:
                     self._events.add(event)
-            self._stream = EventStream(self._client, self._id, self._events, callbacks or [])
+            self._stream = EventStream(self._client, self._id, self._events, listeners)
             self._stream.start()
         except BaseException:
             self._client.close()
             raise
         self._state = RemoteState(self._id, agent, self._client, self._events)
         self._goals = RemoteGoals(self._client, self._id, self._events)
+        if visualizer is not None:
+            visualizer.initialize(self._state)
 
     # -- BaseConversation ---------------------------------------------------------------------
 
@@ -108,6 +126,11 @@ class RemoteConversation(BaseConversation):
     def agent(self) -> AgentBase:
         """The agent this conversation was created with."""
         return self._agent
+
+    @property
+    def conversation_stats(self) -> ConversationStats:
+        """LLM usage per usage_id, as the server last recorded it (one REST read)."""
+        return self._state.stats
 
     @property
     def workspace(self) -> RemoteWorkspace:
@@ -129,7 +152,8 @@ class RemoteConversation(BaseConversation):
 
         Raises `ConversationRunError` on `error`, with the server's error detail, and
         `ConversationAlreadyRunningError` if a run (or a goal) is already in progress. Like a
-        local run, `stuck` is a status, not an exception.
+        local run, `stuck` and the step cap (`error` with `MaxIterationsReached`) are a
+        status, not an exception.
         """
         self._check_open()
         with self._run_lock:
@@ -257,6 +281,8 @@ class RemoteConversation(BaseConversation):
     def _raise_run_error(self, start: int) -> None:
         for event in reversed(self._events.read(start)):
             if isinstance(event, ConversationErrorEvent):
+                if event.code == MAX_ITERATIONS_REACHED:
+                    return  # the step cap ends the run without raising, as a local run does
                 raise ConversationRunError(self._id, event.code, event.detail)
         raise ConversationRunError(self._id, "Error", "The run ended with status error.")
 

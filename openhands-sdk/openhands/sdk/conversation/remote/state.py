@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 from openhands.sdk.agent.agent import AgentBase
+from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.conversation.remote.events import RemoteEventCache
 from openhands.sdk.conversation.state import ConversationExecutionStatus
@@ -66,3 +67,8 @@ class RemoteState:
         """Cost and token usage per LLM usage_id, read from the server."""
         raw = self.info().get("metrics") or {}
         return {name: Metrics.model_validate(value) for name, value in raw.items()}
+
+    @property
+    def stats(self) -> ConversationStats:
+        """`metrics` as a `ConversationStats` (a snapshot read from the server)."""
+        return ConversationStats(usage_to_metrics=self.metrics)

@@ -41,3 +41,24 @@ class ConversationVisualizerBase(ABC):
         """A visualizer for a sub-agent named `agent_id`; None (the default) shows nothing."""
         del agent_id
         return None
+
+
+VisualizerOption = type[ConversationVisualizerBase] | ConversationVisualizerBase | None
+"""`visualizer=`: an instance, a class to instantiate with no arguments, or None (none)."""
+
+
+def make_visualizer(value: Any) -> ConversationVisualizerBase | None:
+    """The visualizer for `visualizer=`: an instance, a class (instantiated), or None.
+
+    Raises TypeError for anything else.
+    """
+    if value is None:
+        return None
+    if isinstance(value, ConversationVisualizerBase):
+        return value
+    if isinstance(value, type) and issubclass(value, ConversationVisualizerBase):
+        return value()
+    raise TypeError(
+        "visualizer must be a ConversationVisualizerBase instance or subclass, or None; "
+        f"got {value!r}"
+    )

@@ -1,0 +1,139 @@
+"""`SecretRegistry`: the secrets of one conversation, given to the commands that name them.
+
+`conversation.update_secrets({"GITHUB_TOKEN": "...", "DB_PASSWORD": MySource()})` registers
+them. When the terminal runs a command that names a secret (`$GITHUB_TOKEN`,
+`${GITHUB_TOKEN}` or the bare name), the value is fetched from its source and exported to the
+shell for that command; every value ever handed out is replaced by `<secret-hidden>` in the
+terminal's output, so it never reaches the LLM, the events or the log. The registry lives in
+memory only: secrets are never written to disk, so a reopened conversation needs
+`update_secrets` again.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shlex
+import threading
+from collections.abc import Mapping
+
+from openhands.sdk.secret.secrets import SecretSource, SecretValue, StaticSecret
+from pydantic import SecretStr
+
+__all__ = ["MASK", "SecretRegistry", "secret_registry_of"]
+
+logger = logging.getLogger(__name__)
+
+MASK = "<secret-hidden>"
+"""What a secret value is replaced with in command output."""
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class SecretRegistry:
+    """Named secret sources, looked up when a command names them; thread-safe."""
+
+    def __init__(self) -> None:
+        self._sources: dict[str, SecretSource] = {}
+        self._seen: dict[str, str] = {}  # name -> the last value handed out (to mask it)
+        self._lock = threading.Lock()
+
+    def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
+        """Add or replace secrets: each a value (str) or a `SecretSource`.
+
+        Names must be valid environment variable names. Raises ValueError naming the first
+        bad entry (nothing is added then).
+        """
+        sources: dict[str, SecretSource] = {}
+        for name, value in secrets.items():
+            if not isinstance(name, str) or not _NAME.match(name):
+                raise ValueError(
+                    f"secret name {name!r} is not a valid environment variable name "
+                    "(letters, digits and _, not starting with a digit)"
+                )
+            if isinstance(value, SecretSource):
+                sources[name] = value
+            elif isinstance(value, str):
+                sources[name] = StaticSecret(value=SecretStr(value))
+            else:
+                raise ValueError(
+                    f"secret {name!r} must be a string or a SecretSource, "
+                    f"got {type(value).__name__}"
+                )
+        with self._lock:
+            self._sources.update(sources)
+            for name, source in sources.items():
+                self._seen.pop(name, None)
+                if isinstance(source, StaticSecret) and (value := source.get_value()):
+                    self._seen[name] = value  # known now: mask it even if never exported
+
+    def sources(self) -> dict[str, SecretSource]:
+        """A copy of the registered sources by name (a fork takes them over)."""
+        with self._lock:
+            return dict(self._sources)
+
+    @property
+    def names(self) -> list[str]:
+        """The registered secret names, sorted."""
+        with self._lock:
+            return sorted(self._sources)
+
+    def descriptions(self) -> dict[str, str | None]:
+        """Each secret's description (for telling the agent which secrets exist)."""
+        with self._lock:
+            return {name: source.description for name, source in sorted(self._sources.items())}
+
+    def named_in(self, command: str) -> list[str]:
+        """The registered secrets that `command` names (as $NAME, ${NAME} or NAME)."""
+        with self._lock:
+            names = list(self._sources)
+        return [
+            name
+            for name in names
+            if re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", command)
+        ]
+
+    def env_for(self, command: str) -> dict[str, str]:
+        """The environment variables to export for `command`: each secret it names.
+
+        A source that fails (a lookup that errors) is logged without its value and left out.
+        """
+        env: dict[str, str] = {}
+        for name in self.named_in(command):
+            with self._lock:
+                source = self._sources.get(name)
+            if source is None:
+                continue
+            try:
+                value = source.get_value()
+            except Exception as exc:  # a user's source: never let it break the command
+                logger.warning("secret %s could not be read: %s", name, type(exc).__name__)
+                continue
+            if value:
+                env[name] = value
+                with self._lock:
+                    self._seen[name] = value
+        return env
+
+    def export_script(self, command: str) -> str:
+        """Bash lines exporting the secrets `command` names ("" when it names none)."""
+        return "".join(
+            f"export {name}={shlex.quote(value)}\n" for name, value in self.env_for(command).items()
+        )
+
+    def mask(self, text: str) -> str:
+        """`text` with every secret value handed out so far replaced by MASK."""
+        if not text:
+            return text
+        with self._lock:
+            values = sorted(set(self._seen.values()), key=len, reverse=True)
+        for value in values:
+            if value in text:
+                text = text.replace(value, MASK)
+        return text
+
+
+def secret_registry_of(conversation: object) -> SecretRegistry | None:
+    """The secret registry of a conversation in this process (None for others or None)."""
+    registry = getattr(getattr(conversation, "state", None), "secret_registry", None)
+    return registry if isinstance(registry, SecretRegistry) else None
