@@ -35,7 +35,7 @@ from openhands.sdk.conversation import (
 )
 from openhands.sdk.conversation.visualizer import ConversationVisualizerBase
 from openhands.sdk.errors import OpenHandsError
-from openhands.sdk.event import ActionEvent, Event, MessageEvent
+from openhands.sdk.event import ActionEvent, ConversationErrorEvent, Event, MessageEvent
 from openhands.sdk.llm import LLM
 from openhands.sdk.subagent import AgentFactory
 from openhands.tools.task.index import TaskIndex, TaskRecord, utc_now
@@ -236,11 +236,15 @@ class TaskManager:
             if status == ConversationExecutionStatus.FINISHED:
                 update = {"status": "completed", "result": final, "error": None}
             else:
-                update = {
-                    "status": "error",
-                    "result": final,
-                    "error": f"The sub-agent stopped with status {status.value!r}.",
-                }
+                failure = next(
+                    (e for e in reversed(events) if isinstance(e, ConversationErrorEvent)), None
+                )
+                reason = (
+                    f"{failure.code}: {failure.detail}"
+                    if failure is not None
+                    else f"The sub-agent stopped with status {status.value!r}."
+                )
+                update = {"status": "error", "result": final, "error": reason}
         except ConversationRunError as exc:
             update = {"status": "error", "error": f"{exc.code}: {exc.detail}"}
         except Exception as exc:  # the parent agent must learn why, not crash
