@@ -11,6 +11,7 @@ from openhands.sdk.event import (
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     Event,
+    HookExecutionEvent,
     LLMConvertibleEvent,
     MessageEvent,
     ObservationEvent,
@@ -66,6 +67,17 @@ SAMPLES: list[Event] = [
     PauseEvent(),
     ConversationErrorEvent(code="LLMError", detail="the provider is down"),
     ConversationStateUpdateEvent(key="goal", value={"status": "running", "iteration": 2}),
+    HookExecutionEvent(
+        hook_event_type="PreToolUse",
+        hook_command="./check.sh",
+        tool_name="echo",
+        success=True,
+        blocked=True,
+        exit_code=2,
+        reason="not allowed",
+        action_id="a1",
+        hook_input={"tool_name": "echo", "tool_input": {"text": "hi"}},
+    ),
 ]
 
 
