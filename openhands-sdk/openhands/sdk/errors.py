@@ -27,6 +27,7 @@ OpenHandsError
 ├── InvalidToolSpecError              (ValueError) openhands.sdk.tool.registry
 │   └── UnknownToolError
 ├── UnknownEventKindError             (ValueError) openhands.sdk.event.base
+├── SkillValidationError              (ValueError) openhands.sdk.context: a malformed skill file
 ├── UnknownUsageIdError               (LookupError) openhands.sdk.conversation.conversation_stats
 └── StorageError                      (OSError) here: the disk refused a write or a read
     └── StorageFullError              no space left (ENOSPC, EDQUOT)
