@@ -13,6 +13,7 @@ PUBLIC_NAMES = [
     "ActionEvent",
     "Agent",
     "AgentBase",
+    "AgentContext",
     "AgentErrorEvent",
     "BaseConversation",
     "Conversation",
@@ -25,6 +26,7 @@ PUBLIC_NAMES = [
     "Event",
     "FinishTool",
     "HookConfig",
+    "HookExecutionEvent",
     "ImageContent",
     "LLMConvertibleEvent",
     "LLMError",
@@ -49,6 +51,10 @@ PUBLIC_NAMES = [
     "ToolExecutor",
     "UserRejectObservation",
     "get_logger",
+    "load_memory",
+    "load_project_skills",
+    "load_skills_from_dir",
+    "load_user_skills",
     "register_tool",
     "resolve_tool",
 ]
@@ -56,6 +62,13 @@ PUBLIC_NAMES = [
 # Where each name is defined publicly (the re-export must be that same object).
 HOME_MODULES = {
     "openhands.sdk.agent": ["Agent", "AgentBase"],
+    "openhands.sdk.context": [
+        "AgentContext",
+        "load_memory",
+        "load_project_skills",
+        "load_skills_from_dir",
+        "load_user_skills",
+    ],
     "openhands.sdk.conversation": [
         "BaseConversation",
         "Conversation",
@@ -72,6 +85,7 @@ HOME_MODULES = {
         "ConversationErrorEvent",
         "ConversationStateUpdateEvent",
         "Event",
+        "HookExecutionEvent",
         "LLMConvertibleEvent",
         "MessageEvent",
         "ObservationEvent",

@@ -6,6 +6,13 @@ on the model's first use rather than at import (a third of the import time other
 """
 
 from openhands.sdk.agent import Agent, AgentBase
+from openhands.sdk.context import (
+    AgentContext,
+    load_memory,
+    load_project_skills,
+    load_skills_from_dir,
+    load_user_skills,
+)
 from openhands.sdk.conversation import (
     BaseConversation,
     Conversation,
@@ -22,6 +29,7 @@ from openhands.sdk.event import (
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     Event,
+    HookExecutionEvent,
     LLMConvertibleEvent,
     MessageEvent,
     ObservationEvent,
@@ -59,6 +67,7 @@ __all__ = [
     "ActionEvent",
     "Agent",
     "AgentBase",
+    "AgentContext",
     "AgentErrorEvent",
     "BaseConversation",
     "Conversation",
@@ -71,6 +80,7 @@ __all__ = [
     "Event",
     "FinishTool",
     "HookConfig",
+    "HookExecutionEvent",
     "ImageContent",
     "LLMConvertibleEvent",
     "LLMError",
@@ -95,6 +105,10 @@ __all__ = [
     "ToolExecutor",
     "UserRejectObservation",
     "get_logger",
+    "load_memory",
+    "load_project_skills",
+    "load_skills_from_dir",
+    "load_user_skills",
     "register_tool",
     "resolve_tool",
 ]
