@@ -51,10 +51,6 @@ PUBLIC_NAMES = [
     "ToolExecutor",
     "UserRejectObservation",
     "get_logger",
-    "load_memory",
-    "load_project_skills",
-    "load_skills_from_dir",
-    "load_user_skills",
     "register_tool",
     "resolve_tool",
 ]
@@ -62,13 +58,7 @@ PUBLIC_NAMES = [
 # Where each name is defined publicly (the re-export must be that same object).
 HOME_MODULES = {
     "openhands.sdk.agent": ["Agent", "AgentBase"],
-    "openhands.sdk.context": [
-        "AgentContext",
-        "load_memory",
-        "load_project_skills",
-        "load_skills_from_dir",
-        "load_user_skills",
-    ],
+    "openhands.sdk.context": ["AgentContext"],
     "openhands.sdk.conversation": [
         "BaseConversation",
         "Conversation",

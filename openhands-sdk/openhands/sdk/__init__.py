@@ -6,13 +6,7 @@ on the model's first use rather than at import (a third of the import time other
 """
 
 from openhands.sdk.agent import Agent, AgentBase
-from openhands.sdk.context import (
-    AgentContext,
-    load_memory,
-    load_project_skills,
-    load_skills_from_dir,
-    load_user_skills,
-)
+from openhands.sdk.context import AgentContext
 from openhands.sdk.conversation import (
     BaseConversation,
     Conversation,
@@ -105,10 +99,6 @@ __all__ = [
     "ToolExecutor",
     "UserRejectObservation",
     "get_logger",
-    "load_memory",
-    "load_project_skills",
-    "load_skills_from_dir",
-    "load_user_skills",
     "register_tool",
     "resolve_tool",
 ]

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.agent.base import AgentBase, OnEvent, OnToken
-from openhands.sdk.agent.parallel_executor import ParallelToolExecutor, lock_keys
 from openhands.sdk.event.action import (
     ActionEvent,
     AgentErrorEvent,
@@ -32,27 +30,33 @@ from openhands.sdk.tool.tool import Observation, ToolDefinition
 from pydantic import PrivateAttr, ValidationError
 
 if TYPE_CHECKING:
+    from openhands.sdk.agent.parallel_executor import ParallelToolExecutor
     from openhands.sdk.conversation.local import LocalConversation
 
 __all__ = ["Agent", "AgentBase", "OnEvent", "OnToken"]
 
 
-@dataclass
 class _Call:
     """One tool call of a reply: its recorded event, its validated action, or why not."""
 
-    event: ActionEvent
-    action: Any
-    error: str | None = None
-    rejection: str | None = None
+    # A plain class: a dataclass costs ~1 ms of import time each.
+    __slots__ = ("action", "error", "event", "rejection")
+
+    def __init__(self, event: ActionEvent, action: Any, error: str | None = None) -> None:
+        self.event = event
+        self.action = action
+        self.error = error
+        self.rejection: str | None = None
 
 
-@dataclass
 class _Ran:
     """How running one call ended: an observation, or the error the agent is shown."""
 
-    observation: Observation | None = None
-    error: str | None = None
+    __slots__ = ("error", "observation")
+
+    def __init__(self, observation: Observation | None = None, error: str | None = None) -> None:
+        self.observation = observation
+        self.error = error
 
 
 class Agent(AgentBase):
@@ -141,6 +145,8 @@ class Agent(AgentBase):
                 ran = None if not self._will_run(call) else self._invoke(conversation, call)
                 finished = self._record_result(conversation, call, ran, on_event) or finished
             return finished
+        from openhands.sdk.agent.parallel_executor import lock_keys  # only for parallel calls
+
         for call in runnable:
             call.rejection = self._check(conversation, call)
         allowed = [call for call in calls if self._will_run(call)]
@@ -161,6 +167,8 @@ class Agent(AgentBase):
         return call.error is None and call.rejection is None
 
     def _parallel(self) -> ParallelToolExecutor:
+        from openhands.sdk.agent.parallel_executor import ParallelToolExecutor
+
         if self._executor is None or self._executor.max_workers != self.tool_concurrency_limit:
             self._executor = ParallelToolExecutor(self.tool_concurrency_limit)
         return self._executor

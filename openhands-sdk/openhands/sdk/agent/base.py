@@ -12,7 +12,6 @@ from openhands.sdk.agent.prompts import (
     DEFAULT_SECURITY_POLICY_FILENAME,
     DEFAULT_SYSTEM_PROMPT,
     DEFAULT_SYSTEM_PROMPT_FILENAME,
-    render_template,
 )
 from openhands.sdk.context.agent_context import AgentContext
 from openhands.sdk.event.base import Event
@@ -138,6 +137,8 @@ class AgentBase(BaseModel):
         local = Path(self.prompt_dir) / filename
         if filename == DEFAULT_SYSTEM_PROMPT_FILENAME and not local.is_file():
             return DEFAULT_SYSTEM_PROMPT
+        from openhands.sdk.agent.prompts.templates import render_template
+
         return render_template(self.prompt_dir, filename, **self._template_kwargs())
 
     def _template_kwargs(self) -> dict[str, object]:

@@ -11,16 +11,13 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 CallT = TypeVar("CallT")
 ResultT = TypeVar("ResultT")
 
 
-@dataclass(frozen=True, slots=True)
-class DeclaredResources:
+class DeclaredResources(NamedTuple):
     """The resources one tool call uses, as a tool declares them.
 
     `declared=False`: the tool did not say, so its calls take turns (one lock per tool).
@@ -89,6 +86,9 @@ class ParallelToolExecutor:
 
         if self.max_workers == 1 or len(calls) <= 1:
             return [locked(call) for call in calls]
+        # Imported here: concurrent.futures costs ~10 ms, and most agents never need it.
+        from concurrent.futures import ThreadPoolExecutor
+
         workers = min(self.max_workers, len(calls))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tool-call") as pool:
             futures = [pool.submit(locked, call) for call in calls]

@@ -6,7 +6,6 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from openhands.sdk.context import prompt_blocks
 from openhands.sdk.context.skills import Skill
 from openhands.sdk.llm.message import Message, TextContent
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -120,6 +119,8 @@ class AgentContext(BaseModel):
         `llm_model` drops the vendor skills meant for another model family (a CLAUDE.md for a
         non-Claude model, a GEMINI.md for a non-Gemini one).
         """
+        from openhands.sdk.context import prompt_blocks  # only when a prompt is built
+
         model = " ".join(m for m in (llm_model, llm_model_canonical) if m).lower()
         blocks = [
             prompt_blocks.repo_context(
@@ -157,6 +158,8 @@ class AgentContext(BaseModel):
                 if word is not None:
                     logger.info("Skill %r triggered by %r", skill.name, word)
                     recalled.append((skill, word))
+        from openhands.sdk.context import prompt_blocks
+
         parts = [prompt_blocks.triggered_skill(skill, word) for skill, word in recalled]
         suffix = (self.user_message_suffix or "").strip()
         if suffix:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from xml.sax.saxutils import escape
 
 from openhands.sdk.context.memory import MEMORY_GUIDANCE
 from openhands.sdk.context.skills import Skill
@@ -85,6 +84,11 @@ def triggered_skill(skill: Skill, trigger: str) -> str:
         "relevant to the request.\n"
         f"{location}\n{skill.content.strip()}\n</EXTRA_INFO>"
     )
+
+
+def escape(text: str) -> str:
+    """`text` safe inside an XML element (xml.sax's escape would import urllib at startup)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _first_line(text: str) -> str:

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openhands.sdk.agent.agent import AgentBase
-from openhands.sdk.context.conversation_context import ConversationContext
 from openhands.sdk.conversation.base import (
     BaseConversation,
     as_conversation_id,
@@ -139,6 +138,9 @@ class LocalConversation(BaseConversation):
             state.workspace.ensure_exists()
             self.tools: dict[str, ToolDefinition] = state.agent.init_tools(context)
             self.tool_schemas = [tool.to_openai_tool() for tool in self.tools.values()]
+            # Imported here: skill files and memory are only read when a conversation starts.
+            from openhands.sdk.context.conversation_context import ConversationContext
+
             self.context = ConversationContext(
                 state.agent.agent_context, state.workspace.working_dir
             )

@@ -14,15 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from openhands.sdk.hooks.config import HookDefinition
-from openhands.sdk.hooks.types import HookDecision
+from openhands.sdk.hooks.types import BLOCK_EXIT_CODE, HookDecision
 from openhands.sdk.workspace.agent_env import agent_environment
 from openhands.sdk.workspace.shell import run_shell
 from pydantic import BaseModel, ConfigDict
 
 logger = logging.getLogger(__name__)
-
-BLOCK_EXIT_CODE = 2
-"""The exit code with which a command hook blocks the operation."""
 
 
 class HookResult(BaseModel):

@@ -9,25 +9,18 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.event.hook_execution import HookExecutionEvent, clip_hook_log
-from openhands.sdk.hooks.agent_hook import LLMSource, run_llm_hook
 from openhands.sdk.hooks.config import HookConfig, HookDefinition, HookType
-from openhands.sdk.hooks.executor import (
-    BLOCK_EXIT_CODE,
-    HookResult,
-    block_feedback,
-    hook_environment,
-    run_command_hook,
-)
-from openhands.sdk.hooks.types import HookEventType
+from openhands.sdk.hooks.types import BLOCK_EXIT_CODE, HookEventType
 from openhands.sdk.workspace.shell import TIMEOUT_EXIT_CODE
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.conversation_stats import ConversationStats
     from openhands.sdk.event.base import Event
+    from openhands.sdk.hooks.agent_hook import LLMSource
+    from openhands.sdk.hooks.executor import HookResult
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +37,6 @@ _CANNOT_BLOCK = (
 """Events whose hooks all run: a block there is only logged (the thing already happened)."""
 
 
-@dataclass
 class HookOutcome:
     """What the hooks run for one event decided together.
 
@@ -53,10 +45,23 @@ class HookOutcome:
     UserPromptSubmit it is appended to the user's message).
     """
 
-    blocked: bool = False
-    feedback: str = ""
-    additional_context: str = ""
-    results: list[HookResult] = field(default_factory=list)
+    # A plain class: a dataclass costs ~1 ms of import time.
+    __slots__ = ("additional_context", "blocked", "feedback", "results")
+
+    def __init__(
+        self,
+        blocked: bool = False,
+        feedback: str = "",
+        additional_context: str = "",
+        results: list[HookResult] | None = None,
+    ) -> None:
+        self.blocked = blocked
+        self.feedback = feedback
+        self.additional_context = additional_context
+        self.results: list[HookResult] = results if results is not None else []
+
+    def __repr__(self) -> str:
+        return f"HookOutcome(blocked={self.blocked!r}, feedback={self.feedback!r})"
 
 
 class HookRunner:
@@ -108,6 +113,9 @@ class HookRunner:
         hooks = self.config.hooks_for(event, tool_name)
         if not hooks:
             return HookOutcome()
+        # Imported on the first hook run: a conversation without hooks never needs it.
+        from openhands.sdk.hooks.executor import block_feedback
+
         hook_input = {
             "hook_event_name": event.value,
             "event_type": event.value,
@@ -153,6 +161,8 @@ class HookRunner:
         tool_name: str | None,
     ) -> HookResult:
         if hook.type != HookType.COMMAND:
+            from openhands.sdk.hooks.agent_hook import run_llm_hook  # only LLM hooks need it
+
             return run_llm_hook(
                 hook,
                 event.value,
@@ -161,6 +171,8 @@ class HookRunner:
                 working_dir=self.working_dir,
                 stats=self.stats,
             )
+        from openhands.sdk.hooks.executor import hook_environment, run_command_hook
+
         env = hook_environment(
             self.env,
             working_dir=self.working_dir,

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+BLOCK_EXIT_CODE = 2
+"""The exit code with which a command hook blocks the operation."""
+
 
 class HookEventType(StrEnum):
     """The lifecycle points a hook can attach to (values are the names scripts receive)."""

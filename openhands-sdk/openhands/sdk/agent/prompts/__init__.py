@@ -6,7 +6,10 @@ that name); any other name is a template file, absolute or relative to that fold
 with Jinja2 and `system_prompt_kwargs` (see `render_template`).
 """
 
-from openhands.sdk.agent.prompts.templates import PromptTemplateError, render_template
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from openhands.sdk.agent.prompts.templates import PromptTemplateError, render_template
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are a careful software agent working in a workspace on the user's machine.
@@ -20,6 +23,16 @@ DEFAULT_SYSTEM_PROMPT_FILENAME = "system_prompt.j2"
 
 DEFAULT_SECURITY_POLICY_FILENAME = "security_policy.j2"
 """The `security_policy_filename` that means the built-in security policy."""
+
+
+def __getattr__(name: str) -> Any:
+    # Templates are only rendered for custom prompts: load that module on first use.
+    if name in ("PromptTemplateError", "render_template"):
+        from openhands.sdk.agent.prompts import templates
+
+        return getattr(templates, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_SECURITY_POLICY_FILENAME",
