@@ -178,7 +178,7 @@ class Agent(AgentBase):
         event = call.event
         outcome = conversation.hook_runner.run(
             HookEventType.PRE_TOOL_USE,
-            {"tool_name": event.tool_name, "tool_input": event.action or {}},
+            {"tool_name": event.tool_name, "tool_input": _tool_input(event)},
             tool_name=event.tool_name,
             action_id=event.id,
         )
@@ -234,10 +234,19 @@ class Agent(AgentBase):
             HookEventType.POST_TOOL_USE,
             {
                 "tool_name": event.tool_name,
-                "tool_input": event.action or {},
+                "tool_input": _tool_input(event),
                 "tool_response": observation.content,
             },
             tool_name=event.tool_name,
             action_id=event.id,
         )
         return isinstance(conversation.tools[event.tool_name], FinishTool)
+
+
+def _tool_input(event: ActionEvent) -> dict[str, Any]:
+    """A call's validated arguments as JSON for hooks ({} when they were invalid)."""
+    action: Any = event.action
+    if action is None:
+        return {}
+    dump = getattr(action, "model_dump", None)  # a typed Action, or its JSON already
+    return dump(mode="json") if callable(dump) else dict(action)
