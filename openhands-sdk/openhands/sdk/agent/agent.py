@@ -248,5 +248,6 @@ def _tool_input(event: ActionEvent) -> dict[str, Any]:
     action: Any = event.action
     if action is None:
         return {}
-    dump = getattr(action, "model_dump", None)  # a typed Action, or its JSON already
-    return dump(mode="json") if callable(dump) else dict(action)
+    if isinstance(action, dict):  # the JSON of the action already
+        return action
+    return action.model_dump(mode="json")  # a typed Action
