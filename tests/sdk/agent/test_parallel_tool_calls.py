@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from openhands.sdk import (
@@ -55,13 +55,10 @@ class MeetAction(Action):
 
 class _MeetingTool(ToolDefinition):
     action_type = MeetAction
-
-    def __init__(self, meeting: Meeting) -> None:
-        super().__init__()
-        self.meeting = meeting
+    meeting: ClassVar[Meeting]  # set by the fixture (tools are built by their class)
 
     def __call__(self, action: Any, conversation: Any = None) -> Observation:
-        meeting = self.meeting
+        meeting = _MeetingTool.meeting
         with meeting.lock:
             meeting.active += 1
             meeting.peak = max(meeting.peak, meeting.active)
@@ -101,8 +98,9 @@ class SoloTool(_MeetingTool):
 def meeting() -> Iterator[Meeting]:
     """A fresh meeting behind the `meet` and `solo` tools (barrier of 3 unless resized)."""
     place = Meeting(3)
-    register_tool("meet", lambda context, **params: [MeetTool(place)])
-    register_tool("solo", lambda context, **params: [SoloTool(place)])
+    _MeetingTool.meeting = place
+    register_tool("meet", MeetTool)
+    register_tool("solo", SoloTool)
     yield place
     place.barrier.abort()
 
