@@ -13,6 +13,7 @@ PUBLIC_NAMES = [
     "ActionEvent",
     "Agent",
     "AgentBase",
+    "AgentContext",
     "AgentErrorEvent",
     "BaseConversation",
     "Conversation",
@@ -27,6 +28,7 @@ PUBLIC_NAMES = [
     "Event",
     "FinishTool",
     "HookConfig",
+    "HookExecutionEvent",
     "ImageContent",
     "LLMConvertibleEvent",
     "LLMError",
@@ -60,6 +62,7 @@ PUBLIC_NAMES = [
 # Where each name is defined publicly (the re-export must be that same object).
 HOME_MODULES = {
     "openhands.sdk.agent": ["Agent", "AgentBase"],
+    "openhands.sdk.context": ["AgentContext"],
     "openhands.sdk.conversation": [
         "BaseConversation",
         "Conversation",
@@ -78,6 +81,7 @@ HOME_MODULES = {
         "ConversationErrorEvent",
         "ConversationStateUpdateEvent",
         "Event",
+        "HookExecutionEvent",
         "LLMConvertibleEvent",
         "MessageEvent",
         "ObservationEvent",

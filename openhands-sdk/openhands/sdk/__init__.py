@@ -6,6 +6,7 @@ on the model's first use rather than at import (a third of the import time other
 """
 
 from openhands.sdk.agent import Agent, AgentBase
+from openhands.sdk.context import AgentContext
 from openhands.sdk.conversation import (
     BaseConversation,
     Conversation,
@@ -24,6 +25,7 @@ from openhands.sdk.event import (
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     Event,
+    HookExecutionEvent,
     LLMConvertibleEvent,
     MessageEvent,
     ObservationEvent,
@@ -62,6 +64,7 @@ __all__ = [
     "ActionEvent",
     "Agent",
     "AgentBase",
+    "AgentContext",
     "AgentErrorEvent",
     "BaseConversation",
     "Conversation",
@@ -76,6 +79,7 @@ __all__ = [
     "Event",
     "FinishTool",
     "HookConfig",
+    "HookExecutionEvent",
     "ImageContent",
     "LLMConvertibleEvent",
     "LLMError",

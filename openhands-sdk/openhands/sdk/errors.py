@@ -31,6 +31,7 @@ OpenHandsError
 ├── FrontMatterError                  (ValueError) openhands.sdk.subagent: bad front matter
 ├── UnknownAgentError                 (ValueError) openhands.sdk.subagent: no agent of that name
 ├── DuplicateAgentError               (ValueError) openhands.sdk.subagent: the name is taken
+├── SkillValidationError              (ValueError) openhands.sdk.context: a malformed skill file
 ├── UnknownUsageIdError               (LookupError) openhands.sdk.conversation.conversation_stats
 └── StorageError                      (OSError) here: the disk refused a write or a read
     └── StorageFullError              no space left (ENOSPC, EDQUOT)

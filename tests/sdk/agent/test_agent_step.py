@@ -275,7 +275,7 @@ def test_tool_schemas_include_the_builtins_and_the_agents_tools(make_conversatio
 
 
 def test_builtins_can_be_left_out(workspace_dir) -> None:
-    agent = Agent(llm=TestLLM.from_messages([]), tools=[], include_default_tools=False)
+    agent = Agent(llm=TestLLM.from_messages([]), tools=[], include_default_tools=[])
 
     with LocalConversation(agent, workspace_dir) as conversation:
         assert conversation.tool_schemas == []

@@ -11,6 +11,7 @@ from openhands.sdk.event import (
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     Event,
+    HookExecutionEvent,
     InterruptEvent,
     LLMConvertibleEvent,
     MessageEvent,
@@ -68,6 +69,17 @@ SAMPLES: list[Event] = [
     InterruptEvent(parent_id="0f" * 16),
     ConversationErrorEvent(code="LLMError", detail="the provider is down"),
     ConversationStateUpdateEvent(key="goal", value={"status": "running", "iteration": 2}),
+    HookExecutionEvent(
+        hook_event_type="PreToolUse",
+        hook_command="./check.sh",
+        tool_name="echo",
+        success=True,
+        blocked=True,
+        exit_code=2,
+        reason="not allowed",
+        action_id="a1",
+        hook_input={"tool_name": "echo", "tool_input": {"text": "hi"}},
+    ),
 ]
 
 

@@ -107,14 +107,16 @@ def test_non_utf8_hook_output_becomes_feedback_with_replacement_characters(
     assert result.feedback == "caf\ufffd failed"
 
 
-def test_payload_names_the_event_session_and_folder(tmp_path: Path) -> None:
+def test_payload_names_the_event_session_and_folder_in_both_sdks_words(tmp_path: Path) -> None:
     _runner(tmp_path, "stop", "cat > payload.json").run(HookEventType.STOP, {"extra": [1, 2]})
 
     payload = json.loads((tmp_path / "payload.json").read_text())
     assert payload == {
         "hook_event_name": "Stop",
+        "event_type": "Stop",
         "session_id": "abc123",
         "cwd": str(tmp_path),
+        "working_dir": str(tmp_path),
         "extra": [1, 2],
     }
 

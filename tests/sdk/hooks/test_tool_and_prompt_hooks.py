@@ -96,7 +96,7 @@ def test_post_tool_use_cannot_block(make_conversation, reply, hook_config) -> No
     )
 
 
-def test_user_prompt_submit_exit_2_blocks_the_message(
+def test_user_prompt_submit_exit_2_blocks_the_message_and_records_only_the_hook_run(
     make_conversation, hook_config, workspace_dir
 ) -> None:
     conversation, _ = make_conversation(
@@ -110,7 +110,9 @@ def test_user_prompt_submit_exit_2_blocks_the_message(
         conversation.send_message("my password is hunter2")
 
     assert info.value.feedback == "no secrets in prompts"
-    assert len(conversation.state.events) == before
+    added = list(conversation.state.events)[before:]
+    assert [(e.kind, e.blocked) for e in added] == [("HookExecutionEvent", True)]
+    assert "hunter2" not in added[0].model_dump_json()
     payload = json.loads((workspace_dir / "prompt.json").read_text())
     assert payload["hook_event_name"] == "UserPromptSubmit"
     assert payload["prompt"] == "my password is hunter2"

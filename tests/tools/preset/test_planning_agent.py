@@ -16,7 +16,8 @@ pytestmark = pytest.mark.timeout(60)
 def test_the_planning_agent_has_read_only_tools_and_the_plan_editor() -> None:
     agent = get_planning_agent(TestLLM.from_messages([]))
     assert [tool.name for tool in agent.tools] == ["glob", "grep", "planning_file_editor"]
-    assert "OBJECTIVE" in agent.system_prompt and "IMPLEMENTATION STEPS" in agent.system_prompt
+    prompt = agent.system_prompt or ""
+    assert "OBJECTIVE" in prompt and "IMPLEMENTATION STEPS" in prompt
 
 
 def test_a_plan_path_reaches_the_editor() -> None:

@@ -1,164 +1,117 @@
-"""`Agent`: an LLM plus tools. One `step` asks the LLM once and runs the tool calls it makes."""
+"""`Agent`: an LLM plus tools. One `step` asks the LLM once and runs the tool calls it makes.
+
+A step: (1) the LLM message list, (2) one completion, (3) a reply without tool calls ends the
+run; otherwise every call is recorded as an ActionEvent, (4) each call is checked
+(PreToolUse hooks may reject it), (5) the calls run, one after another or up to
+`tool_concurrency_limit` at once, and (6) their results are recorded in call order, each
+followed by its PostToolUse hooks. Each stage is a method, so a condenser (1) or a
+confirmation policy (between 3 and 4) can be added without touching the others.
+"""
 
 from __future__ import annotations
 
 import json
-import re
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from openhands.sdk.agent.prompts import DEFAULT_SYSTEM_PROMPT
-from openhands.sdk.context.agent_context import AgentContext
+from openhands.sdk.agent.base import AgentBase, OnEvent, OnToken
 from openhands.sdk.event.action import (
     ActionEvent,
     AgentErrorEvent,
     ObservationEvent,
     UserRejectObservation,
 )
-from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import MessageEvent
 from openhands.sdk.hooks.config import HookEventType
-from openhands.sdk.llm.llm import LLM
-from openhands.sdk.llm.message import MessageToolCall, TextContent
-from openhands.sdk.mcp.config import MCPServer, coerce_mcp_config
-from openhands.sdk.tool.builtins import BUILTIN_TOOLS, FinishTool
-from openhands.sdk.tool.registry import resolve_tool
-from openhands.sdk.tool.tool import Observation, Tool, ToolContext, ToolDefinition
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from openhands.sdk.llm.llm import LLMResponse
+from openhands.sdk.llm.message import Message, MessageToolCall, TextContent
+from openhands.sdk.tool.builtins import FinishTool
+from openhands.sdk.tool.tool import Observation, ToolDefinition
+from pydantic import PrivateAttr, ValidationError
 
 if TYPE_CHECKING:
+    from openhands.sdk.agent.parallel_executor import ParallelToolExecutor
     from openhands.sdk.conversation.local import LocalConversation
 
-OnEvent = Callable[[Event], None]
-OnToken = Callable[[Any], None]
-"""Gets each streamed chunk of an LLM reply (passed to the LLM's `on_token`)."""
+__all__ = ["Agent", "AgentBase", "OnEvent", "OnToken"]
 
 
-class AgentBase(BaseModel):
-    """What every agent has: an LLM, tool specs and a system prompt."""
+class _Call:
+    """One tool call of a reply: its recorded event, its validated action, or why not."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid")
+    # A plain class: a dataclass costs ~1 ms of import time each.
+    __slots__ = ("action", "error", "event", "rejection")
 
-    kind: Literal["Agent"] = "Agent"
-    llm: LLM
-    tools: list[Tool] = Field(default_factory=list)
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
-    include_default_tools: bool = Field(
-        default=True, description="Add the built-in `finish` and `think` tools."
-    )
-    agent_context: AgentContext | None = Field(
-        default=None, description="Skills, prompt suffixes and memory for the agent's prompts."
-    )
-    mcp_config: dict[str, MCPServer] = Field(
-        default_factory=dict,
-        description='MCP servers whose tools the agent gets: {"mcpServers": {name: {...}}} '
-        "or {name: {...}}; started when a conversation starts (see docs/mcp.md).",
-    )
-    filter_tools_regex: str | None = Field(
-        default=None,
-        description="Keep only tools whose name matches this regex (re.match), among the "
-        "`tools` specs and MCP tools; the built-in finish/think are always kept (None: all).",
-    )
-    tool_concurrency_limit: int = Field(
-        default=1, ge=1, description="Tool calls of one LLM reply run at most this many at once."
-    )
+    def __init__(self, event: ActionEvent, action: Any, error: str | None = None) -> None:
+        self.event = event
+        self.action = action
+        self.error = error
+        self.rejection: str | None = None
 
-    @field_validator("mcp_config", mode="before")
-    @classmethod
-    def _read_mcp_config(cls, value: Any) -> Any:
-        return coerce_mcp_config(value)
 
-    @field_validator("filter_tools_regex")
-    @classmethod
-    def _valid_regex(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from exc
-        return value
+class _Ran:
+    """How running one call ended: an observation, or the error the agent is shown."""
 
-    def init_tools(self, context: ToolContext) -> dict[str, ToolDefinition]:
-        """Resolve the tool specs for one conversation, keyed by the name the LLM calls.
+    __slots__ = ("error", "observation")
 
-        Starts the `mcp_config` servers (a server that fails is logged and left out) and
-        applies `filter_tools_regex` to spec and MCP tools.
-        """
-        resolved: dict[str, ToolDefinition] = {}
-        defaults = [cls() for cls in BUILTIN_TOOLS] if self.include_default_tools else []
-        for definition in defaults:
-            resolved[definition.name] = definition
-        pattern = re.compile(self.filter_tools_regex) if self.filter_tools_regex else None
-        for spec in self.tools:
-            for definition in resolve_tool(spec, context):
-                if pattern is None or pattern.match(definition.name):
-                    resolved[definition.name] = definition
-                else:
-                    definition.close()
-        if self.mcp_config:
-            from openhands.sdk.mcp.utils import create_mcp_tools  # loads `mcp`: only if used
-
-            keep = pattern.match if pattern is not None else None
-            for definition in create_mcp_tools(
-                self.mcp_config, working_dir=context.working_dir, keep=keep, reserved=resolved
-            ):
-                resolved[definition.name] = definition
-        return resolved
-
-    def step(
-        self, conversation: LocalConversation, on_event: OnEvent, on_token: OnToken | None = None
-    ) -> bool:
-        """Take one step; return True when the agent wants to end the run.
-
-        `on_token`, when given, gets each streamed chunk of the LLM's reply.
-        """
-        raise NotImplementedError
+    def __init__(self, observation: Observation | None = None, error: str | None = None) -> None:
+        self.observation = observation
+        self.error = error
 
 
 class Agent(AgentBase):
     """The standard agent: ask the LLM, run its tool calls, finish on `finish` or plain text."""
 
+    _executor: ParallelToolExecutor | None = PrivateAttr(default=None)
+
     def step(
         self, conversation: LocalConversation, on_event: OnEvent, on_token: OnToken | None = None
     ) -> bool:
-        messages = conversation.state.llm_messages()
-        # `on_token` only when there are token callbacks, so LLMs without it keep working.
-        streaming: dict[str, Any] = {} if on_token is None else {"on_token": on_token}
-        response = self.llm.completion(messages, tools=conversation.tool_schemas, **streaming)
+        messages = self._llm_messages(conversation)
+        response = self._complete(conversation, messages, on_token)
         reply = response.message
         if not reply.tool_calls:
             on_event(MessageEvent(source="agent", llm_message=reply))
             return True
+        calls = self._record_calls(conversation, response, on_event)
+        return self._run_calls(conversation, calls, on_event)
 
+    # -- (1) and (2): ask the LLM --------------------------------------------------------------
+
+    def _llm_messages(self, conversation: LocalConversation) -> list[Message]:
+        """The messages the LLM sees this step (kept incrementally by the state)."""
+        return conversation.state.llm_messages()
+
+    def _complete(
+        self, conversation: LocalConversation, messages: list[Message], on_token: OnToken | None
+    ) -> LLMResponse:
+        # `on_token` only when there are token callbacks, so LLMs without it keep working.
+        streaming: dict[str, Any] = {} if on_token is None else {"on_token": on_token}
+        return self.llm.completion(messages, tools=conversation.tool_schemas, **streaming)
+
+    # -- (3): record the calls -----------------------------------------------------------------
+
+    def _record_calls(
+        self, conversation: LocalConversation, response: LLMResponse, on_event: OnEvent
+    ) -> list[_Call]:
+        reply = response.message
         thought = [part for part in reply.content if isinstance(part, TextContent)]
         # Ties this reply's calls together so the history can merge them into one message.
         response_id = response.id or uuid.uuid4().hex
-        planned: list[tuple[ActionEvent, Any, str | None]] = []
-        for index, call in enumerate(reply.tool_calls):
-            action, error = self._validate(call, conversation.tools)
+        calls: list[_Call] = []
+        for index, tool_call in enumerate(reply.tool_calls or []):
+            action, error = self._validate(tool_call, conversation.tools)
             event = ActionEvent(
                 thought=thought if index == 0 else [],
-                tool_name=call.name,
-                tool_call_id=call.id,
-                tool_call=call,
+                tool_name=tool_call.name,
+                tool_call_id=tool_call.id,
+                tool_call=tool_call,
                 action=action.model_dump(mode="json") if action is not None else None,
                 llm_response_id=response_id,
             )
             on_event(event)
-            planned.append((event, action, error))
-
-        finished = False
-        for event, action, error in planned:
-            if error is not None:
-                on_event(
-                    AgentErrorEvent(
-                        tool_name=event.tool_name, tool_call_id=event.tool_call_id, error=error
-                    )
-                )
-                continue
-            finished = self._execute(conversation, event, action, on_event) or finished
-        return finished
+            calls.append(_Call(event, action, error))
+        return calls
 
     @staticmethod
     def _validate(
@@ -175,41 +128,98 @@ class Agent(AgentBase):
         except (ValueError, ValidationError) as exc:
             return None, f"Invalid arguments for tool {call.name!r}: {exc}"
 
-    def _execute(
-        self, conversation: LocalConversation, event: ActionEvent, action: Any, on_event: OnEvent
+    # -- (4) to (6): check, run, record --------------------------------------------------------
+
+    def _run_calls(
+        self, conversation: LocalConversation, calls: list[_Call], on_event: OnEvent
     ) -> bool:
-        tool = conversation.tools[event.tool_name]
-        hooks = conversation.hook_runner
-        tool_input = event.action or {}
-        pre = hooks.run(
-            HookEventType.PRE_TOOL_USE,
-            {"tool_name": event.tool_name, "tool_input": tool_input},
-            tool_name=event.tool_name,
+        """Run the calls of one reply; True when one of them was `finish`."""
+        runnable = [call for call in calls if call.error is None]
+        if self.tool_concurrency_limit == 1 or len(runnable) <= 1:
+            # One at a time: each call is checked right before it runs, so a PreToolUse hook
+            # sees what the calls before it did.
+            finished = False
+            for call in calls:
+                if call.error is None:
+                    call.rejection = self._check(conversation, call)
+                ran = None if not self._will_run(call) else self._invoke(conversation, call)
+                finished = self._record_result(conversation, call, ran, on_event) or finished
+            return finished
+        from openhands.sdk.agent.parallel_executor import lock_keys  # only for parallel calls
+
+        for call in runnable:
+            call.rejection = self._check(conversation, call)
+        allowed = [call for call in calls if self._will_run(call)]
+        results = self._parallel().execute_batch(
+            allowed,
+            lambda call: self._invoke(conversation, call),
+            lambda call: lock_keys(conversation.tools[call.event.tool_name], call.action),
         )
-        if pre.blocked:
+        ran_by_id = {call.event.id: ran for call, ran in zip(allowed, results, strict=True)}
+        finished = False
+        for call in calls:  # in the reply's order, whatever order they ended in
+            ran = ran_by_id.get(call.event.id)
+            finished = self._record_result(conversation, call, ran, on_event) or finished
+        return finished
+
+    @staticmethod
+    def _will_run(call: _Call) -> bool:
+        return call.error is None and call.rejection is None
+
+    def _parallel(self) -> ParallelToolExecutor:
+        from openhands.sdk.agent.parallel_executor import ParallelToolExecutor
+
+        if self._executor is None or self._executor.max_workers != self.tool_concurrency_limit:
+            self._executor = ParallelToolExecutor(self.tool_concurrency_limit)
+        return self._executor
+
+    def _check(self, conversation: LocalConversation, call: _Call) -> str | None:
+        """Why the call must not run (PreToolUse hooks said so), or None."""
+        event = call.event
+        outcome = conversation.hook_runner.run(
+            HookEventType.PRE_TOOL_USE,
+            {"tool_name": event.tool_name, "tool_input": _tool_input(event)},
+            tool_name=event.tool_name,
+            action_id=event.id,
+        )
+        return outcome.feedback if outcome.blocked else None
+
+    def _invoke(self, conversation: LocalConversation, call: _Call) -> _Ran:
+        """Run one call's tool (maybe in a worker thread); never raises for a broken tool."""
+        name = call.event.tool_name
+        try:
+            observation = conversation.tools[name](call.action, conversation)
+            if not isinstance(observation, Observation):
+                raise TypeError(f"it returned {type(observation).__name__}, not an Observation")
+        except Exception as exc:  # a broken tool must not kill the run; the agent sees why
+            return _Ran(error=f"Tool {name!r} failed: {type(exc).__name__}: {exc}")
+        return _Ran(observation=observation)
+
+    def _record_result(
+        self, conversation: LocalConversation, call: _Call, ran: _Ran | None, on_event: OnEvent
+    ) -> bool:
+        """Record the answer to one call (and run its PostToolUse hooks); True for `finish`."""
+        event = call.event
+        if call.rejection is not None:
             on_event(
                 UserRejectObservation(
                     source="hook",
                     tool_name=event.tool_name,
                     tool_call_id=event.tool_call_id,
                     action_id=event.id,
-                    rejection_reason=pre.feedback,
+                    rejection_reason=call.rejection,
                 )
             )
             return False
-        try:
-            observation = tool(action, conversation)
-            if not isinstance(observation, Observation):
-                raise TypeError(f"it returned {type(observation).__name__}, not an Observation")
-        except Exception as exc:  # a broken tool must not kill the run; the agent sees why
+        error = call.error if call.error is not None else (ran.error if ran else "not run")
+        if error is not None or ran is None or ran.observation is None:
             on_event(
                 AgentErrorEvent(
-                    tool_name=event.tool_name,
-                    tool_call_id=event.tool_call_id,
-                    error=f"Tool {event.tool_name!r} failed: {type(exc).__name__}: {exc}",
+                    tool_name=event.tool_name, tool_call_id=event.tool_call_id, error=error or ""
                 )
             )
             return False
+        observation = ran.observation
         on_event(
             ObservationEvent(
                 tool_name=event.tool_name,
@@ -220,13 +230,24 @@ class Agent(AgentBase):
                 is_error=observation.is_error,
             )
         )
-        hooks.run(
+        conversation.hook_runner.run(
             HookEventType.POST_TOOL_USE,
             {
                 "tool_name": event.tool_name,
-                "tool_input": tool_input,
+                "tool_input": _tool_input(event),
                 "tool_response": observation.content,
             },
             tool_name=event.tool_name,
+            action_id=event.id,
         )
-        return isinstance(tool, FinishTool)
+        return isinstance(conversation.tools[event.tool_name], FinishTool)
+
+
+def _tool_input(event: ActionEvent) -> dict[str, Any]:
+    """A call's validated arguments as JSON for hooks ({} when they were invalid)."""
+    action: Any = event.action
+    if action is None:
+        return {}
+    if isinstance(action, dict):  # the JSON of the action already
+        return action
+    return action.model_dump(mode="json")  # a typed Action

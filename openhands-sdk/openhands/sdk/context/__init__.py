@@ -1,6 +1,61 @@
-"""Agent context: skills, prompt suffixes and memory that shape what the agent is told."""
+"""Agent context: skills, prompt suffixes and memory that shape what the agent is told.
+
+Skill loading, memory and the per-conversation context are imported on first use (they are
+not needed to build an agent), which keeps `import openhands.sdk` cheap.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.context.agent_context import AgentContext
 from openhands.sdk.context.skills import KeywordTrigger, Skill, TaskTrigger
 
-__all__ = ["AgentContext", "KeywordTrigger", "Skill", "TaskTrigger"]
+if TYPE_CHECKING:
+    from openhands.sdk.context.conversation_context import ConversationContext
+    from openhands.sdk.context.memory import load_memory
+    from openhands.sdk.context.skill_loading import (
+        SkillValidationError,
+        load_project_skills,
+        load_skill,
+        load_skills_from_dir,
+        load_user_skills,
+        merge_skills_by_name,
+    )
+
+_LAZY = {
+    "ConversationContext": "openhands.sdk.context.conversation_context",
+    "SkillValidationError": "openhands.sdk.context.skill_loading",
+    "load_memory": "openhands.sdk.context.memory",
+    "load_project_skills": "openhands.sdk.context.skill_loading",
+    "load_skill": "openhands.sdk.context.skill_loading",
+    "load_skills_from_dir": "openhands.sdk.context.skill_loading",
+    "load_user_skills": "openhands.sdk.context.skill_loading",
+    "merge_skills_by_name": "openhands.sdk.context.skill_loading",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "AgentContext",
+    "ConversationContext",
+    "KeywordTrigger",
+    "Skill",
+    "SkillValidationError",
+    "TaskTrigger",
+    "load_memory",
+    "load_project_skills",
+    "load_skill",
+    "load_skills_from_dir",
+    "load_user_skills",
+    "merge_skills_by_name",
+]

@@ -2,22 +2,36 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
+from typing import Any
 
 from openhands.sdk.context.skills import Skill
-from pydantic import BaseModel, ConfigDict, Field
+from openhands.sdk.llm.message import Message, TextContent
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+logger = logging.getLogger(__name__)
+
+
+def _now() -> datetime:
+    return datetime.now().astimezone()
 
 
 class AgentContext(BaseModel):
     """Extra context for an agent's prompts.
 
-    Always-on skills and `system_message_suffix` extend the system prompt; triggered skills and
-    `user_message_suffix` extend the user turn that triggers them.
+    Always-on skills, the memory and `system_message_suffix` form the dynamic part of the
+    system prompt (`SystemPromptEvent.dynamic_context`); triggered skills and
+    `user_message_suffix` extend the user message that triggers them (recorded on its
+    `MessageEvent` as `extended_content` and `activated_skills`). User skills are loaded when
+    the context is built; project skills and memory when a conversation starts in a workspace.
     """
 
     model_config = ConfigDict(defer_build=True, extra="forbid")
 
-    skills: list[Skill] = Field(default_factory=list, description="Skills the agent may use.")
+    skills: list[Skill] = Field(
+        default_factory=list, description="Skills the agent may use (unique names)."
+    )
     system_message_suffix: str | None = Field(
         default=None, description="Text appended to the system prompt."
     )
@@ -25,23 +39,145 @@ class AgentContext(BaseModel):
         default=None, description="Text appended to every user message the LLM sees."
     )
     load_user_skills: bool = Field(
-        default=False, description="Also load skills from ~/.openhands/skills."
+        default=False,
+        description="Also load skills from ~/.agents/skills, ~/.openhands/skills and "
+        "~/.openhands/microagents (explicit skills win a name).",
     )
     load_public_skills: bool = Field(
         default=False,
-        description="Also load the public skills registry (needs the network; skipped when "
-        "it cannot be reached).",
+        description="Load the public skills registry. Accepted for compatibility: this SDK "
+        "fetches nothing from the network, so it is skipped (logged).",
+    )
+    marketplace_path: str | None = Field(
+        default="marketplaces/default.json",
+        description="The public registry's marketplace file (unused: see load_public_skills).",
     )
     load_project_skills: bool = Field(
-        default=False, description="Also load skills from the workspace's .openhands/skills."
+        default=False,
+        description="Also load the workspace's skills (AGENTS.md-style files, .agents/skills, "
+        ".openhands/skills) when a conversation starts; they win a name.",
     )
     load_memory: bool = Field(
         default=False,
-        description="Add the persistent memory files (MEMORY.md) to the system prompt.",
+        description="Put the persistent memory (MEMORY.md, user and project tiers) and how to "
+        "keep it into the system prompt when a conversation starts.",
+    )
+    memory_context: str | None = Field(
+        default=None,
+        exclude=True,
+        description="The memory text resolved for a conversation (set by the conversation, "
+        "never saved: it is read from disk again each time).",
     )
     disabled_skills: list[str] = Field(
-        default_factory=list, description="Names of skills never to use."
+        default_factory=list, description="Names of skills never to use (from any source)."
     )
     current_datetime: datetime | str | None = Field(
-        default=None, description="The date and time to tell the agent; None: now."
+        default_factory=_now,
+        description="The date and time to tell the agent (a datetime is shown to the minute, "
+        "a string as is); None: tell none. Defaults to when this context was made.",
     )
+
+    @field_validator("skills")
+    @classmethod
+    def _unique_names(cls, skills: list[Skill]) -> list[Skill]:
+        seen: set[str] = set()
+        for skill in skills:
+            if skill.name in seen:
+                raise ValueError(
+                    f"Duplicate skill name {skill.name!r}: give each skill its own name"
+                )
+            seen.add(skill.name)
+        return skills
+
+    @model_validator(mode="after")
+    def _load_auto_skills(self) -> AgentContext:
+        if self.load_public_skills:
+            logger.info(
+                "load_public_skills: skipped (this SDK fetches nothing from the network); "
+                "put the skills you need in ~/.openhands/skills or the project instead"
+            )
+        if self.load_user_skills:
+            from openhands.sdk.context.skill_loading import load_user_skills, merge_skills_by_name
+
+            self.skills = merge_skills_by_name(self.skills, load_user_skills())
+        if self.disabled_skills:
+            disabled = set(self.disabled_skills)
+            self.skills = [skill for skill in self.skills if skill.name not in disabled]
+        return self
+
+    def get_formatted_datetime(self) -> str | None:
+        """`current_datetime` as the prompt shows it (a datetime to the minute), or None."""
+        if isinstance(self.current_datetime, datetime):
+            return self.current_datetime.replace(tzinfo=None).isoformat(timespec="minutes")
+        return self.current_datetime
+
+    def get_system_message_suffix(
+        self, llm_model: str | None = None, llm_model_canonical: str | None = None, **_: Any
+    ) -> str | None:
+        """The dynamic part of the system prompt, or None when there is nothing to say.
+
+        `llm_model` drops the vendor skills meant for another model family (a CLAUDE.md for a
+        non-Claude model, a GEMINI.md for a non-Gemini one).
+        """
+        from openhands.sdk.context import prompt_blocks  # only when a prompt is built
+
+        model = " ".join(m for m in (llm_model, llm_model_canonical) if m).lower()
+        blocks = [
+            prompt_blocks.repo_context(
+                [s for s in self.skills if _always_on(s) and _fits_model(s, model)]
+            ),
+            prompt_blocks.memory(self.memory_context) if self.load_memory else None,
+            prompt_blocks.available_skills(
+                [s for s in self.skills if not _always_on(s) and not s.disable_model_invocation]
+            ),
+            (self.system_message_suffix or "").strip() or None,
+            prompt_blocks.current_datetime(self.get_formatted_datetime()),
+        ]
+        text = "\n\n".join(block for block in blocks if block)
+        return text or None
+
+    def get_user_message_suffix(
+        self, user_message: Message, skip_skill_names: list[str] | set[str] | None = None
+    ) -> tuple[TextContent, list[str]] | None:
+        """The text that extends `user_message`, and the skills it activated (None: nothing).
+
+        A skill whose trigger the message mentions is added (unless its name is in
+        `skip_skill_names`, e.g. already given earlier in the conversation), then
+        `user_message_suffix`.
+        """
+        skip = set(skip_skill_names or ())
+        query = "\n".join(
+            part.text for part in user_message.content if isinstance(part, TextContent)
+        ).strip()
+        recalled: list[tuple[Skill, str]] = []
+        if query:
+            for skill in self.skills:
+                if skill.name in skip:
+                    continue
+                word = skill.match_trigger(query)
+                if word is not None:
+                    logger.info("Skill %r triggered by %r", skill.name, word)
+                    recalled.append((skill, word))
+        from openhands.sdk.context import prompt_blocks
+
+        parts = [prompt_blocks.triggered_skill(skill, word) for skill, word in recalled]
+        suffix = (self.user_message_suffix or "").strip()
+        if suffix:
+            parts.append(suffix)
+        if not parts:
+            return None
+        return TextContent(text="\n".join(parts)), [skill.name for skill, _ in recalled]
+
+
+def _always_on(skill: Skill) -> bool:
+    return skill.trigger is None and not skill.is_agentskills_format
+
+
+def _fits_model(skill: Skill, model: str) -> bool:
+    if not model:
+        return True
+    if skill.name == "claude":
+        return "claude" in model or "anthropic" in model
+    if skill.name == "gemini":
+        return "gemini" in model
+    return True

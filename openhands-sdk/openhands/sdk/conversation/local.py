@@ -47,7 +47,7 @@ from openhands.sdk.conversation.visualizer.base import (
 from openhands.sdk.errors import StorageError
 from openhands.sdk.event.action import AgentErrorEvent, ObservationEvent, UserRejectObservation
 from openhands.sdk.event.base import Event
-from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
+from openhands.sdk.event.message import MessageEvent
 from openhands.sdk.event.state import (
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
@@ -59,7 +59,7 @@ from openhands.sdk.hooks.runner import HookRunner
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import Message, TextContent
 from openhands.sdk.secret.secrets import SecretValue
-from openhands.sdk.tool.tool import ToolContext, ToolDefinition
+from openhands.sdk.tool.tool import Action, Observation, ToolContext, ToolDefinition
 from openhands.sdk.workspace.local import LocalWorkspace
 
 logger = logging.getLogger(__name__)
@@ -213,20 +213,27 @@ class LocalConversation(BaseConversation):
             state.workspace.ensure_exists()
             self.tools: dict[str, ToolDefinition] = state.agent.init_tools(context)
             self.tool_schemas = [tool.to_openai_tool() for tool in self.tools.values()]
+            # Imported here: skill files and memory are only read when a conversation starts.
+            from openhands.sdk.context.conversation_context import ConversationContext
+
+            self.context = ConversationContext(
+                state.agent.agent_context, state.workspace.working_dir
+            )
             self.hook_runner = HookRunner(
-                state.hook_config, state.workspace.working_dir, session_id=cid.hex
+                state.hook_config,
+                state.workspace.working_dir,
+                session_id=cid.hex,
+                on_event=self._emit,
+                llm_source=lambda: self._state.agent.llm,
+                stats=state.stats,
             )
             if not state.has_events:
-                self._emit(
-                    SystemPromptEvent(
-                        system_prompt=TextContent(text=state.agent.system_prompt),
-                        tools=self.tool_schemas,
-                    )
-                )
+                self._emit(state.agent.system_prompt_event(self.tool_schemas, self.context))
             elif state.execution_status == Status.RUNNING:
                 self._record_interruption()
             if secrets:
                 state.secret_registry.update_secrets(secrets)
+            self.hook_runner.run(HookEventType.SESSION_START, {})
         except BaseException:
             # An unknown tool, bad params or a refusing disk: release the log, and leave no
             # folder behind for a conversation that was never created.
@@ -311,11 +318,20 @@ class LocalConversation(BaseConversation):
     def send_message(self, message: str | Message) -> None:
         self._check_open()
         msg = as_user_message(message)
-        hook = self.hook_runner.run(HookEventType.USER_PROMPT_SUBMIT, {"prompt": msg.text})
+        message_id = uuid.uuid4().hex
+        hook = self.hook_runner.run(
+            HookEventType.USER_PROMPT_SUBMIT,
+            {"prompt": msg.text, "message": msg.text},
+            message_id=message_id,
+        )
         if hook.blocked:
             raise UserPromptBlockedError(hook.feedback)
         with self._lock:
-            self._emit(MessageEvent(source="user", llm_message=msg))
+            # Skills the message triggers and what the hooks added extend what the LLM sees.
+            event = self.context.user_message_event(
+                msg, additional_context=hook.additional_context, event_id=message_id
+            )
+            self._emit(event)
             if self._state.title is None and msg.text.strip():
                 self._state.title = msg.text.strip().splitlines()[0][:80]
                 self._save_config()
@@ -403,6 +419,19 @@ class LocalConversation(BaseConversation):
             if self.is_running:
                 return
         self.pause()
+
+    def execute_tool(self, tool_name: str, action: Action) -> Observation:
+        """Run one of this conversation's tools directly, outside the agent loop.
+
+        Nothing is recorded and no hook runs. Raises KeyError for an unknown tool name.
+        """
+        self._check_open()
+        tool = self.tools.get(tool_name)
+        if tool is None:
+            raise KeyError(
+                f"Tool {tool_name!r} not found; this conversation has: {', '.join(sorted(self.tools))}"
+            )
+        return tool(action, self)
 
     def pause(self) -> None:
         """Stop after the current step (a running conversation) or mark an idle one paused."""
@@ -548,6 +577,10 @@ class LocalConversation(BaseConversation):
                 CLOSE_WAIT_SECONDS,
             )
         try:
+            try:
+                self.hook_runner.run(HookEventType.SESSION_END, {})
+            except Exception:  # a hook must not keep the conversation from closing
+                logger.exception("conversation %s: SessionEnd hooks failed", self.id)
             for tool in self.tools.values():
                 try:
                     tool.close()

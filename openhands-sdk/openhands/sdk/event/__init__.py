@@ -7,6 +7,7 @@ from openhands.sdk.event.action import (
     UserRejectObservation,
 )
 from openhands.sdk.event.base import Event, EventSource, LLMConvertibleEvent, UnknownEventKindError
+from openhands.sdk.event.hook_execution import HookExecutionEvent
 from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
 from openhands.sdk.event.state import (
     ConversationErrorEvent,
@@ -23,6 +24,7 @@ __all__ = [
     "ConversationStateUpdateEvent",
     "Event",
     "EventSource",
+    "HookExecutionEvent",
     "InterruptEvent",
     "LLMConvertibleEvent",
     "MessageEvent",

@@ -5,25 +5,57 @@ from __future__ import annotations
 from typing import Any
 
 from openhands.sdk.event.base import EventSource, LLMConvertibleEvent
-from openhands.sdk.llm.message import Message, TextContent
+from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from pydantic import Field
 
 
+def _empty(value: Any) -> bool:
+    return not value
+
+
 class SystemPromptEvent(LLMConvertibleEvent):
-    """The system prompt and tool schemas the agent started with."""
+    """The system prompt and tool schemas the agent started with.
+
+    `dynamic_context` is the per-conversation part of the prompt (date, repository, memory);
+    it is sent as a second text block of the same system message.
+    """
 
     source: EventSource = "agent"
     system_prompt: TextContent
     tools: list[dict[str, Any]] = Field(default_factory=list)
+    dynamic_context: TextContent | None = Field(
+        default=None,
+        description="Per-conversation context sent after the static prompt.",
+        exclude_if=_empty,
+    )
 
     def to_llm_message(self) -> Message:
-        return Message(role="system", content=[self.system_prompt])
+        content: list[TextContent | ImageContent] = [self.system_prompt]
+        if self.dynamic_context is not None:
+            content.append(self.dynamic_context)
+        return Message(role="system", content=content)
 
 
 class MessageEvent(LLMConvertibleEvent):
-    """A chat message from the user or the agent."""
+    """A chat message from the user or the agent.
+
+    `extended_content` (text the agent's context adds, e.g. a triggered skill) follows the
+    message's own content in what the LLM sees.
+    """
 
     llm_message: Message
+    activated_skills: list[str] = Field(
+        default_factory=list, description="Skills this message triggered.", exclude_if=_empty
+    )
+    extended_content: list[TextContent] = Field(
+        default_factory=list,
+        description="Text added by the agent's context, sent after the message.",
+        exclude_if=_empty,
+    )
 
     def to_llm_message(self) -> Message:
-        return self.llm_message
+        if not self.extended_content:
+            return self.llm_message
+        return self.llm_message.model_copy(
+            update={"content": [*self.llm_message.content, *self.extended_content]}
+        )

@@ -1,14 +1,41 @@
-"""Command hooks run at Stop, PreToolUse, PostToolUse and UserPromptSubmit."""
+"""Hooks: commands or LLM checks run at lifecycle points (Stop, PreToolUse, ...)."""
 
-from openhands.sdk.hooks.config import HookConfig, HookDefinition, HookEventType, HookMatcher
-from openhands.sdk.hooks.runner import BLOCK_EXIT_CODE, HookResult, HookRunner
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from openhands.sdk.hooks.config import HookConfig, HookDefinition, HookMatcher, HookType
+from openhands.sdk.hooks.runner import HookOutcome, HookRunner
+from openhands.sdk.hooks.types import (
+    BLOCK_EXIT_CODE,
+    HOOK_EVENT_FIELDS,
+    HookDecision,
+    HookEventType,
+)
+
+if TYPE_CHECKING:
+    from openhands.sdk.hooks.executor import HookResult
+
+
+def __getattr__(name: str) -> Any:
+    # The command runner's module is loaded on the first hook run.
+    if name == "HookResult":
+        from openhands.sdk.hooks.executor import HookResult
+
+        return HookResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BLOCK_EXIT_CODE",
+    "HOOK_EVENT_FIELDS",
     "HookConfig",
+    "HookDecision",
     "HookDefinition",
     "HookEventType",
     "HookMatcher",
+    "HookOutcome",
     "HookResult",
     "HookRunner",
+    "HookType",
 ]

@@ -1,43 +1,76 @@
-"""Runs command hooks: event JSON on stdin; exit 0 allows, 2 blocks, anything else is logged."""
+"""`HookRunner`: runs a conversation's hooks for one lifecycle event and combines their answers.
+
+Each hook gets the event as JSON; hooks run in order and stop at the first that blocks. Every
+run is recorded as a `HookExecutionEvent` when the runner has an `on_event` callback.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from openhands.sdk.hooks.config import HookConfig, HookDefinition, HookEventType
-from openhands.sdk.workspace.shell import run_shell
+from openhands.sdk.event.hook_execution import HookExecutionEvent, clip_hook_log
+from openhands.sdk.hooks.config import HookConfig, HookDefinition, HookType
+from openhands.sdk.hooks.types import BLOCK_EXIT_CODE, HookEventType
+from openhands.sdk.workspace.shell import TIMEOUT_EXIT_CODE
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.conversation_stats import ConversationStats
+    from openhands.sdk.event.base import Event
+    from openhands.sdk.hooks.agent_hook import LLMSource
+    from openhands.sdk.hooks.executor import HookResult
 
 logger = logging.getLogger(__name__)
 
-BLOCK_EXIT_CODE = 2
+__all__ = ["BLOCK_EXIT_CODE", "HOOK_EVENT_NAMES", "HookOutcome", "HookRunner"]
 
-HOOK_EVENT_NAMES = {
-    HookEventType.STOP: "Stop",
-    HookEventType.PRE_TOOL_USE: "PreToolUse",
-    HookEventType.POST_TOOL_USE: "PostToolUse",
-    HookEventType.USER_PROMPT_SUBMIT: "UserPromptSubmit",
-}
-"""The `hook_event_name` a hook reads on stdin (the names hook scripts already check)."""
+HOOK_EVENT_NAMES = {event: event.value for event in HookEventType}
+"""The `hook_event_name` a hook reads on stdin, per event type ("Stop", "PreToolUse", ...)."""
+
+_CANNOT_BLOCK = (
+    HookEventType.POST_TOOL_USE,
+    HookEventType.SESSION_START,
+    HookEventType.SESSION_END,
+)
+"""Events whose hooks all run: a block there is only logged (the thing already happened)."""
 
 
-@dataclass
-class HookResult:
-    """The combined answer of the hooks run for one event."""
+class HookOutcome:
+    """What the hooks run for one event decided together.
 
-    blocked: bool = False
-    feedback: str = ""
+    `feedback` says why it was blocked (the blocking hook's reason and added context, else its
+    stderr or stdout); `additional_context` joins the context every hook added (for
+    UserPromptSubmit it is appended to the user's message).
+    """
+
+    # A plain class: a dataclass costs ~1 ms of import time.
+    __slots__ = ("additional_context", "blocked", "feedback", "results")
+
+    def __init__(
+        self,
+        blocked: bool = False,
+        feedback: str = "",
+        additional_context: str = "",
+        results: list[HookResult] | None = None,
+    ) -> None:
+        self.blocked = blocked
+        self.feedback = feedback
+        self.additional_context = additional_context
+        self.results: list[HookResult] = results if results is not None else []
+
+    def __repr__(self) -> str:
+        return f"HookOutcome(blocked={self.blocked!r}, feedback={self.feedback!r})"
 
 
 class HookRunner:
-    """Runs the hooks of a `HookConfig` in a working directory.
+    """Runs the hooks of a `HookConfig` for one conversation.
 
-    Each hook gets `{"hook_event_name", "session_id", "cwd", ...payload}` as JSON on stdin,
-    and runs with `env` as its whole environment (None: `agent_environment()`, this process's
-    environment without its secrets, read when the hook runs).
+    Command hooks run in `working_dir` through `run_shell`, with `env` as their whole
+    environment (None: `agent_environment()`, this process's environment without its secrets)
+    plus the OPENHANDS_* variables. Prompt and agent hooks use a copy of `llm_source()`, and
+    count its cost in `stats`. `on_event` gets a `HookExecutionEvent` per hook run.
     """
 
     def __init__(
@@ -47,59 +80,143 @@ class HookRunner:
         *,
         session_id: str = "",
         env: Mapping[str, str] | None = None,
+        on_event: Callable[[Event], object] | None = None,
+        llm_source: LLMSource | None = None,
+        stats: ConversationStats | None = None,
     ) -> None:
         self.config = config or HookConfig()
         self.working_dir = working_dir
         self.session_id = session_id
         self.env = env
+        self.on_event = on_event
+        self.llm_source = llm_source
+        self.stats = stats
+
+    def has_hooks(self, event: HookEventType, tool_name: str | None = None) -> bool:
+        """Whether any hook would run for `event` (and `tool_name`)."""
+        return bool(self.config.hooks_for(event, tool_name))
 
     def run(
-        self, event: HookEventType, payload: dict[str, Any], *, tool_name: str | None = None
-    ) -> HookResult:
-        """Run every matching hook in order; stop at the first that blocks."""
+        self,
+        event: HookEventType,
+        payload: dict[str, Any],
+        *,
+        tool_name: str | None = None,
+        action_id: str | None = None,
+        message_id: str | None = None,
+    ) -> HookOutcome:
+        """Run every matching hook in order; stop at the first that blocks.
+
+        `payload` joins the JSON each hook reads (`tool_name`, `tool_input`, `prompt`, ...);
+        `action_id` / `message_id` are recorded on the events.
+        """
         hooks = self.config.hooks_for(event, tool_name)
         if not hooks:
-            return HookResult()
-        stdin = json.dumps(
-            {
-                "hook_event_name": HOOK_EVENT_NAMES[event],
-                "session_id": self.session_id,
-                "cwd": self.working_dir,
-                **payload,
-            },
-            default=str,
-        )
+            return HookOutcome()
+        # Imported on the first hook run: a conversation without hooks never needs it.
+        from openhands.sdk.hooks.executor import block_feedback
+
+        hook_input = {
+            "hook_event_name": event.value,
+            "event_type": event.value,
+            "session_id": self.session_id,
+            "cwd": self.working_dir,
+            "working_dir": self.working_dir,
+            **payload,
+        }
+        stdin = json.dumps(hook_input, default=str)
+        outcome = HookOutcome()
+        contexts: list[str] = []
         for hook in hooks:
-            done = self._run_one(event, hook, stdin)
-            if done is None:
+            result = self._run_one(event, hook, stdin, hook_input, tool_name)
+            outcome.results.append(result)
+            self._record(event, hook, result, hook_input, tool_name, action_id, message_id)
+            if result.additional_context and result.additional_context.strip():
+                contexts.append(result.additional_context.strip())
+            if result.error:
+                # A hook that hangs is worth an error; one that exits oddly only a warning.
+                level = logging.ERROR if result.exit_code == TIMEOUT_EXIT_CODE else logging.WARNING
+                logger.log(level, "%s hook %s: %s", event.value, hook.display_command, result.error)
+            if result.should_continue:
                 continue
-            returncode, stdout, stderr = done
-            if returncode == BLOCK_EXIT_CODE:
-                feedback = (stderr.strip() or stdout.strip()) or "blocked by hook"
-                return HookResult(blocked=True, feedback=feedback)
-            if returncode != 0:
+            if event in _CANNOT_BLOCK:
                 logger.warning(
-                    "%s hook exited %d (not blocking): %s: %s",
-                    HOOK_EVENT_NAMES[event],
-                    returncode,
-                    hook.command,
-                    stderr.strip()[:500],
+                    "%s hook %s asked to block, which this event cannot do",
+                    event.value,
+                    hook.display_command,
                 )
-        return HookResult()
+                continue
+            outcome.blocked = True
+            outcome.feedback = block_feedback(result)
+            break
+        outcome.additional_context = "\n".join(contexts)
+        return outcome
 
     def _run_one(
-        self, event: HookEventType, hook: HookDefinition, stdin: str
-    ) -> tuple[int, str, str] | None:
-        """Run one hook; None when it timed out (non-blocking; one that cannot start exits 127)."""
-        result = run_shell(
-            hook.command,
-            self.working_dir,
-            timeout=hook.timeout,
-            stdin=stdin,
-            env=self.env,
-            separate_stderr=True,
+        self,
+        event: HookEventType,
+        hook: HookDefinition,
+        stdin: str,
+        hook_input: dict[str, Any],
+        tool_name: str | None,
+    ) -> HookResult:
+        if hook.type != HookType.COMMAND:
+            from openhands.sdk.hooks.agent_hook import run_llm_hook  # only LLM hooks need it
+
+            return run_llm_hook(
+                hook,
+                event.value,
+                hook_input,
+                llm_source=self.llm_source,
+                working_dir=self.working_dir,
+                stats=self.stats,
+            )
+        from openhands.sdk.hooks.executor import hook_environment, run_command_hook
+
+        env = hook_environment(
+            self.env,
+            working_dir=self.working_dir,
+            session_id=self.session_id,
+            event_name=event.value,
+            tool_name=tool_name,
         )
-        if result.timed_out:
-            logger.error("%s hook timed out after %ss: %s", event.value, hook.timeout, hook.command)
-            return None
-        return result.exit_code, result.output, result.stderr
+        return run_command_hook(hook, stdin, self.working_dir, env)
+
+    def _record(
+        self,
+        event: HookEventType,
+        hook: HookDefinition,
+        result: HookResult,
+        hook_input: dict[str, Any],
+        tool_name: str | None,
+        action_id: str | None,
+        message_id: str | None,
+    ) -> None:
+        if self.on_event is None:
+            return
+        self.on_event(
+            HookExecutionEvent(
+                hook_event_type=event.value,
+                hook_command=hook.display_command,
+                tool_name=tool_name,
+                success=result.success,
+                blocked=not result.should_continue,
+                exit_code=result.exit_code,
+                stdout=clip_hook_log(result.stdout) or "",
+                stderr=clip_hook_log(result.stderr) or "",
+                reason=clip_hook_log(result.reason),
+                additional_context=clip_hook_log(result.additional_context),
+                error=clip_hook_log(result.error),
+                action_id=action_id,
+                message_id=message_id,
+                hook_input=_recordable(event, hook_input),
+            )
+        )
+
+
+def _recordable(event: HookEventType, hook_input: dict[str, Any]) -> dict[str, Any]:
+    """What of a hook's input goes into the log: a user prompt stays out (a refused prompt
+    must not be stored; an accepted one is the MessageEvent named by `message_id`)."""
+    if event != HookEventType.USER_PROMPT_SUBMIT:
+        return hook_input
+    return {key: value for key, value in hook_input.items() if key not in ("prompt", "message")}

@@ -1,0 +1,252 @@
+"""`AgentBase`: an agent's configuration (LLM, tools, prompts, context) and what every agent
+does once per conversation: resolve its tools and build its system prompt."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from openhands.sdk.agent.prompts import (
+    DEFAULT_SECURITY_POLICY_FILENAME,
+    DEFAULT_SYSTEM_PROMPT,
+    DEFAULT_SYSTEM_PROMPT_FILENAME,
+)
+from openhands.sdk.context.agent_context import AgentContext
+from openhands.sdk.event.base import Event
+from openhands.sdk.event.message import SystemPromptEvent
+from openhands.sdk.llm.llm import LLM
+from openhands.sdk.llm.message import TextContent
+from openhands.sdk.mcp.config import MCPServer, coerce_mcp_config
+from openhands.sdk.tool.builtins import BUILTIN_TOOLS
+from openhands.sdk.tool.registry import resolve_tool
+from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+if TYPE_CHECKING:
+    from openhands.sdk.context.conversation_context import ConversationContext
+    from openhands.sdk.conversation.local import LocalConversation
+
+OnEvent = Callable[[Event], None]
+OnToken = Callable[[Any], None]
+"""Gets each streamed chunk of an LLM reply (passed to the LLM's `on_token`)."""
+
+BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(tool.__name__ for tool in BUILTIN_TOOLS)
+"""The class names `include_default_tools` accepts ("FinishTool", "ThinkTool")."""
+
+
+class AgentBase(BaseModel):
+    """What every agent has: an LLM, tool specs, a system prompt and an optional context."""
+
+    model_config = ConfigDict(defer_build=True, extra="forbid")
+
+    kind: Literal["Agent"] = "Agent"
+    llm: LLM
+    tools: list[Tool] = Field(default_factory=list)
+    system_prompt: str | None = Field(
+        default=None,
+        description="The system prompt, verbatim (None: the one `system_prompt_filename` "
+        "names). Cannot be combined with a custom `system_prompt_filename`.",
+    )
+    system_prompt_filename: str = Field(
+        default=DEFAULT_SYSTEM_PROMPT_FILENAME,
+        description="The system prompt template: 'system_prompt.j2' is the built-in prompt; "
+        "another name is a Jinja2 file, absolute or in the agent class's prompts folder.",
+    )
+    system_prompt_kwargs: dict[str, object] = Field(
+        default_factory=dict, description="Values a custom system prompt template uses."
+    )
+    security_policy_filename: str = Field(
+        default=DEFAULT_SECURITY_POLICY_FILENAME,
+        description="The security policy for the prompt ('security_policy.j2': the built-in "
+        "one; '' none). Accepted and saved; it has no effect yet.",
+    )
+    include_default_tools: list[str] = Field(
+        default_factory=lambda: list(BUILTIN_TOOL_NAMES),
+        description="Built-in tools to add, by class name (['FinishTool', 'ThinkTool'] by "
+        "default; [] for none). True and False mean all and none.",
+    )
+    agent_context: AgentContext | None = Field(
+        default=None, description="Skills, prompt suffixes and memory for the agent's prompts."
+    )
+    mcp_config: dict[str, MCPServer] = Field(
+        default_factory=dict,
+        description='MCP servers whose tools the agent gets: {"mcpServers": {name: {...}}} '
+        "or {name: {...}}; started when a conversation starts (see docs/mcp.md).",
+    )
+    filter_tools_regex: str | None = Field(
+        default=None,
+        description="Keep only tools whose name matches this regex (re.match), among the "
+        "`tools` specs and MCP tools; the built-in finish/think are always kept (None: all).",
+    )
+    tool_concurrency_limit: int = Field(
+        default=1,
+        ge=1,
+        description="How many tool calls of one LLM reply may run at the same time (1: one "
+        "after the other). Calls of one tool take turns unless the tool declares the "
+        "resources each call uses.",
+    )
+
+    _tools: dict[str, ToolDefinition] | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _prompt_options(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if data.get("security_policy_filename", "") is None:
+            data = {**data, "security_policy_filename": ""}
+        custom_file = data.get("system_prompt_filename", DEFAULT_SYSTEM_PROMPT_FILENAME)
+        if data.get("system_prompt") is not None and custom_file != DEFAULT_SYSTEM_PROMPT_FILENAME:
+            raise ValueError(
+                "Set either system_prompt (the text) or a custom system_prompt_filename (a "
+                "template), not both."
+            )
+        return data
+
+    @field_validator("mcp_config", mode="before")
+    @classmethod
+    def _read_mcp_config(cls, value: Any) -> Any:
+        return coerce_mcp_config(value)
+
+    @field_validator("filter_tools_regex")
+    @classmethod
+    def _valid_regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a valid regular expression: {exc}") from exc
+        return value
+
+    @field_validator("include_default_tools", mode="before")
+    @classmethod
+    def _default_tools(cls, value: Any) -> Any:
+        # Agents saved before this was a list stored a bool.
+        if value is True:
+            return list(BUILTIN_TOOL_NAMES)
+        if value is False:
+            return []
+        if isinstance(value, list):
+            unknown = [name for name in value if name not in BUILTIN_TOOL_NAMES]
+            if unknown:
+                raise ValueError(
+                    f"Unknown built-in tool(s) {unknown}; include_default_tools takes class "
+                    f"names among {list(BUILTIN_TOOL_NAMES)}."
+                )
+        return value
+
+    # -- prompts -------------------------------------------------------------------------------
+
+    @property
+    def prompt_dir(self) -> str:
+        """The folder relative template names are read from: `prompts/` beside the module
+        that defines this agent's class."""
+        module_file = getattr(sys.modules.get(type(self).__module__), "__file__", None) or "."
+        return str(Path(module_file).parent / "prompts")
+
+    @property
+    def static_system_message(self) -> str:
+        """The system prompt without the per-conversation part (the same for every
+        conversation of this agent). Raises PromptTemplateError for a missing template."""
+        if self.system_prompt is not None:
+            return self.system_prompt
+        filename = self.system_prompt_filename
+        local = Path(self.prompt_dir) / filename
+        if filename == DEFAULT_SYSTEM_PROMPT_FILENAME and not local.is_file():
+            return DEFAULT_SYSTEM_PROMPT
+        from openhands.sdk.agent.prompts.templates import render_template
+
+        return render_template(self.prompt_dir, filename, **self._template_kwargs())
+
+    def _template_kwargs(self) -> dict[str, object]:
+        kwargs: dict[str, object] = {
+            "model_name": self.llm.model,
+            "memory_enabled": bool(self.agent_context and self.agent_context.load_memory),
+            "security_policy_filename": self.security_policy_filename,
+        }
+        kwargs.update(self.system_prompt_kwargs)
+        return kwargs
+
+    @property
+    def dynamic_context(self) -> str | None:
+        """The per-conversation part of the system prompt this agent's context gives before
+        a workspace is known (no project skills, no memory), or None."""
+        if self.agent_context is None:
+            return None
+        return self.agent_context.get_system_message_suffix(self.llm.model)
+
+    def system_prompt_event(
+        self, tools: list[dict[str, Any]], context: ConversationContext | None = None
+    ) -> SystemPromptEvent:
+        """The first event of a conversation: the static prompt, the tool schemas, and the
+        dynamic context resolved for that conversation (`context`)."""
+        dynamic = (
+            context.system_message_suffix(self.llm.model)
+            if context is not None
+            else self.dynamic_context
+        )
+        return SystemPromptEvent(
+            system_prompt=TextContent(text=self.static_system_message),
+            tools=tools,
+            dynamic_context=TextContent(text=dynamic) if dynamic else None,
+        )
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    def init_tools(self, context: ToolContext) -> dict[str, ToolDefinition]:
+        """Resolve the tool specs for one conversation, keyed by the name the LLM calls.
+
+        Starts the `mcp_config` servers (a server that fails is logged and left out) and
+        applies `filter_tools_regex` to spec and MCP tools. The result is also kept as
+        `tools_map` (the tools of the conversation this agent was last set up for).
+        """
+        resolved: dict[str, ToolDefinition] = {}
+        wanted = set(self.include_default_tools)
+        for cls in BUILTIN_TOOLS:
+            if cls.__name__ in wanted:
+                definition = cls()
+                resolved[definition.name] = definition
+        pattern = re.compile(self.filter_tools_regex) if self.filter_tools_regex else None
+        for spec in self.tools:
+            for definition in resolve_tool(spec, context):
+                if pattern is None or pattern.match(definition.name):
+                    resolved[definition.name] = definition
+                else:
+                    definition.close()
+        if self.mcp_config:
+            from openhands.sdk.mcp.utils import create_mcp_tools  # loads `mcp`: only if used
+
+            keep = pattern.match if pattern is not None else None
+            for definition in create_mcp_tools(
+                self.mcp_config, working_dir=context.working_dir, keep=keep, reserved=resolved
+            ):
+                resolved[definition.name] = definition
+        self._tools = resolved
+        return resolved
+
+    @property
+    def tools_map(self) -> dict[str, ToolDefinition]:
+        """The tools initialised for this agent's conversation, by name.
+
+        Raises RuntimeError before the agent was given to a conversation.
+        """
+        if self._tools is None:
+            raise RuntimeError(
+                "This agent's tools are not initialised yet: create a Conversation with it "
+                "first (tools are built for a workspace)."
+            )
+        return dict(self._tools)
+
+    # -- stepping ------------------------------------------------------------------------------
+
+    def step(
+        self, conversation: LocalConversation, on_event: OnEvent, on_token: OnToken | None = None
+    ) -> bool:
+        """Take one step; return True when the agent wants to end the run.
+
+        `on_token`, when given, gets each streamed chunk of the LLM's reply.
+        """
+        raise NotImplementedError

@@ -1,0 +1,95 @@
+"""Running the tool calls of one LLM reply at the same time, up to a limit.
+
+Calls that touch the same resource still take turns: each call holds the locks of the
+resources its tool declares for it (`declared_resources(action)`); a tool that declares
+nothing gets one lock for all its calls (a terminal session runs one command at a time),
+and one that declares no resources at all takes no lock. Results come back in call order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+CallT = TypeVar("CallT")
+ResultT = TypeVar("ResultT")
+
+
+class DeclaredResources(NamedTuple):
+    """The resources one tool call uses, as a tool declares them.
+
+    `declared=False`: the tool did not say, so its calls take turns (one lock per tool).
+    `declared=True` with no `keys`: the call shares nothing and takes no lock. Otherwise the
+    call holds a lock per key (e.g. `file:/abs/path`) while it runs.
+    """
+
+    keys: tuple[str, ...] = ()
+    declared: bool = False
+
+
+def lock_keys(tool: Any, action: Any) -> list[str]:
+    """The locks a call of `tool` with `action` holds while it runs (see DeclaredResources)."""
+    declare = getattr(tool, "declared_resources", None)
+    resources = declare(action) if callable(declare) and action is not None else None
+    if resources is None or not getattr(resources, "declared", False):
+        return [f"tool:{getattr(tool, 'name', type(tool).__name__)}"]
+    return sorted(set(getattr(resources, "keys", ())))
+
+
+class ResourceLocks:
+    """One lock per resource key, taken in sorted order (so two calls never deadlock)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    @contextlib.contextmanager
+    def hold(self, keys: Sequence[str]) -> Iterator[None]:
+        """Hold the locks of `keys` for the duration of the block."""
+        with self._guard:
+            locks = [self._locks.setdefault(key, threading.Lock()) for key in sorted(set(keys))]
+        with contextlib.ExitStack() as stack:
+            for lock in locks:
+                stack.enter_context(lock)
+            yield
+
+
+class ParallelToolExecutor:
+    """Runs a batch of calls on up to `max_workers` threads; results keep the calls' order.
+
+    Each executor has its own locks, so a sub-agent's calls never wait on its parent's.
+    """
+
+    def __init__(self, max_workers: int = 1) -> None:
+        if max_workers < 1:
+            raise ValueError("max_workers must be >= 1")
+        self.max_workers = max_workers
+        self.locks = ResourceLocks()
+
+    def execute_batch(
+        self,
+        calls: Sequence[CallT],
+        run: Callable[[CallT], ResultT],
+        keys: Callable[[CallT], Sequence[str]] = lambda _call: (),
+    ) -> list[ResultT]:
+        """`run(call)` for every call (holding the locks `keys(call)` names), in call order.
+
+        With one worker or one call everything runs in this thread. An exception from `run`
+        is raised here once every call has ended.
+        """
+
+        def locked(call: CallT) -> ResultT:
+            with self.locks.hold(keys(call)):
+                return run(call)
+
+        if self.max_workers == 1 or len(calls) <= 1:
+            return [locked(call) for call in calls]
+        # Imported here: concurrent.futures costs ~10 ms, and most agents never need it.
+        from concurrent.futures import ThreadPoolExecutor
+
+        workers = min(self.max_workers, len(calls))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tool-call") as pool:
+            futures = [pool.submit(locked, call) for call in calls]
+        return [future.result() for future in futures]

@@ -1,0 +1,213 @@
+"""Reading skills from disk: markdown files with YAML front matter, and SKILL.md folders.
+
+Layout (the reference SDK's): a skills folder holds `name.md` files (the name is the path
+without `.md`, or the front matter's `name`) and `name/SKILL.md` folders (AgentSkills format).
+Front matter keys: `name`, `description`, `triggers` (a list: a keyword skill), `inputs` (a
+task skill, triggered by `/name` too), and the AgentSkills fields (`license`,
+`compatibility`, `metadata`, `allowed-tools`, `disable-model-invocation`, `version`). No
+front matter, or no triggers: an always-on skill. A repository's AGENTS.md, CLAUDE.md,
+GEMINI.md and .cursorrules are always-on skills too. A file that cannot be read or parsed is
+logged and skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from openhands.sdk.context.skills import KeywordTrigger, Skill, TaskTrigger
+from openhands.sdk.errors import OpenHandsError
+
+logger = logging.getLogger(__name__)
+
+SKILLS_SUBDIRS = (Path(".agents/skills"), Path(".openhands/skills"), Path(".openhands/microagents"))
+"""Where skills live under a home or project folder, in priority order (first wins a name)."""
+
+THIRD_PARTY_SKILL_NAMES = {
+    "agents.md": "agents",
+    "agent.md": "agents",
+    ".cursorrules": "cursorrules",
+    "claude.md": "claude",
+    "gemini.md": "gemini",
+}
+"""Instruction files other agents read, found at a project's root: lowercase file -> skill."""
+
+
+class SkillValidationError(OpenHandsError, ValueError):
+    """A skill file is malformed: its front matter is not a YAML mapping, or a field has the
+    wrong shape (`triggers` must be a list of words). Fix the file's front matter."""
+
+
+def parse_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """Split a markdown file into its YAML front matter (a dict; {} if none) and its body."""
+    if not text.startswith("---"):
+        return {}, text
+    lines = text.splitlines(keepends=True)
+    if lines[0].strip() != "---":
+        return {}, text
+    for index in range(1, len(lines)):
+        if lines[index].strip() == "---":
+            import yaml  # only when skills are loaded (it ships with the SDK's dependencies)
+
+            try:
+                data = yaml.safe_load("".join(lines[1:index])) or {}
+            except yaml.YAMLError as exc:
+                raise SkillValidationError(f"front matter is not valid YAML: {exc}") from exc
+            if not isinstance(data, dict):
+                raise SkillValidationError("front matter must be a YAML mapping (key: value lines)")
+            return data, "".join(lines[index + 1 :]).lstrip("\n")
+    return {}, text
+
+
+def load_skill(path: str | Path, skill_base_dir: str | Path | None = None) -> Skill:
+    """Read one skill file (see the module docstring). Raises SkillValidationError or OSError."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    third_party = THIRD_PARTY_SKILL_NAMES.get(path.name.lower())
+    if third_party is not None:
+        return Skill(name=third_party, content=text, source=str(path))
+    meta, body = parse_front_matter(text)
+    agentskills = path.name.lower() == "skill.md"
+    if agentskills:
+        default_name = path.parent.name
+    elif skill_base_dir is not None:
+        default_name = path.relative_to(skill_base_dir).with_suffix("").as_posix()
+    else:
+        default_name = path.stem
+    name = str(meta.get("name") or default_name)
+    keywords = meta.get("triggers") or []
+    if not isinstance(keywords, list) or not all(isinstance(k, str | int) for k in keywords):
+        raise SkillValidationError(f"{path}: `triggers` must be a list of words")
+    words = [str(k) for k in keywords if str(k).strip()]
+    trigger: KeywordTrigger | TaskTrigger | None = None
+    if "inputs" in meta:
+        trigger = TaskTrigger(triggers=list(dict.fromkeys([*words, f"/{name}"])))
+    elif words:
+        trigger = KeywordTrigger(keywords=words)
+    allowed = meta.get("allowed-tools", meta.get("allowed_tools"))
+    if isinstance(allowed, str):
+        allowed = allowed.split()
+    optional = {
+        "description": meta.get("description"),
+        "license": meta.get("license"),
+        "compatibility": meta.get("compatibility"),
+        "version": str(meta["version"]) if meta.get("version") is not None else None,
+        "metadata": {str(k): str(v) for k, v in meta["metadata"].items()}
+        if isinstance(meta.get("metadata"), dict)
+        else None,
+        "allowed_tools": allowed,
+        "disable_model_invocation": meta.get(
+            "disable-model-invocation", meta.get("disable_model_invocation")
+        ),
+    }
+    return Skill(
+        name=name,
+        content=body,
+        trigger=trigger,
+        source=str(path),
+        is_agentskills_format=agentskills,
+        **{key: value for key, value in optional.items() if value is not None},
+    )
+
+
+def load_skills_from_dir(
+    skill_dir: str | Path,
+) -> tuple[dict[str, Skill], dict[str, Skill], dict[str, Skill]]:
+    """Every skill in a skills folder, as (always-on, triggered, SKILL.md) dicts by name."""
+    root = Path(skill_dir)
+    repo: dict[str, Skill] = {}
+    knowledge: dict[str, Skill] = {}
+    agentskills: dict[str, Skill] = {}
+    if not root.is_dir():
+        return repo, knowledge, agentskills
+    skill_md = sorted(p for p in root.glob("*/*") if p.name.lower() == "skill.md" and p.is_file())
+    skill_dirs = {p.parent for p in skill_md}
+    plain = sorted(
+        p
+        for p in root.rglob("*.md")
+        if p.is_file()
+        and p.name != "README.md"
+        and p.name.lower() != "skill.md"
+        and not any(parent in skill_dirs for parent in p.parents)
+    )
+    for path in [*skill_md, *plain]:
+        try:
+            skill = load_skill(path, root)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            logger.warning("Skipping skill %s: %s", path, exc)
+            continue
+        target = (
+            agentskills
+            if skill.is_agentskills_format
+            else repo
+            if skill.trigger is None
+            else knowledge
+        )
+        target.setdefault(skill.name, skill)
+    return repo, knowledge, agentskills
+
+
+def _from_dirs(dirs: Iterable[Path], skills: list[Skill], seen: set[str]) -> None:
+    for folder in dirs:
+        for found in load_skills_from_dir(folder):
+            for name, skill in found.items():
+                if name not in seen:
+                    seen.add(name)
+                    skills.append(skill)
+
+
+def load_user_skills(home: str | Path | None = None) -> list[Skill]:
+    """The user's skills: `~/.agents/skills`, `~/.openhands/skills`, `~/.openhands/microagents`."""
+    base = Path(home) if home is not None else Path.home()
+    skills: list[Skill] = []
+    _from_dirs((base / sub for sub in SKILLS_SUBDIRS), skills, set())
+    return skills
+
+
+def _git_root(path: Path) -> Path | None:
+    return next((p for p in (path, *path.parents) if (p / ".git").exists()), None)
+
+
+def load_project_skills(work_dir: str | Path) -> list[Skill]:
+    """A project's skills: its AGENTS.md-style files, then its skills folders; the working
+    directory first, then the enclosing git repository's root (first wins a name)."""
+    work = Path(work_dir)
+    roots = [work]
+    git_root = _git_root(work)
+    if git_root is not None and git_root != work:
+        roots.append(git_root)
+    skills: list[Skill] = []
+    seen: set[str] = set()
+    for root in roots:
+        try:
+            entries = sorted(root.iterdir()) if root.is_dir() else []
+        except OSError as exc:
+            logger.warning("Cannot list %s for project skills: %s", root, exc)
+            continue
+        for entry in entries:
+            if entry.name.lower() not in THIRD_PARTY_SKILL_NAMES or not entry.is_file():
+                continue
+            try:
+                skill = load_skill(entry)
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                logger.warning("Skipping skill %s: %s", entry, exc)
+                continue
+            if skill.name not in seen:
+                seen.add(skill.name)
+                skills.append(skill)
+    for root in roots:
+        _from_dirs((root / sub for sub in SKILLS_SUBDIRS), skills, seen)
+    return skills
+
+
+def merge_skills_by_name(primary: Iterable[Skill], secondary: Iterable[Skill]) -> list[Skill]:
+    """`primary` then every skill of `secondary` whose name `primary` does not have."""
+    merged = list(primary)
+    seen = {skill.name for skill in merged}
+    for skill in secondary:
+        if skill.name not in seen:
+            seen.add(skill.name)
+            merged.append(skill)
+    return merged
