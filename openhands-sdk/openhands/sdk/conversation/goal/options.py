@@ -143,7 +143,9 @@ class GoalRequest(GoalLimits):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON body for `POST /goal` (the judge's key included: it goes to the server)."""
-        return self.model_dump(mode="json", exclude_none=True, context={"expose_secrets": True})
+        from openhands.sdk.wire import to_wire  # the wire module imports this package
+
+        return to_wire(self)
 
 
 def _invalid(exc: ValidationError) -> InvalidGoalError:
