@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-from openhands.sdk.testing import FakeOpenAIServer
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from websockets.sync.client import ClientConnection, connect
 
 T = TypeVar("T")
@@ -208,3 +208,11 @@ def wait_goal_end(read_goal: Callable[[], Any], timeout: float = WAIT_TIMEOUT) -
         return status if status and not status["active"] else None
 
     return wait_until(ended, timeout, what="the goal to end")
+
+
+def verdict(complete: bool, *missing: str) -> FakeReply:
+    """A judge answer: complete, or not yet with what is missing."""
+    score = 1.0 if complete else 0.4
+    return FakeReply.text(
+        json.dumps({"score": score, "complete": complete, "missing": list(missing)})
+    )

@@ -12,8 +12,14 @@ import httpx
 import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from ..harness import ServerProcess, goal_values, is_goal_end, wait_goal_end, wait_until
-from .conftest import verdict
+from ..harness import (
+    ServerProcess,
+    goal_values,
+    is_goal_end,
+    verdict,
+    wait_goal_end,
+    wait_until,
+)
 
 
 def _goal(client: httpx.Client, cid: str) -> Any:

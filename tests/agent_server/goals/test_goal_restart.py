@@ -10,8 +10,14 @@ from typing import Any
 import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from ..harness import ServerProcess, goal_values, llm_spec, wait_goal_end, wait_until
-from .conftest import verdict
+from ..harness import (
+    ServerProcess,
+    goal_values,
+    llm_spec,
+    verdict,
+    wait_goal_end,
+    wait_until,
+)
 
 # A reloaded agent has no key (keys never reach disk): the server falls back to LLM_API_KEY.
 ENV = {"LLM_API_KEY": "test-key"}

@@ -6,22 +6,23 @@ import uuid
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response, status
-from openhands.agent_server.conversations.models import (
+from openhands.agent_server.api.deps import live_conversation, registry
+from openhands.agent_server.api.models import STORAGE, error_responses
+from openhands.agent_server.api.routing import CheckedRoute
+from openhands.agent_server.services.live import LiveConversation
+from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.sdk.conversation import ConversationExecutionStatus
+from openhands.sdk.wire import (
     ConversationInfo,
     ConversationPage,
     StartConversationRequest,
+    Success,
 )
-from openhands.agent_server.conversations.service import ConversationService
-from openhands.agent_server.deps import conversation_service, event_service
-from openhands.agent_server.events.service import EventService
-from openhands.agent_server.models import Success, error_responses
-from openhands.agent_server.routing import CheckedRoute
-from openhands.sdk.conversation import ConversationExecutionStatus
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"], route_class=CheckedRoute)
 
-Conversations = Annotated[ConversationService, Depends(conversation_service)]
-Live = Annotated[EventService, Depends(event_service)]
+Registry = Annotated[ConversationRegistry, Depends(registry)]
+Live = Annotated[LiveConversation, Depends(live_conversation)]
 
 
 @router.post(
@@ -29,23 +30,23 @@ Live = Annotated[EventService, Depends(event_service)]
     response_model=ConversationInfo,
     status_code=status.HTTP_201_CREATED,
     responses={
-        **error_responses(),
+        **error_responses(*STORAGE),
         200: {"model": ConversationInfo, "description": "That id already existed."},
     },
 )
 async def start_conversation(
-    request: StartConversationRequest, conversations: Conversations, response: Response
+    request: StartConversationRequest, conversations: Registry, response: Response
 ) -> ConversationInfo:
     """Create a conversation (201), or return the existing one with that id (200)."""
-    service, created = await conversations.start(request)
+    conversation_id, created = await conversations.start(request)
     if not created:
         response.status_code = status.HTTP_200_OK
-    return service.info()
+    return await conversations.info(conversation_id)
 
 
 @router.get("/search", response_model=ConversationPage, responses=error_responses())
 async def search_conversations(
-    conversations: Conversations,
+    conversations: Registry,
     page_id: Annotated[str | None, Query(description="next_page_id of the previous page.")] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 100,
     status: Annotated[
@@ -53,13 +54,13 @@ async def search_conversations(
     ] = None,
 ) -> ConversationPage:
     """Conversations, newest first, one page at a time."""
-    items, next_page_id = conversations.search(page_id=page_id, limit=limit, status=status)
+    items, next_page_id = await conversations.search(page_id=page_id, limit=limit, status=status)
     return ConversationPage(items=items, next_page_id=next_page_id)
 
 
 @router.get("/count", response_model=int, responses=error_responses())
 async def count_conversations(
-    conversations: Conversations,
+    conversations: Registry,
     status: Annotated[ConversationExecutionStatus | None, Query()] = None,
 ) -> int:
     """How many conversations there are (with that execution status, if given)."""
@@ -67,27 +68,34 @@ async def count_conversations(
 
 
 @router.get("/{conversation_id}", response_model=ConversationInfo, responses=error_responses(404))
-async def get_conversation(service: Live) -> ConversationInfo:
+async def get_conversation(conversation_id: uuid.UUID, conversations: Registry) -> ConversationInfo:
     """One conversation."""
-    return service.info()
+    return await conversations.info(conversation_id)
 
 
-@router.delete("/{conversation_id}", response_model=Success, responses=error_responses(404))
-async def delete_conversation(conversation_id: uuid.UUID, conversations: Conversations) -> Success:
-    """Stop the conversation's goal and agent, forget it and delete its files."""
+@router.delete(
+    "/{conversation_id}", response_model=Success, responses=error_responses(404, *STORAGE)
+)
+async def delete_conversation(conversation_id: uuid.UUID, conversations: Registry) -> Success:
+    """Stop the conversation's goal and agent, forget it and delete its files.
+
+    Also deletes its working directory if the server made it (no `workspace` was given).
+    """
     await conversations.delete(conversation_id)
     return Success()
 
 
 @router.post("/{conversation_id}/run", response_model=Success, responses=error_responses(404, 409))
-async def run_conversation(service: Live) -> Success:
+async def run_conversation(conversation: Live) -> Success:
     """Run the agent in the background until it finishes, pauses or fails."""
-    await service.start_run()
+    await conversation.start_run()
     return Success()
 
 
-@router.post("/{conversation_id}/pause", response_model=Success, responses=error_responses(404))
-async def pause_conversation(service: Live) -> Success:
+@router.post(
+    "/{conversation_id}/pause", response_model=Success, responses=error_responses(404, *STORAGE)
+)
+async def pause_conversation(conversation: Live) -> Success:
     """Ask the agent to stop after its current step."""
-    await service.pause()
+    await conversation.pause()
     return Success()

@@ -1,19 +1,20 @@
-"""FastAPI dependencies that fetch the services a route works on."""
+"""FastAPI dependencies: the registry, and the (opened) conversation a path names."""
 
 from __future__ import annotations
 
 import uuid
 
 from fastapi import Request
-from openhands.agent_server.conversations.service import ConversationService
-from openhands.agent_server.events.service import EventService
+from openhands.agent_server.services.live import LiveConversation
+from openhands.agent_server.services.registry import ConversationRegistry
 
 
-async def conversation_service(request: Request) -> ConversationService:
-    """The server's `ConversationService`."""
+async def registry(request: Request) -> ConversationRegistry:
+    """The server's `ConversationRegistry`."""
     return request.app.state.conversations
 
 
-async def event_service(conversation_id: uuid.UUID, request: Request) -> EventService:
-    """The live conversation named in the path, or 404."""
-    return request.app.state.conversations.get(conversation_id)
+async def live_conversation(conversation_id: uuid.UUID, request: Request) -> LiveConversation:
+    """The conversation named in the path, opened if it was not yet; 404 if unknown."""
+    conversations: ConversationRegistry = request.app.state.conversations
+    return await conversations.get(conversation_id)

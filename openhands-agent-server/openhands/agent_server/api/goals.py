@@ -4,28 +4,34 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Depends, Request
-from openhands.agent_server.deps import event_service
-from openhands.agent_server.events.service import EventService
-from openhands.agent_server.goals.models import ResumeGoalRequest, StartGoalRequest
-from openhands.agent_server.models import Success, error_responses
-from openhands.agent_server.routing import CheckedRoute
-from openhands.sdk.conversation.goal.models import GoalStatus
-from openhands.sdk.llm import LLM
+from fastapi import APIRouter, Body, Depends
+from openhands.agent_server.api.deps import live_conversation, registry
+from openhands.agent_server.api.models import STORAGE, StartGoalRequest, error_responses
+from openhands.agent_server.api.routing import CheckedRoute
+from openhands.agent_server.services.live import LiveConversation
+from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.sdk.conversation.goal import GoalStatus
+from openhands.sdk.wire import ResumeGoalRequest, Success
 
 router = APIRouter(
     prefix="/api/conversations/{conversation_id}/goal", tags=["goals"], route_class=CheckedRoute
 )
 
-Live = Annotated[EventService, Depends(event_service)]
+Live = Annotated[LiveConversation, Depends(live_conversation)]
+Registry = Annotated[ConversationRegistry, Depends(registry)]
 
 
-@router.post("", response_model=Success, responses=error_responses(404, 409))
-async def start_goal(request: StartGoalRequest, service: Live, http: Request) -> Success:
-    """Start a goal loop in the background; its status streams as `key="goal"` events."""
-    await service.start_goal_loop(
+@router.post("", response_model=Success, responses=error_responses(404, 409, *STORAGE))
+async def start_goal(
+    request: StartGoalRequest, conversation: Live, conversations: Registry
+) -> Success:
+    """Start a goal loop in the background once its `running` status is on disk.
+
+    Its status streams as `key="goal"` events.
+    """
+    await conversation.start_goal_loop(
         request.objective,
-        judge_llm=_with_server_defaults(request.judge_llm, http),
+        judge_llm=conversations.credentials.judge(conversation.id, request.judge_llm),
         max_iterations=request.max_iterations,
         verify=request.verify,
         max_cost=request.max_cost,
@@ -35,30 +41,26 @@ async def start_goal(request: StartGoalRequest, service: Live, http: Request) ->
 
 
 @router.get("", response_model=GoalStatus | None, responses=error_responses(404))
-async def get_goal(service: Live) -> GoalStatus | None:
+async def get_goal(conversation: Live) -> GoalStatus | None:
     """The latest goal status, or null if no goal was ever started."""
-    return service.goal.status
+    return conversation.goal.status
 
 
-@router.post("/stop", response_model=Success, responses=error_responses(404))
-async def stop_goal(service: Live) -> Success:
+@router.post("/stop", response_model=Success, responses=error_responses(404, *STORAGE))
+async def stop_goal(conversation: Live) -> Success:
     """Stop the goal loop and pause the agent (recorded as `interrupted`, resumable)."""
-    await service.stop_goal_loop()
+    await conversation.stop_goal_loop()
     return Success()
 
 
-@router.post("/resume", response_model=Success, responses=error_responses(400, 404, 409))
+@router.post("/resume", response_model=Success, responses=error_responses(400, 404, 409, *STORAGE))
 async def resume_goal(
-    service: Live, http: Request, request: Annotated[ResumeGoalRequest | None, Body()] = None
+    conversation: Live,
+    conversations: Registry,
+    request: Annotated[ResumeGoalRequest | None, Body()] = None,
 ) -> Success:
     """Continue an interrupted goal from its last status."""
-    judge = _with_server_defaults(request.judge_llm if request else None, http)
-    await service.resume_goal_loop(judge_llm=judge)
+    requested = request.judge_llm if request is not None else None
+    judge = conversations.credentials.judge(conversation.id, requested)
+    await conversation.resume_goal_loop(judge_llm=judge)
     return Success()
-
-
-def _with_server_defaults(judge: LLM | None, http: Request) -> LLM | None:
-    """A requested judge, given the server's LLM_API_KEY / LLM_BASE_URL where it has none."""
-    if judge is not None:
-        http.app.state.config.fill_llm(judge)
-    return judge

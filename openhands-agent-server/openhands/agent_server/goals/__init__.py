@@ -1,1 +1,5 @@
-"""Goal loops driven in the background on a live conversation."""
+"""Goal loops on a live conversation: the driver (`driver.py`) and what it needs (`host.py`).
+
+This layer knows nothing of HTTP or of how conversations are stored: it depends only on the
+`GoalHost` protocol, the SDK's `GoalController` and the server's errors.
+"""
