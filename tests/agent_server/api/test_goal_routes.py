@@ -377,6 +377,16 @@ def test_blank_objective_is_422_naming_objective(
     assert "objective" in response.json()["message"]
 
 
+def test_a_nul_byte_in_verify_is_422_naming_verify(
+    client: httpx.Client, conversation_id: str
+) -> None:
+    response = _start(client, conversation_id, verify="pytest -q\x00")
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "verify"]
+    assert "NUL" in response.json()["message"]
+    assert _goal(client, conversation_id) is None
+
+
 def test_zero_max_iterations_is_422_naming_it(client: httpx.Client, conversation_id: str) -> None:
     response = _start(client, conversation_id, max_iterations=0)
     assert response.status_code == 422
