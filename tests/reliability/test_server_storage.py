@@ -68,9 +68,9 @@ def _user_texts(http: httpx.Client, cid: str) -> list[str]:
     texts: list[str] = []
     page_id = None
     while True:
-        params = {"kind": "MessageEvent", "source": "user", **({"page_id": page_id} or {})}
-        if page_id is None:
-            params.pop("page_id")
+        params = {"kind": "MessageEvent", "source": "user"}
+        if page_id is not None:
+            params["page_id"] = page_id
         page = http.get(f"/api/conversations/{cid}/events/search", params=params).json()
         texts += [e["llm_message"]["content"][0]["text"] for e in page["items"]]
         page_id = page["next_page_id"]
