@@ -331,6 +331,8 @@ class LiveConversation:
         if self.goal.active:
             await self.goal.discard()
         future = self._run_future
+        if future is not None and future.cancel():
+            future = None  # a run still queued for a thread never starts
         if self.is_busy:
             # The pause is requested even when its event cannot be written (folder gone).
             with contextlib.suppress(StorageError, EventLogClosedError):

@@ -102,16 +102,19 @@ class ConversationRegistry:
             return 0
         if run_wait is None:
             closes = [asyncio.ensure_future(service.close(reason)) for service in services]
-            waits = [*closes, *pending_disposals]
-            _, pending = await asyncio.wait(waits) if waits else (set(), set())
+            timeout = None
         else:
             closes = [
                 asyncio.ensure_future(service.close(reason, run_wait=run_wait, leave_running=True))
                 for service in services
             ]
-            waits = [*closes, *pending_disposals]
-            _, pending = await asyncio.wait(waits, timeout=run_wait + CLOSE_GRACE_SECONDS)
-        left = 0
+            timeout = run_wait + CLOSE_GRACE_SECONDS
+        _, pending = await asyncio.wait([*closes, *pending_disposals], timeout=timeout)
+        # A deleted conversation whose step outlived the bound is abandoned with its thread.
+        abandoned = [disposal for disposal in pending_disposals if disposal in pending]
+        for disposal in abandoned:
+            disposal.cancel()
+        left = len(abandoned)
         for service, close in zip(services, closes, strict=True):
             if close in pending:
                 close.cancel()
