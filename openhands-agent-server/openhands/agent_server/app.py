@@ -12,6 +12,7 @@ conversations' summaries; on stop it closes the open conversations within a boun
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 import uuid
@@ -65,7 +66,14 @@ def create_app(
         app.state.boot_id = str(uuid.uuid4())
         app.state.steps_left_running = 0
         try:
-            await conversations.load_all()
+            # Thousands of summaries are read at once and kept: collecting garbage meanwhile
+            # only costs time, and freezing them keeps later collections short.
+            gc.disable()
+            try:
+                await conversations.load_all()
+            finally:
+                gc.freeze()
+                gc.enable()
             yield
         finally:
             # Bounded: a step stuck in an LLM call must not hold the process for minutes.

@@ -33,7 +33,11 @@ from openhands.agent_server.services.storage import (
     remove_folders,
     remove_trash,
 )
-from openhands.sdk.conversation import ConversationExecutionStatus, ConversationSummary
+from openhands.sdk.conversation import (
+    ConversationExecutionStatus,
+    ConversationSummary,
+    list_conversation_ids,
+)
 from openhands.sdk.errors import StorageError
 from openhands.sdk.wire import ConversationInfo, StartConversationRequest
 from openhands.sdk.workspace import LocalWorkspace
@@ -44,6 +48,9 @@ Status = ConversationExecutionStatus
 
 CLOSE_GRACE_SECONDS = 2.0
 """On shutdown, time for the bookkeeping around the step wait (goal status, pause, close)."""
+
+LOAD_THREADS = 4
+"""Control threads reading summaries at start-up (at most OH_CONTROL_THREADS are used)."""
 
 
 class ConversationRegistry:
@@ -68,8 +75,15 @@ class ConversationRegistry:
     async def load_all(self) -> None:
         """Read every stored conversation's summary; open those a dead server left busy."""
         await self.pools.controls.run(self.path.mkdir, parents=True, exist_ok=True)
-        summaries, broken = await self.pools.controls.run(load_summaries, self.path)
-        self.catalog.broken.extend(broken)
+        ids = await self.pools.controls.run(list_conversation_ids, self.path)
+        # Reading summaries mostly waits for the disk: a few threads share the work.
+        parts = [ids[start::LOAD_THREADS] for start in range(LOAD_THREADS)]
+        loads = [self.pools.controls.run(load_summaries, self.path, part) for part in parts]
+        summaries: list[ConversationSummary] = []
+        for part_summaries, broken in await asyncio.gather(*loads):
+            summaries += part_summaries
+            self.catalog.broken.extend(broken)
+        self.catalog.broken.sort(key=lambda entry: entry.id)
         for summary in summaries:
             self.catalog.add(summary.id, summary.created_at, summary)
         self._dispose_later(self.pools.controls.run(remove_trash, self.path))

@@ -29,7 +29,6 @@ from openhands.sdk.conversation import (
     ConversationSummary,
     FileEventLog,
     LocalConversation,
-    list_conversation_ids,
     load_conversation_summary,
 )
 from openhands.sdk.conversation.goal import GoalStatus, last_goal_status
@@ -49,14 +48,17 @@ STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
 """OS errors that mean the disk refused (503/507), not that the request was wrong (422)."""
 
 
-def load_summaries(path: Path) -> tuple[list[ConversationSummary], list[BrokenConversation]]:
-    """The summary of every conversation stored in `path`, and the ones that are damaged.
+def load_summaries(
+    path: Path, ids: list[uuid.UUID]
+) -> tuple[list[ConversationSummary], list[BrokenConversation]]:
+    """The summaries of these stored conversations, and the ones found damaged.
 
-    Blocking (one directory listing, then each `base_state.json` and its log's tail).
+    Blocking: reads each one's `base_state.json` and the tail of its log (mostly waiting for
+    the disk, so several threads can share the work).
     """
     summaries: list[ConversationSummary] = []
     broken: list[BrokenConversation] = []
-    for conversation_id in list_conversation_ids(path):
+    for conversation_id in ids:
         try:
             summary = load_conversation_summary(path, conversation_id)
         except Exception as exc:
