@@ -10,7 +10,8 @@ a hundred goals at once needs one thread per running agent, so it gets its own p
 - `controls` (OH_CONTROL_THREADS): short blocking work that a request waits for: appending an
   event (a message, a pause, a goal status), opening, creating, closing and deleting a
   conversation. It is separate so that a control never queues behind agent runs, whatever
-  the run pool holds.
+  the run pool holds. Its threads get the same lower priority: only the event loop's thread
+  keeps the normal one.
 """
 
 from __future__ import annotations
@@ -68,14 +69,14 @@ class Pools:
     runs: BlockingPool
     """Agent runs, judge calls, verify commands (OH_MAX_RUN_THREADS, lower priority)."""
     controls: BlockingPool
-    """Appends, pause, open, create, close, delete (OH_CONTROL_THREADS, normal priority)."""
+    """Appends, pause, open, create, close, delete (OH_CONTROL_THREADS, lower priority)."""
 
     @classmethod
     def create(cls, run_threads: int, control_threads: int, *, nice: int = 0) -> Pools:
-        """Both pools; only the run pool's threads get the lower priority `nice`."""
+        """Both pools, their threads `nice` steps below the event loop's priority."""
         return cls(
             runs=BlockingPool(run_threads, nice=nice, name="oh-run"),
-            controls=BlockingPool(control_threads, name="oh-control"),
+            controls=BlockingPool(control_threads, nice=nice, name="oh-control"),
         )
 
     def shutdown(self) -> None:

@@ -18,6 +18,7 @@ from openhands.sdk.wire import (
     StartConversationRequest,
     Success,
 )
+from pydantic import BaseModel
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"], route_class=CheckedRoute)
 
@@ -35,13 +36,12 @@ Live = Annotated[LiveConversation, Depends(live_conversation)]
     },
 )
 async def start_conversation(
-    request: StartConversationRequest, conversations: Registry, response: Response
-) -> ConversationInfo:
+    request: StartConversationRequest, conversations: Registry
+) -> Response:
     """Create a conversation (201), or return the existing one with that id (200)."""
     conversation_id, created = await conversations.start(request)
-    if not created:
-        response.status_code = status.HTTP_200_OK
-    return await conversations.info(conversation_id)
+    info = await conversations.info(conversation_id)
+    return _json(info, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 @router.get("/search", response_model=ConversationPage, responses=error_responses())
@@ -52,10 +52,10 @@ async def search_conversations(
     status: Annotated[
         ConversationExecutionStatus | None, Query(description="Only this execution status.")
     ] = None,
-) -> ConversationPage:
+) -> Response:
     """Conversations, newest first, one page at a time."""
     items, next_page_id = await conversations.search(page_id=page_id, limit=limit, status=status)
-    return ConversationPage(items=items, next_page_id=next_page_id)
+    return _json(ConversationPage(items=items, next_page_id=next_page_id))
 
 
 @router.get("/count", response_model=int, responses=error_responses())
@@ -68,9 +68,9 @@ async def count_conversations(
 
 
 @router.get("/{conversation_id}", response_model=ConversationInfo, responses=error_responses(404))
-async def get_conversation(conversation_id: uuid.UUID, conversations: Registry) -> ConversationInfo:
+async def get_conversation(conversation_id: uuid.UUID, conversations: Registry) -> Response:
     """One conversation."""
-    return await conversations.info(conversation_id)
+    return _json(await conversations.info(conversation_id))
 
 
 @router.delete(
@@ -99,3 +99,8 @@ async def pause_conversation(conversation: Live) -> Success:
     """Ask the agent to stop after its current step."""
     await conversation.pause()
     return Success()
+
+
+def _json(model: BaseModel, status_code: int = status.HTTP_200_OK) -> Response:
+    """`model` serialized once by its own class (the route's response_model documents it)."""
+    return Response(model.model_dump_json(), status_code, media_type="application/json")
