@@ -141,7 +141,7 @@ class ServerConfig(BaseSettings):
     preload_litellm: bool = Field(
         default=True,
         description="Import litellm in a background thread once the server listens, so the "
-        "first LLM call does not wait seconds for that import (costs ~120 MB of memory "
+        "first LLM call does not wait seconds for that import (costs ~150 MB of memory "
         "early). `false` imports it on the first LLM call instead.",
     )
     graceful_shutdown_seconds: int = Field(
