@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from typing import Any
 
 from openhands.agent_server.errors import BadRequestError, ConflictError, InvalidRequestError
@@ -94,7 +94,7 @@ class GoalDriver:
     def recover_after_restart(self) -> ConversationStateUpdateEvent | None:
         """If a dead server left the goal `running`, the event recording it interrupted."""
         status = self.status
-        if status is None or not (status.active or status.status == "running"):
+        if status is None or not left_running(status.model_dump(include={"active", "status"})):
             return None
         self.status = status.model_copy(
             update={
@@ -428,6 +428,14 @@ class GoalDriver:
             # The driver is ending, so the write's own failure (a hook refusing the message)
             # no longer matters; retrieving it keeps asyncio from logging it as lost.
             inflight.exception()
+
+
+def left_running(status: Mapping[str, Any] | None) -> bool:
+    """Whether a recorded goal status (a status event's value) says a driver was working on it.
+
+    Read after a restart, no driver is: the goal must be recorded interrupted.
+    """
+    return status is not None and bool(status.get("active") or status.get("status") == "running")
 
 
 def _judge(llm: LLM | None) -> LLM | None:

@@ -21,6 +21,7 @@ from typing import Any
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.agent_server.goals.driver import left_running
 from openhands.agent_server.services.catalog import BrokenConversation, Catalog
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
 from openhands.agent_server.services.live import LiveConversation
@@ -420,10 +421,7 @@ class ConversationRegistry:
 
 def _left_busy(summary: ConversationSummary) -> bool:
     """Whether a dead server left this conversation running, or its goal running."""
-    goal = summary.goal or {}
-    return summary.execution_status == Status.RUNNING or bool(
-        goal.get("active") or goal.get("status") == "running"
-    )
+    return summary.execution_status == Status.RUNNING or left_running(summary.goal)
 
 
 def _parse_id(value: str) -> uuid.UUID | None:
