@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine
 from typing import Any
 
 from openhands.agent_server.errors import BadRequestError, ConflictError, InvalidRequestError
 from openhands.agent_server.goals.host import GoalHost
+from openhands.agent_server.goals.judges import default_judge, requested_judge
+from openhands.agent_server.goals.restart import interrupted_by_restart
 from openhands.sdk.conversation import ConversationExecutionStatus
 from openhands.sdk.conversation.goal import (
     GoalController,
@@ -33,7 +35,6 @@ from openhands.sdk.conversation.goal import (
 from openhands.sdk.conversation.goal.models import (
     BLOCKED,
     DRIVER_ERROR,
-    SERVER_RESTART,
     STOPPED,
 )
 from openhands.sdk.conversation.goal.status import GOAL_STATE_KEY, last_goal_event
@@ -41,9 +42,6 @@ from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM
 
 logger = logging.getLogger(__name__)
-
-JUDGE_USAGE_ID = "goal-judge"
-"""The usage id of the default judge (a copy of the agent's LLM)."""
 
 
 class GoalDriver:
@@ -93,18 +91,11 @@ class GoalDriver:
 
     def recover_after_restart(self) -> ConversationStateUpdateEvent | None:
         """If a dead server left the goal `running`, the event recording it interrupted."""
-        status = self.status
-        if status is None or not left_running(status.model_dump(include={"active", "status"})):
+        recovered = None if self.status is None else interrupted_by_restart(self.status)
+        if recovered is None:
             return None
-        self.status = status.model_copy(
-            update={
-                "active": False,
-                "status": "interrupted",
-                "reason": SERVER_RESTART,
-                "phase": None,
-            }
-        )
-        return self._writer.event(self.status)
+        self.status = recovered
+        return self._writer.event(recovered)
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -127,7 +118,7 @@ class GoalDriver:
         """
         await self._host.settle()
         self._ensure_idle()
-        judge = _judge(judge_llm) or self._default()
+        judge = requested_judge(judge_llm) or self._default()
         try:
             controller = GoalController(
                 objective,
@@ -154,7 +145,7 @@ class GoalDriver:
                 f"Nothing to resume: {state}. Start a new goal with POST /goal instead.",
                 code=NoResumableGoalError.code,
             )
-        judge = _judge(judge_llm) or self.judge_llm or self._default()
+        judge = requested_judge(judge_llm) or self.judge_llm or self._default()
         try:
             controller = GoalController.from_status(
                 status, judge, working_dir=self._host.working_dir
@@ -167,7 +158,7 @@ class GoalDriver:
     def _default(self) -> LLM:
         """The default judge: a copy of the agent's LLM counted under `goal-judge`."""
         if self._default_judge is None:
-            self._default_judge = self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
+            self._default_judge = default_judge(self._host.agent_llm)
         return self._default_judge
 
     async def _announced(self) -> None:
@@ -428,18 +419,3 @@ class GoalDriver:
             # The driver is ending, so the write's own failure (a hook refusing the message)
             # no longer matters; retrieving it keeps asyncio from logging it as lost.
             inflight.exception()
-
-
-def left_running(status: Mapping[str, Any] | None) -> bool:
-    """Whether a recorded goal status (a status event's value) says a driver was working on it.
-
-    Read after a restart, no driver is: the goal must be recorded interrupted.
-    """
-    return status is not None and bool(status.get("active") or status.get("status") == "running")
-
-
-def _judge(llm: LLM | None) -> LLM | None:
-    """A requested judge, counted under `goal-judge` unless the request named a usage id."""
-    if llm is None or "usage_id" in llm.model_fields_set:
-        return llm
-    return llm.copy_for(JUDGE_USAGE_ID)

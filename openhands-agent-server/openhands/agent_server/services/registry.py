@@ -21,7 +21,7 @@ from typing import Any
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
-from openhands.agent_server.goals.driver import left_running
+from openhands.agent_server.goals.restart import left_running
 from openhands.agent_server.services.catalog import BrokenConversation, Catalog
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
 from openhands.agent_server.services.live import LiveConversation
