@@ -64,6 +64,12 @@ def make_conversation(
 
 
 @pytest.fixture
+def judge(fake_llm: FakeOpenAIServer, judge_model: str) -> dict[str, Any]:
+    """The judge LLM spec for a StartGoalRequest (its replies are scripted per test)."""
+    return llm_spec(fake_llm, judge_model)
+
+
+@pytest.fixture
 def conversation_id(make_conversation: Callable[..., str]) -> str:
     """A fresh conversation on the module's server."""
     return make_conversation()

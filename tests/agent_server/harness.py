@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-from openhands.sdk.testing import FakeOpenAIServer
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from websockets.sync.client import ClientConnection, connect
 
 T = TypeVar("T")
@@ -63,11 +63,19 @@ def unique(prefix: str) -> str:
 class ServerProcess:
     """`python -m openhands.agent_server` on a free port, with its log in a file."""
 
-    def __init__(self, conversations: Path, *, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        conversations: Path,
+        *,
+        env: dict[str, str] | None = None,
+        log_dir: Path | None = None,
+        preexec_fn: Callable[[], None] | None = None,
+    ) -> None:
         self.conversations = conversations
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = conversations.parent / f"server-{self.port}.log"
+        self.log_path = (log_dir or conversations.parent) / f"server-{self.port}.log"
+        self.preexec_fn = preexec_fn
         self.extra_env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
         self.api_key: str | None = (
@@ -92,6 +100,7 @@ class ServerProcess:
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                preexec_fn=self.preexec_fn,
             )
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
@@ -208,3 +217,11 @@ def wait_goal_end(read_goal: Callable[[], Any], timeout: float = WAIT_TIMEOUT) -
         return status if status and not status["active"] else None
 
     return wait_until(ended, timeout, what="the goal to end")
+
+
+def verdict(complete: bool, *missing: str) -> FakeReply:
+    """A judge answer: complete, or not yet with what is missing."""
+    score = 1.0 if complete else 0.4
+    return FakeReply.text(
+        json.dumps({"score": score, "complete": complete, "missing": list(missing)})
+    )

@@ -130,6 +130,7 @@ def test_server_validation_error_names_the_field(conversation: RemoteConversatio
     client = RemoteClient(conversation.workspace.host, None)
     try:
         with pytest.raises(RemoteRequestError, match="max_cost"):
-            client.start_goal(conversation.id, {"objective": "make it work", "max_cost": -1.0})
+            path = f"/api/conversations/{conversation.id}/goal"
+            client.request("POST", path, json={"objective": "make it work", "max_cost": -1.0})
     finally:
         client.close()

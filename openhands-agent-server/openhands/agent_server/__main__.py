@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             if self.started and config.preload_litellm:
-                preload_litellm(app.state.pool)
+                preload_litellm(app.state.pools.runs)
 
     try:
         Server(server_config).run()

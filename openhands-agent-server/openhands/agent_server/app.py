@@ -1,7 +1,18 @@
-"""The FastAPI application: routes, error handling, the web page and the service life cycle."""
+"""`create_app`: the composition root. It wires the layers together and runs their life cycle.
+
+    api/        HTTP: routes, sockets, the API's models       (imports services, goals)
+    services/   the conversations: registry, live, storage     (imports goals)
+    goals/      the goal driver and its host protocol          (imports the base below)
+    config, auth, errors, blocking: the base every layer may use; the SDK under all of it
+    edge/       the HTTP edge (guard, error answers), around every route
+
+On start it configures the agent environment, creates the thread pools and reads the stored
+conversations' summaries; on stop it closes the open conversations within a bound.
+"""
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 import uuid
@@ -9,20 +20,18 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
-from openhands.agent_server.blocking import BlockingPool
+from openhands.agent_server.api import ROUTERS
+from openhands.agent_server.blocking import Pools
 from openhands.agent_server.config import ServerConfig
-from openhands.agent_server.conversations.router import router as conversations_router
-from openhands.agent_server.conversations.service import ConversationService
 from openhands.agent_server.edge.docs import add_offline_docs
 from openhands.agent_server.edge.error_handlers import install_error_handlers
 from openhands.agent_server.edge.guard import EdgeGuard
-from openhands.agent_server.events.router import router as events_router
-from openhands.agent_server.events.sockets import router as sockets_router
-from openhands.agent_server.goals.router import router as goals_router
-from openhands.agent_server.models import HealthResponse, LLMDefaults, ServerInfo
+from openhands.agent_server.services.credentials import Credentials
+from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.sdk.workspace import configure_agent_environment
 
 logger = logging.getLogger(__name__)
 
@@ -34,28 +43,45 @@ PLACEHOLDER_PAGE = (
 )
 
 
-def create_app(config: ServerConfig | None = None) -> FastAPI:
-    """Build the server app; conversations are loaded when it starts (its lifespan)."""
+def create_app(
+    config: ServerConfig | None = None, *, credentials: Credentials | None = None
+) -> FastAPI:
+    """Build the server app; it reads the stored conversations when it starts (lifespan).
+
+    `credentials` gives conversations' LLMs their keys (default: the server's LLM_API_KEY).
+    """
     config = config or ServerConfig.from_env()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        pool = BlockingPool(config.max_run_threads, nice=config.worker_nice)
-        conversations = ConversationService(config, pool)
-        app.state.pool = pool
+        # The agent's terminal, verify and hooks get the variables OH_AGENT_ENV names.
+        configure_agent_environment(passthrough=config.agent_env)
+        pools = Pools.create(
+            config.max_run_threads, config.control_threads, nice=config.worker_nice
+        )
+        conversations = ConversationRegistry(config, pools, credentials)
+        app.state.pools = pools
         app.state.conversations = conversations
         app.state.started_at = time.monotonic()
         app.state.boot_id = str(uuid.uuid4())
         app.state.steps_left_running = 0
-        await conversations.load_all()
         try:
+            # Thousands of summaries are read at once and kept: collecting garbage meanwhile
+            # only costs time, and freezing them keeps later collections short.
+            gc.disable()
+            try:
+                await conversations.load_all()
+            finally:
+                gc.freeze()
+                gc.enable()
             yield
         finally:
             # Bounded: a step stuck in an LLM call must not hold the process for minutes.
             app.state.steps_left_running = await conversations.close_all(
                 run_wait=config.shutdown_run_wait_seconds
             )
-            pool.shutdown()
+            pools.shutdown()
+            configure_agent_environment(passthrough=None)
 
     app = FastAPI(
         title="OpenHands agent server",
@@ -66,11 +92,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.config = config
-    app.include_router(conversations_router)
-    app.include_router(events_router)
-    app.include_router(goals_router)
-    app.include_router(sockets_router)  # checks the key itself (headers or query)
-    _add_service_routes(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    _add_page(app)
     add_offline_docs(app)
     app.mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static")
     # Middleware runs outermost-last-added: the guard sees every request first.
@@ -88,37 +112,7 @@ def _version() -> str:
         return "0.0.0"
 
 
-def _add_service_routes(app: FastAPI) -> None:
-    @app.get("/health", response_model=HealthResponse, tags=["server"])
-    async def health() -> HealthResponse:
-        """The server is up and its event loop answers (no key needed)."""
-        return HealthResponse()
-
-    @app.get("/alive", response_model=HealthResponse, tags=["server"])
-    async def alive() -> HealthResponse:
-        """Liveness probe (no key needed)."""
-        return HealthResponse()
-
-    @app.get("/server_info", response_model=ServerInfo, tags=["server"])
-    async def server_info(request: Request) -> ServerInfo:
-        """Version, uptime, loaded conversations and the ones skipped at start-up."""
-        conversations: ConversationService = request.app.state.conversations
-        config: ServerConfig = request.app.state.config
-        return ServerInfo(
-            version=request.app.version,
-            boot_id=request.app.state.boot_id,
-            uptime_seconds=time.monotonic() - request.app.state.started_at,
-            conversations=conversations.count(),
-            running_goals=conversations.running_goals,
-            auth_enabled=config.auth_enabled,
-            broken_conversations=conversations.broken,
-            llm_defaults=LLMDefaults(
-                model=config.llm_model,
-                base_url=config.llm_base_url,
-                api_key_set=config.llm_api_key is not None,
-            ),
-        )
-
+def _add_page(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
     async def index() -> Response:
         page = WEB_DIR / "index.html"

@@ -1,7 +1,7 @@
 """Session API keys: which paths need one, and the constant-time comparison.
 
 `EdgeGuard` (edge/guard.py) checks the key of every HTTP request before a route runs and
-before any body is read; WebSockets check it themselves (events/sockets.py), since browsers
+before any body is read; WebSockets check it themselves (api/sockets.py), since browsers
 can only send it as a query parameter there.
 """
 

@@ -1,11 +1,17 @@
-"""A thread pool for blocking work (agent runs, judge calls, disk I/O), off the event loop.
+"""Thread pools for blocking work, off the event loop: `BlockingPool`, and the server's `Pools`.
 
 asyncio's default executor has only a handful of threads (cpu count + 4); a server running
-a hundred goals at once needs one thread per running agent, so it gets its own pool.
+a hundred goals at once needs one thread per running agent, so it gets its own pools:
 
-Its threads run at a lower OS priority (Linux `nice`, per thread): when agent work saturates
-the CPU (litellm spends tens of ms of CPU per call), the event loop thread is still scheduled
-first, so REST and WebSocket answers stay fast. Throughput is unchanged: nothing else competes.
+- `runs` (OH_MAX_RUN_THREADS): agent runs, judge calls and verify commands, which may take
+  minutes. Its threads run at a lower OS priority (Linux `nice`, per thread): when agent work
+  saturates the CPU (litellm spends tens of ms of CPU per call), the event loop thread is
+  still scheduled first, so REST and WebSocket answers stay fast.
+- `controls` (OH_CONTROL_THREADS): short blocking work that a request waits for: appending an
+  event (a message, a pause, a goal status), opening, creating, closing and deleting a
+  conversation. It is separate so that a control never queues behind agent runs, whatever
+  the run pool holds. Its threads get the same lower priority: only the event loop's thread
+  keeps the normal one.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -28,10 +35,10 @@ logger = logging.getLogger(__name__)
 class BlockingPool:
     """Runs blocking callables in threads and awaits them from the event loop."""
 
-    def __init__(self, max_workers: int, *, nice: int = 0) -> None:
+    def __init__(self, max_workers: int, *, nice: int = 0, name: str = "oh-blocking") -> None:
         self._executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=max_workers,
-            thread_name_prefix="oh-blocking",
+            thread_name_prefix=name,
             initializer=_lower_priority,
             initargs=(nice,),
         )
@@ -53,6 +60,29 @@ class BlockingPool:
     def shutdown(self) -> None:
         """Stop accepting work; running calls finish in the background."""
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class Pools:
+    """The server's two pools: long agent work, and the short work controls wait for."""
+
+    runs: BlockingPool
+    """Agent runs, judge calls, verify commands (OH_MAX_RUN_THREADS, lower priority)."""
+    controls: BlockingPool
+    """Appends, pause, open, create, close, delete (OH_CONTROL_THREADS, lower priority)."""
+
+    @classmethod
+    def create(cls, run_threads: int, control_threads: int, *, nice: int = 0) -> Pools:
+        """Both pools, their threads `nice` steps below the event loop's priority."""
+        return cls(
+            runs=BlockingPool(run_threads, nice=nice, name="oh-run"),
+            controls=BlockingPool(control_threads, nice=nice, name="oh-control"),
+        )
+
+    def shutdown(self) -> None:
+        """Stop accepting work in both pools; running calls finish in the background."""
+        self.runs.shutdown()
+        self.controls.shutdown()
 
 
 def _lower_priority(nice: int) -> None:

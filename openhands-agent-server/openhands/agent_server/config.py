@@ -117,8 +117,16 @@ class ServerConfig(BaseSettings):
     max_run_threads: int = Field(
         default=256,
         ge=1,
-        description="Threads available for agent runs, judge calls and other blocking work "
-        "(each running conversation holds one while it runs).",
+        description="Threads for agent runs, judge calls and verify commands (each running "
+        "conversation holds one while it runs; more runs wait in a queue).",
+    )
+    control_threads: int = Field(
+        default=16,
+        ge=1,
+        description="Threads for the short blocking work requests wait for (appending a "
+        "message, pause or goal status; opening, creating, closing, deleting a conversation), "
+        "kept apart from the run threads so controls answer however many runs are queued. "
+        "A UserPromptSubmit hook holds one while it runs.",
     )
     worker_nice: int = Field(
         default=10,
@@ -133,7 +141,7 @@ class ServerConfig(BaseSettings):
     preload_litellm: bool = Field(
         default=True,
         description="Import litellm in a background thread once the server listens, so the "
-        "first LLM call does not wait seconds for that import (costs ~120 MB of memory "
+        "first LLM call does not wait seconds for that import (costs ~150 MB of memory "
         "early). `false` imports it on the first LLM call instead.",
     )
     graceful_shutdown_seconds: int = Field(

@@ -39,6 +39,8 @@ class Host:
         self.fail_append_after: int | None = None
         self.blocking_error: Exception | None = None
         self.instant_runs = 0
+        self.registered: list[LLM] = []
+        self.runs = 0
 
     def agent_cost(self) -> float:
         return 0.0
@@ -57,6 +59,7 @@ class Host:
         )
 
     async def run_agent(self) -> RunResult:
+        self.runs += 1
         if self.instant_runs:
             self.instant_runs -= 1
             return RunResult(status=Status.FINISHED)
@@ -65,8 +68,11 @@ class Host:
             return RunResult(status=Status.PAUSED)
         return RunResult(status=Status.FINISHED)
 
-    async def pause_agent(self) -> None:
+    async def pause(self) -> None:
         self.request_pause()
+
+    def register_llm(self, llm: LLM) -> None:
+        self.registered.append(llm)
 
     def request_pause(self) -> None:
         self.paused.set()
@@ -234,3 +240,43 @@ async def test_restart_recovery_leaves_an_ended_goal_alone() -> None:
     driver = GoalDriver(host)
     driver.load_status()
     assert driver.recover_after_restart() is None
+
+
+async def test_a_start_whose_first_status_cannot_be_written_raises_and_runs_nothing() -> None:
+    host = Host()
+    host.fail_append_after = 0  # the disk refuses the `running` status
+    driver = GoalDriver(host)
+    with pytest.raises(OSError, match="disk full"):
+        await driver.start("objective", judge_llm=_judge())
+    await asyncio.sleep(0)
+    assert (driver.active, driver.status, host.runs) == (False, None, 0)
+    assert host.goal_statuses() == [] and host.registered == []
+
+
+async def test_the_judge_is_registered_with_the_conversation_once_the_goal_runs() -> None:
+    host = Host()
+    judge = _judge('{"complete": true, "score": 1}')
+    driver = GoalDriver(host)
+    await driver.start("objective", judge_llm=judge)
+    await _finish(driver)
+    assert host.registered == [judge]
+
+
+async def test_the_default_judge_is_one_llm_across_goals() -> None:
+    host = Host()
+    host.agent_llm = _judge('{"complete": true, "score": 1}', '{"complete": true, "score": 1}')
+    driver = GoalDriver(host)
+    for objective in ("first", "second"):
+        await driver.start(objective)
+        await _finish(driver)
+    assert len(host.registered) == 2 and host.registered[0] is host.registered[1]
+    assert host.registered[0].usage_id == "goal-judge"
+
+
+async def test_a_discarded_goal_records_nothing_more() -> None:
+    host = Host(wait_for_pause=True)
+    driver = GoalDriver(host)
+    await driver.start("objective", judge_llm=_judge())
+    await driver.discard()
+    assert not driver.active
+    assert [v["status"] for v in host.goal_statuses()] == ["running"]

@@ -10,8 +10,14 @@ from typing import Any
 import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from ..harness import ServerProcess, goal_values, llm_spec, wait_goal_end, wait_until
-from .conftest import verdict
+from ..harness import (
+    ServerProcess,
+    goal_values,
+    llm_spec,
+    verdict,
+    wait_goal_end,
+    wait_until,
+)
 
 # A reloaded agent has no key (keys never reach disk): the server falls back to LLM_API_KEY.
 ENV = {"LLM_API_KEY": "test-key"}
@@ -152,3 +158,26 @@ def test_a_broken_conversation_is_skipped_and_reported(
         info = http.get("/server_info").json()
     assert [b["id"] for b in info["broken_conversations"]] == [broken.name]
     assert info["broken_conversations"][0]["error"]
+
+
+@pytest.mark.slow
+def test_the_judges_usage_is_kept_with_the_conversation_across_a_restart(
+    servers: list[ServerProcess],
+    server_root: Path,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+) -> None:
+    # The default judge is a copy of the agent's LLM: the same model answers both.
+    fake_llm.script(agent_model, [FakeReply.text("done"), verdict(True)])
+    process = _start_server(servers, server_root)
+    cid = _create(process, fake_llm, agent_model)
+    with process.client() as http:
+        assert http.post(f"/api/conversations/{cid}/goal", json={"objective": "x"}).is_success
+    assert wait_goal_end(lambda: _goal(process, cid))["status"] == "complete"
+    process.stop()
+
+    again = _start_server(servers, server_root)
+    with again.client() as http:
+        metrics = http.get(f"/api/conversations/{cid}").json()["metrics"]
+    assert metrics["goal-judge"]["completions"] == 1
+    assert metrics["default"]["completions"] == 1

@@ -24,8 +24,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from openhands.agent_server.errors import InvalidRequestError, ServerError
-from openhands.agent_server.models import ErrorDetail, ErrorResponse
 from openhands.sdk.errors import StorageError, StorageFullError
+from openhands.sdk.wire import ErrorDetail, ErrorResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 

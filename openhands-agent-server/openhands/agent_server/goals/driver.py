@@ -17,6 +17,8 @@ from typing import Any
 
 from openhands.agent_server.errors import BadRequestError, ConflictError, InvalidRequestError
 from openhands.agent_server.goals.host import GoalHost
+from openhands.agent_server.goals.judges import default_judge, requested_judge
+from openhands.agent_server.goals.restart import interrupted_by_restart
 from openhands.sdk.conversation import ConversationExecutionStatus
 from openhands.sdk.conversation.goal import (
     GoalController,
@@ -33,7 +35,6 @@ from openhands.sdk.conversation.goal import (
 from openhands.sdk.conversation.goal.models import (
     BLOCKED,
     DRIVER_ERROR,
-    SERVER_RESTART,
     STOPPED,
 )
 from openhands.sdk.conversation.goal.status import GOAL_STATE_KEY, last_goal_event
@@ -41,9 +42,6 @@ from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM
 
 logger = logging.getLogger(__name__)
-
-JUDGE_USAGE_ID = "goal-judge"
-"""The usage id of the default judge (a copy of the agent's LLM)."""
 
 
 class GoalDriver:
@@ -64,7 +62,12 @@ class GoalDriver:
         self._pause_task: asyncio.Future[None] | None = None
         self._ended = True
         self._started = False
-        self._first_recorded = asyncio.Event()
+        # Done once the goal's first status is on disk; its exception if that write failed.
+        self._first_recorded: asyncio.Future[None] | None = None
+        # False once the goal is discarded (its conversation deleted): record nothing more.
+        self._record_end = True
+        # The default judge (a copy of the agent's LLM), reused so its usage accumulates.
+        self._default_judge: LLM | None = None
         # Goal events hold the objective once; `_recording` is the one being appended now.
         self._writer: GoalStatusWriter = GoalStatusWriter()
         self._recording: tuple[str, GoalStatus] | None = None
@@ -88,18 +91,11 @@ class GoalDriver:
 
     def recover_after_restart(self) -> ConversationStateUpdateEvent | None:
         """If a dead server left the goal `running`, the event recording it interrupted."""
-        status = self.status
-        if status is None or not (status.active or status.status == "running"):
+        recovered = None if self.status is None else interrupted_by_restart(self.status)
+        if recovered is None:
             return None
-        self.status = status.model_copy(
-            update={
-                "active": False,
-                "status": "interrupted",
-                "reason": SERVER_RESTART,
-                "phase": None,
-            }
-        )
-        return self._writer.event(self.status)
+        self.status = recovered
+        return self._writer.event(recovered)
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -113,14 +109,16 @@ class GoalDriver:
         max_cost: float | None = None,
         time_limit: float | None = None,
     ) -> None:
-        """Start a goal; ConflictError if a goal or a run is in progress (race-free).
+        """Start a goal once its `running` status is on disk; ConflictError if a goal or a run
+        is in progress (race-free).
 
         The options mean what `GoalRequest` says (0 or None: unlimited); an invalid one is an
-        `InvalidRequestError` naming it.
+        `InvalidRequestError` naming it. If the first status cannot be written (a full disk:
+        `StorageFullError`), that error is raised and no goal runs.
         """
         await self._host.settle()
         self._ensure_idle()
-        judge = _judge(judge_llm) or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
+        judge = requested_judge(judge_llm) or self._default()
         try:
             controller = GoalController(
                 objective,
@@ -147,7 +145,7 @@ class GoalDriver:
                 f"Nothing to resume: {state}. Start a new goal with POST /goal instead.",
                 code=NoResumableGoalError.code,
             )
-        judge = _judge(judge_llm) or self.judge_llm or self._host.agent_llm.copy_for(JUDGE_USAGE_ID)
+        judge = requested_judge(judge_llm) or self.judge_llm or self._default()
         try:
             controller = GoalController.from_status(
                 status, judge, working_dir=self._host.working_dir
@@ -157,15 +155,26 @@ class GoalDriver:
         self._launch(controller, judge, controller.resume_prompt())
         await self._announced()
 
+    def _default(self) -> LLM:
+        """The default judge: a copy of the agent's LLM counted under `goal-judge`."""
+        if self._default_judge is None:
+            self._default_judge = default_judge(self._host.agent_llm)
+        return self._default_judge
+
     async def _announced(self) -> None:
-        """Return once the new goal's `running` status is on disk (or its driver ended)."""
-        await self._first_recorded.wait()
+        """Return once the new goal's `running` status is on disk (or its driver ended).
+
+        Raises what the first status write raised: then nothing was recorded and no goal runs.
+        """
+        first = self._first_recorded
+        if first is not None:
+            await asyncio.shield(first)
 
     async def stop(self) -> None:
         """Cancel the driver and pause the agent (it stops after its current step)."""
         if not self.active:
             return
-        await self._host.pause_agent()
+        await self._host.pause()
         await self.interrupt(STOPPED)
 
     async def interrupt(self, reason: str) -> None:
@@ -180,6 +189,11 @@ class GoalDriver:
             await asyncio.sleep(0)
         task.cancel()
         await asyncio.wait({task})
+
+    async def discard(self) -> None:
+        """Cancel the driver without recording anything (its conversation was deleted)."""
+        self._record_end = False
+        await self.interrupt("conversation deleted")
 
     def on_event(self, event: Event) -> None:
         """Track the goal status, the run status and the budget (called where it was appended).
@@ -229,23 +243,44 @@ class GoalDriver:
 
     def _launch(self, controller: GoalController, judge: LLM, message: str) -> None:
         # No await since the idle check: of two concurrent starts, only one gets here first.
+        previous = (self.judge_llm, self.outcome)
         self._controller = controller
         self.judge_llm = judge
         self._cancel_reason = None
         self._ended = False
         self._started = False
+        self._record_end = True
         self.outcome = None
         first = controller.running_status()
-        self._first_recorded = asyncio.Event()
-        self.task = asyncio.create_task(self._drive(controller, message, first))
+        self._first_recorded = asyncio.get_running_loop().create_future()
+        self.task = asyncio.create_task(self._drive(controller, message, first, previous))
 
-    async def _drive(self, controller: GoalController, message: str, first: GoalStatus) -> None:
+    async def _drive(
+        self,
+        controller: GoalController,
+        message: str,
+        first: GoalStatus,
+        previous: tuple[LLM | None, GoalOutcome | None],
+    ) -> None:
         host = self._host
+        announced = self._first_recorded
+        assert announced is not None
         self._started = True
         round_start = host.agent_cost()
         try:
-            await self._record(first)
-            self._first_recorded.set()
+            try:
+                await self._record(first)
+            except Exception as exc:
+                # Not started: nothing is on disk, so the goal is as it was and the caller
+                # (POST /goal) gets the error, e.g. a full disk's 507.
+                self._ended = True
+                self.judge_llm, self.outcome = previous
+                announced.set_exception(exc)
+                announced.exception()  # retrieved: the caller may have gone away
+                return
+            announced.set_result(None)
+            # Counted in the conversation's stats (persisted with it) once the goal started.
+            host.register_llm(controller.judge_llm)
             while True:
                 try:
                     await self._io(host.send_goal_message(message))
@@ -290,7 +325,8 @@ class GoalDriver:
                 controller, error, DRIVER_ERROR, host.agent_cost() - round_start
             )
         finally:
-            self._first_recorded.set()
+            if not announced.done():
+                announced.set_result(None)
             self._round_cost_start = None
             if not self._ended:
                 # Recording the end failed; at least keep the in-memory chip honest.
@@ -316,7 +352,7 @@ class GoalDriver:
 
     def _time_up(self, controller: GoalController) -> None:
         if controller.time_up() is not None:
-            self._pause_task = asyncio.ensure_future(self._host.pause_agent())
+            self._pause_task = asyncio.ensure_future(self._host.pause())
 
     async def _check_round(self, controller: GoalController, spent: float) -> GoalStep:
         """Verify (if set) and judge the round in threads, recording each phase, then decide.
@@ -350,6 +386,9 @@ class GoalDriver:
         self, controller: GoalController, error: str | None, reason: str, spent: float
     ) -> None:
         """End interrupted on an exit path: a failure to record is logged, not raised."""
+        if not self._record_end:
+            self._ended = True
+            return
         try:
             outcome = controller.interrupted(error, agent_cost=max(0.0, spent), reason=reason)
             await self._end(controller, outcome)
@@ -380,10 +419,3 @@ class GoalDriver:
             # The driver is ending, so the write's own failure (a hook refusing the message)
             # no longer matters; retrieving it keeps asyncio from logging it as lost.
             inflight.exception()
-
-
-def _judge(llm: LLM | None) -> LLM | None:
-    """A requested judge, counted under `goal-judge` unless the request named a usage id."""
-    if llm is None or "usage_id" in llm.model_fields_set:
-        return llm
-    return llm.copy_for(JUDGE_USAGE_ID)

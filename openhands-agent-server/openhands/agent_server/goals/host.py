@@ -1,4 +1,4 @@
-"""The contract between the goal driver and the conversation it drives.
+"""`GoalHost`: the contract between the goal driver and the conversation it drives.
 
 The driver depends only on this protocol (and the SDK's `GoalController`, which holds every
 rule), so it can be tested against a stand-in. A durable workflow engine needs the same few
@@ -65,12 +65,16 @@ class GoalHost(Protocol):
         """Run the agent until it stops; raises ConflictError if a run is in progress."""
         ...
 
-    async def pause_agent(self) -> None:
+    async def pause(self) -> None:
         """Ask the agent to stop after its current step (also a run about to start)."""
         ...
 
     def request_pause(self) -> None:
-        """`pause_agent` for any thread (e.g. the agent's own, when a budget runs out)."""
+        """`pause` for any thread (e.g. the agent's own, when a budget runs out)."""
+        ...
+
+    def register_llm(self, llm: LLM) -> None:
+        """Count `llm`'s usage (the judge's) in the conversation's stats, under its usage_id."""
         ...
 
     async def append_event(self, event: Event) -> None:
@@ -78,5 +82,5 @@ class GoalHost(Protocol):
         ...
 
     async def blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run `fn` in a worker thread (for judge calls)."""
+        """Run `fn` in a worker thread for long work (judge calls, verify commands)."""
         ...

@@ -587,9 +587,14 @@ class LocalConversation(BaseConversation):
                 except Exception:
                     logger.exception("closing tool %s failed", tool.name)
             with self._lock:
-                self._state.update_event_files()
+                folder = self._state.folder
+                if folder is None or folder.is_dir():
+                    self._state.update_event_files()
                 try:
-                    self._state.save()  # the snapshot that lets a reopen skip the history
+                    # The snapshot that lets a reopen skip the history; none for a folder
+                    # that was removed (the conversation was deleted, e.g. by the server).
+                    if folder is None or folder.is_dir():
+                        self._state.save()
                 except StorageError as exc:
                     logger.warning(
                         "conversation %s: base_state.json not updated at close (the event "

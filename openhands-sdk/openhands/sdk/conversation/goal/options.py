@@ -124,6 +124,9 @@ class GoalRequest(GoalLimits):
     def _verify_not_blank(cls, value: str | None) -> str | None:
         if value is not None and not value.strip():
             raise ValueError("verify must be a shell command or null, not blank")
+        if value is not None and "\x00" in value:
+            # The OS cannot pass a NUL byte to a process: such a command could never run.
+            raise ValueError("verify must not contain a NUL byte (\\x00): no command can carry one")
         return None if value is None else value.strip()
 
     @property
@@ -143,7 +146,9 @@ class GoalRequest(GoalLimits):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON body for `POST /goal` (the judge's key included: it goes to the server)."""
-        return self.model_dump(mode="json", exclude_none=True, context={"expose_secrets": True})
+        from openhands.sdk.wire import to_wire  # the wire module imports this package
+
+        return to_wire(self)
 
 
 def _invalid(exc: ValidationError) -> InvalidGoalError:

@@ -1,14 +1,19 @@
-"""`RemoteClient`: the agent server's REST API over a sync httpx client, errors mapped."""
+"""`RemoteClient`: the agent server's REST API over a sync httpx client, errors mapped.
+
+Requests are built and answers read with the wire models of `openhands.sdk.wire`, the same
+classes the server validates with.
+"""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import httpx
 from openhands.sdk.conversation.errors import ConversationAlreadyRunningError
+from openhands.sdk.conversation.goal import GoalRequest, GoalStatus
 from openhands.sdk.conversation.remote.errors import (
     RemoteAuthenticationError,
     RemoteConnectionError,
@@ -16,31 +21,30 @@ from openhands.sdk.conversation.remote.errors import (
     RemoteRequestError,
     RemoteServerError,
 )
-from pydantic import SecretStr
+from openhands.sdk.event.base import Event
+from openhands.sdk.wire import (
+    ConversationInfo,
+    ErrorResponse,
+    EventPage,
+    SendMessageRequest,
+    StartConversationRequest,
+    to_wire,
+)
+from pydantic import BaseModel, SecretStr, TypeAdapter, ValidationError
 
 API_KEY_HEADER = "X-Session-API-Key"
 PAGE_LIMIT = 100
 
+M = TypeVar("M", bound=BaseModel)
+_GOAL_STATUS = TypeAdapter(GoalStatus | None)
+
 
 def _detail(response: httpx.Response) -> str:
-    """The server's error detail as one readable line (FastAPI bodies or plain text)."""
+    """The server's error as one readable line: its `message`, else the body as text."""
     try:
-        body = response.json()
-    except ValueError:
+        return ErrorResponse.model_validate_json(response.content).message
+    except ValidationError:
         return response.text.strip()[:500] or response.reason_phrase
-    if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return body["message"]  # this server's one-line summary naming the field
-    detail = body.get("detail", body) if isinstance(body, dict) else body
-    if isinstance(detail, list):
-        parts = []
-        for item in detail:
-            if isinstance(item, dict):
-                loc = ".".join(str(p) for p in item.get("loc", []) if p != "body")
-                parts.append(f"{loc}: {item.get('msg', item)}" if loc else str(item.get("msg")))
-            else:
-                parts.append(str(item))
-        return "; ".join(parts)
-    return str(detail)
 
 
 class RemoteClient:
@@ -119,22 +123,31 @@ class RemoteClient:
     def _conv(self, conversation_id: uuid.UUID) -> str:
         return f"/api/conversations/{conversation_id}"
 
-    def create_conversation(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, model: type[M], body: Any, what: str) -> M:
+        """`body` read as `model`; a RemoteServerError if the server answered another shape."""
+        try:
+            return model.model_validate(body)
+        except ValidationError as exc:
+            first = str(exc).splitlines()[0]
+            raise RemoteServerError(200, f"{what}: not a {model.__name__} ({first})") from exc
+
+    def create_conversation(self, request: StartConversationRequest) -> ConversationInfo:
         """POST /api/conversations: create (or return the existing) conversation."""
-        return self.request("POST", "/api/conversations", json=request)
+        body = self.request("POST", "/api/conversations", json=to_wire(request))
+        return self._answer(ConversationInfo, body, "POST /api/conversations")
 
-    def get_conversation(self, conversation_id: uuid.UUID) -> dict[str, Any]:
+    def get_conversation(self, conversation_id: uuid.UUID) -> ConversationInfo:
         """GET /api/conversations/{id}: the ConversationInfo."""
-        return self.request(
-            "GET", self._conv(conversation_id), not_found=f"Conversation {conversation_id}"
-        )
+        path = self._conv(conversation_id)
+        body = self.request("GET", path, not_found=f"Conversation {conversation_id}")
+        return self._answer(ConversationInfo, body, f"GET {path}")
 
-    def send_message(self, conversation_id: uuid.UUID, message: dict[str, Any]) -> None:
+    def send_message(self, conversation_id: uuid.UUID, message: SendMessageRequest) -> None:
         """POST /{id}/events: append a user message."""
         self.request(
             "POST",
             f"{self._conv(conversation_id)}/events",
-            json=message,
+            json=to_wire(message),
             not_found=f"Conversation {conversation_id}",
         )
 
@@ -164,42 +177,43 @@ class RemoteClient:
             )
         )
 
-    def iter_events(self, conversation_id: uuid.UUID) -> Iterator[dict[str, Any]]:
+    def iter_events(self, conversation_id: uuid.UUID) -> Iterator[Event]:
         """Every event of the conversation, oldest first, paging through events/search."""
+        path = f"{self._conv(conversation_id)}/events/search"
         page_id: str | None = None
         while True:
             params: dict[str, Any] = {"limit": PAGE_LIMIT}
             if page_id:
                 params["page_id"] = page_id
-            page = self.request(
-                "GET",
-                f"{self._conv(conversation_id)}/events/search",
-                params=params,
-                not_found=f"Conversation {conversation_id}",
+            body = self.request(
+                "GET", path, params=params, not_found=f"Conversation {conversation_id}"
             )
-            yield from page.get("items", [])
-            page_id = page.get("next_page_id")
+            page = self._answer(EventPage, body, f"GET {path}")
+            yield from page.items
+            page_id = page.next_page_id
             if not page_id:
                 return
 
     # -- goals --------------------------------------------------------------------------------
 
-    def start_goal(self, conversation_id: uuid.UUID, request: dict[str, Any]) -> None:
+    def start_goal(self, conversation_id: uuid.UUID, request: GoalRequest) -> None:
         """POST /{id}/goal: start the goal loop."""
         self.request(
             "POST",
             f"{self._conv(conversation_id)}/goal",
-            json=request,
+            json=to_wire(request),
             not_found=f"Conversation {conversation_id}",
         )
 
-    def goal_status(self, conversation_id: uuid.UUID) -> dict[str, Any] | None:
-        """GET /{id}/goal: the latest GoalStatus as a dict, or None when no goal ever ran."""
-        return self.request(
-            "GET",
-            f"{self._conv(conversation_id)}/goal",
-            not_found=f"Conversation {conversation_id}",
-        )
+    def goal_status(self, conversation_id: uuid.UUID) -> GoalStatus | None:
+        """GET /{id}/goal: the latest GoalStatus, or None when no goal ever ran."""
+        path = f"{self._conv(conversation_id)}/goal"
+        body = self.request("GET", path, not_found=f"Conversation {conversation_id}")
+        try:
+            return _GOAL_STATUS.validate_python(body)
+        except ValidationError as exc:
+            first = str(exc).splitlines()[0]
+            raise RemoteServerError(200, f"GET {path}: not a GoalStatus ({first})") from exc
 
     def goal_action(self, conversation_id: uuid.UUID, action: str) -> None:
         """POST /{id}/goal/stop or /{id}/goal/resume."""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from openhands.sdk.agent.agent import AgentBase
+from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.base import BaseConversation, as_user_message
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
@@ -18,12 +18,7 @@ from openhands.sdk.conversation.errors import (
     ConversationRunError,
 )
 from openhands.sdk.conversation.remote.client import RemoteClient
-from openhands.sdk.conversation.remote.events import (
-    Callback,
-    EventStream,
-    RemoteEventCache,
-    parse_event,
-)
+from openhands.sdk.conversation.remote.events import Callback, EventStream, RemoteEventCache
 from openhands.sdk.conversation.remote.goals import RemoteGoals
 from openhands.sdk.conversation.remote.state import RemoteState
 from openhands.sdk.conversation.state import ConversationExecutionStatus
@@ -32,6 +27,7 @@ from openhands.sdk.event.state import ConversationErrorEvent, ConversationStateU
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import Message
+from openhands.sdk.wire import SendMessageRequest, StartConversationRequest
 from openhands.sdk.workspace.remote import RemoteWorkspace
 
 if TYPE_CHECKING:
@@ -86,22 +82,19 @@ class RemoteConversation(BaseConversation):
         self._closed = False
         self._run_lock = threading.Lock()
         try:
-            request: dict[str, Any] = {
-                "agent": agent.model_dump(mode="json", context={"expose_secrets": True}),
-                "workspace": {"kind": "LocalWorkspace", "working_dir": workspace.working_dir},
-                "max_iterations": max_iteration_per_run,
-            }
-            if conversation_id is not None:
-                request["conversation_id"] = str(conversation_id)
-            if hook_config is not None:
-                request["hook_config"] = hook_config.model_dump(mode="json", exclude_none=True)
-            info = self._client.create_conversation(request)
-            self._id = uuid.UUID(str(info["id"]))
+            info = self._client.create_conversation(
+                StartConversationRequest(
+                    agent=_wire_agent(agent),
+                    workspace=StartConversationRequest.server_workspace(workspace.working_dir),
+                    conversation_id=conversation_id,
+                    max_iterations=max_iteration_per_run,
+                    hook_config=hook_config,
+                )
+            )
+            self._id = info.id
             self._events = RemoteEventCache()
-            for raw in self._client.iter_events(self._id):
-                event = parse_event(raw)
-                if event is not None:
-                    self._events.add(event)
+            for event in self._client.iter_events(self._id):
+                self._events.add(event)
             self._stream = EventStream(self._client, self._id, self._events, listeners)
             self._stream.start()
         except BaseException:
@@ -139,13 +132,7 @@ class RemoteConversation(BaseConversation):
 
     def send_message(self, message: str | Message) -> None:
         self._check_open()
-        msg = as_user_message(message)
-        body = {
-            "role": "user",
-            "content": [part.model_dump(mode="json") for part in msg.content],
-            "run": False,
-        }
-        self._client.send_message(self._id, body)
+        self._client.send_message(self._id, SendMessageRequest.of(as_user_message(message)))
 
     def run(self) -> None:
         """Start a run on the server and block until it is over (finished, paused, error, stuck).
@@ -285,6 +272,13 @@ class RemoteConversation(BaseConversation):
                     return  # the step cap ends the run without raising, as a local run does
                 raise ConversationRunError(self._id, event.code, event.detail)
         raise ConversationRunError(self._id, "Error", "The run ended with status error.")
+
+
+def _wire_agent(agent: AgentBase) -> Agent:
+    """`agent` as the request's `Agent` (its key kept: it goes to the server)."""
+    if isinstance(agent, Agent):
+        return agent
+    return Agent.model_validate(agent.model_dump(context={"expose_secrets": True}))
 
 
 def _execution_status(event: Any) -> Status | None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.conversation.remote.events import RemoteEventCache
+from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.state import ConversationStateUpdateEvent
 from openhands.sdk.llm.llm import LLM
 
@@ -16,13 +17,6 @@ if TYPE_CHECKING:
 
 RECHECK_INTERVAL = 5.0
 """Seconds between REST re-reads while waiting, in case a goal event is late or missed."""
-
-
-def _goal_status_model(value: dict[str, Any]) -> GoalStatus:
-    # The goal package is imported on first use: `import openhands.sdk` stays cheap.
-    from openhands.sdk.conversation.goal import GoalStatus
-
-    return GoalStatus.model_validate(value)
 
 
 class RemoteGoals:
@@ -60,12 +54,11 @@ class RemoteGoals:
             max_cost=max_cost,
             time_limit=time_limit,
         )
-        self._client.start_goal(self._id, request.to_wire())
+        self._client.start_goal(self._id, request)
 
     def status(self) -> GoalStatus | None:
         """GET /{id}/goal as a `GoalStatus`, or None when no goal ever ran."""
-        raw = self._client.goal_status(self._id)
-        return None if raw is None else _goal_status_model(raw)
+        return self._client.goal_status(self._id)
 
     def action(self, name: str) -> None:
         """POST /{id}/goal/stop or /{id}/goal/resume."""
@@ -105,7 +98,7 @@ class RemoteGoals:
 
     def _agent_running(self) -> bool:
         info = self._client.get_conversation(self._id)
-        return info.get("execution_status") == "running"
+        return info.execution_status == ConversationExecutionStatus.RUNNING
 
 
 def _may_end_the_wait(event: Any) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.conversation_stats import ConversationStats
@@ -11,6 +10,7 @@ from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.conversation.remote.events import RemoteEventCache
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.wire import ConversationInfo
 
 
 class RemoteState:
@@ -48,25 +48,24 @@ class RemoteState:
         """The conversation's events, oldest first, mirrored from the server."""
         return self._events
 
-    def info(self) -> dict[str, Any]:
-        """The server's ConversationInfo as a dict (one REST read)."""
+    def info(self) -> ConversationInfo:
+        """The server's ConversationInfo (one REST read)."""
         return self._client.get_conversation(self._id)
 
     @property
     def execution_status(self) -> ConversationExecutionStatus:
         """The server's current execution status (one REST read)."""
-        return ConversationExecutionStatus(self.info()["execution_status"])
+        return self.info().execution_status
 
     @property
     def title(self) -> str | None:
         """The conversation title (the first user message line), read from the server."""
-        return self.info().get("title")
+        return self.info().title
 
     @property
     def metrics(self) -> dict[str, Metrics]:
         """Cost and token usage per LLM usage_id, read from the server."""
-        raw = self.info().get("metrics") or {}
-        return {name: Metrics.model_validate(value) for name, value in raw.items()}
+        return self.info().metrics
 
     @property
     def stats(self) -> ConversationStats:

@@ -1,25 +1,28 @@
-"""`EventService`: one live conversation on the server, with its pub/sub and goal driver.
+"""`LiveConversation`: one conversation open on the server (the design's `EventService`).
 
-It owns the `LocalConversation`, runs the agent in a worker thread, wakes WebSocket
-subscribers when the event log grows and hosts the conversation's goal driver.
+It owns the SDK's `LocalConversation` while it is open: agent runs (in the run pool), pause,
+messages and appends (in the control pool, so they never wait behind runs), the pub/sub that
+wakes its WebSockets, and the goal driver it hosts (it is the driver's `GoalHost`). Reading
+its events for clients is `event_queries.py`; which conversations are open is the registry's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from openhands.agent_server.blocking import BlockingPool
-from openhands.agent_server.conversations.models import ConversationInfo
+from openhands.agent_server.blocking import Pools
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
-from openhands.agent_server.events.models import EventSortOrder
-from openhands.agent_server.events.pubsub import EventPubSub
 from openhands.agent_server.goals.driver import GoalDriver
 from openhands.agent_server.goals.host import RunResult
+from openhands.agent_server.services import event_queries
+from openhands.agent_server.services.event_queries import EventSortOrder
+from openhands.agent_server.services.pubsub import EventPubSub
 from openhands.sdk.conversation import (
     ConversationClosedError,
     ConversationExecutionStatus,
@@ -29,9 +32,11 @@ from openhands.sdk.conversation import (
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
+from openhands.sdk.conversation.goal import GoalOutcome
+from openhands.sdk.errors import StorageError
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM, Message
-from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.wire import ConversationInfo
 
 logger = logging.getLogger(__name__)
 
@@ -45,15 +50,16 @@ CLOSE_WAIT_SECONDS = 30.0
 """How long closing a conversation waits for a paused agent to finish its current step."""
 
 
-class EventService:
-    """A live conversation: its agent runs, its events and its goal loop."""
+class LiveConversation:
+    """An open conversation: its agent runs, its events, its sockets and its goal loop."""
 
     def __init__(
-        self, conversation: LocalConversation, pool: BlockingPool, loop: asyncio.AbstractEventLoop
+        self, conversation: LocalConversation, pools: Pools, loop: asyncio.AbstractEventLoop
     ) -> None:
         self.conversation = conversation
         self.pubsub = EventPubSub(conversation.state.events, loop)
-        self._pool = pool
+        self._runs = pools.runs
+        self._controls = pools.controls
         self._run_future: concurrent.futures.Future[RunResult] | None = None
         # Set while a pause must also catch a run that has not reached its first step yet.
         self._repause = False
@@ -61,6 +67,8 @@ class EventService:
         # after it with `is_running` False it has ended and its thread is only returning.
         self._run_started = False
         self._closed = False
+        # Deleted: its folder is gone, so a write that raced the deletion is not acknowledged.
+        self._deleted = False
         self.goal = GoalDriver(self)
         conversation.add_callback(self._on_event)
 
@@ -92,6 +100,11 @@ class EventService:
         future = self._run_future
         return self.conversation.is_running or (future is not None and not future.done())
 
+    @property
+    def closed(self) -> bool:
+        """True once the conversation is closing (deleted, or the server stops)."""
+        return self._closed
+
     def ensure_open(self) -> None:
         """NotFoundError once the conversation is closing (deleted, or the server stops)."""
         if self._closed:
@@ -101,29 +114,32 @@ class EventService:
         """USD the agent's LLM has spent so far."""
         return self.conversation.agent.llm.metrics.accumulated_cost
 
+    def register_llm(self, llm: LLM) -> None:
+        """Count `llm`'s usage (a goal judge's) in the conversation's stats, persisted with it.
+
+        An LLM under the agent's own usage_id is not registered: it would hide the agent's.
+        Called while no run is in progress (the state lock guards against a late one).
+        """
+        conversation = self.conversation
+        if llm.usage_id == conversation.agent.llm.usage_id:
+            return
+        with conversation.state.lock:
+            conversation.conversation_stats.register_llm(llm)
+
     def info(self) -> ConversationInfo:
         """The conversation as clients see it (secrets redacted)."""
         state = self.conversation.state
-        status = self.goal.status
         return ConversationInfo(
             id=state.id,
-            agent=state.agent.model_dump(mode="json"),
+            agent=state.agent,
             workspace=state.workspace,
             execution_status=state.execution_status,
             title=state.title,
             created_at=state.created_at,
             updated_at=state.updated_at,
-            metrics=self._metrics(),
-            goal=status.model_dump(mode="json") if status is not None else None,
+            metrics={usage: m.model_copy() for usage, m in list(state.metrics.items())},
+            goal=self.goal.status,
         )
-
-    def _metrics(self) -> dict[str, Metrics]:
-        state = self.conversation.state
-        metrics = dict(state.metrics)
-        for llm in (state.agent.llm, self.goal.judge_llm):
-            if llm is not None:
-                metrics[llm.usage_id] = llm.metrics.model_copy()
-        return metrics
 
     # -- events -----------------------------------------------------------------------------
 
@@ -143,21 +159,11 @@ class EventService:
 
     def get_event(self, event_id: str) -> Event:
         """The event with `event_id`, or NotFoundError."""
-        event = self._index(event_id)
-        return self.events.read(event, event + 1)[0]
-
-    def _index(self, event_id: str) -> int:
-        index_of: Callable[[str], int | None] | None = getattr(self.events, "index_of", None)
-        index = index_of(event_id) if index_of is not None else None
-        if index is None:
-            raise NotFoundError(f"Event {event_id} is not in conversation {self.id}.")
-        return index
+        return event_queries.get_event(self.events, event_id, self.id)
 
     def count_events(self, *, kind: str | None = None, source: str | None = None) -> int:
         """How many events match the filters."""
-        if kind is None and source is None:
-            return len(self.events)
-        return sum(1 for event in self.events if _matches(event, kind, source))
+        return event_queries.count_events(self.events, kind=kind, source=source)
 
     def search_events(
         self,
@@ -169,35 +175,15 @@ class EventService:
         sort_order: EventSortOrder,
     ) -> tuple[list[Event], str | None]:
         """One page of matching events and the id that starts the next page (or None)."""
-        log = self.events
-        total = len(log)
-        descending = sort_order == EventSortOrder.TIMESTAMP_DESC
-        if page_id:
-            try:
-                position = self._index(page_id)
-            except NotFoundError as exc:
-                raise BadRequestError(
-                    f"page_id {page_id!r} is not an event of conversation {self.id}; pass the "
-                    "next_page_id of a previous page, or omit it for the first page."
-                ) from exc
-        else:
-            position = total - 1 if descending else 0
-        step = -1 if descending else 1
-        items: list[Event] = []
-        chunk = max(limit + 1, 64)
-        while 0 <= position < total:
-            if descending:
-                batch = log.read(max(0, position - chunk + 1), position + 1)[::-1]
-            else:
-                batch = log.read(position, min(total, position + chunk))
-            for event in batch:
-                position += step
-                if not _matches(event, kind, source):
-                    continue
-                if len(items) == limit:
-                    return items, event.id
-                items.append(event)
-        return items, None
+        return event_queries.search_events(
+            self.events,
+            self.id,
+            page_id=page_id,
+            limit=limit,
+            kind=kind,
+            source=source,
+            sort_order=sort_order,
+        )
 
     # -- runs -------------------------------------------------------------------------------
 
@@ -224,12 +210,12 @@ class EventService:
                 f"Conversation {self.id} is already running; pause it or wait for it to finish."
             )
         self._run_started = False
-        future = self._pool.submit(self._run_blocking)
+        future = self._runs.submit(self._run_blocking)
         self._run_future = future
         return future
 
     async def run_agent(self) -> RunResult:
-        """Run the agent (in a worker thread) and return how the run ended."""
+        """Run the agent (in a run thread) and return how the run ended."""
         return await asyncio.wrap_future(self._submit_run())
 
     def _run_blocking(self) -> RunResult:
@@ -251,14 +237,10 @@ class EventService:
 
     async def pause(self) -> None:
         """Ask the agent to stop after its current step (a run about to start stops too)."""
-        await self.pause_agent()
-
-    async def pause_agent(self) -> None:
-        """See `pause`."""
-        await self._pool.run_to_completion(self.request_pause)
+        await self._controls.run_to_completion(self.request_pause)
 
     def request_pause(self) -> None:
-        """`pause` for any thread."""
+        """`pause` for any thread (the agent's own, when a goal's budget runs out)."""
         if self.is_busy:
             self._repause = True
         self.conversation.pause()
@@ -266,7 +248,7 @@ class EventService:
     # -- messages ---------------------------------------------------------------------------
 
     async def send_message(self, message: Message, *, run: bool = False) -> None:
-        """Append a user message; it interrupts an active goal first (DESIGN section 6)."""
+        """Append a user message; it interrupts an active goal first, then it is appended."""
         self.ensure_open()
         if self.goal.active:
             await self.goal.interrupt("user message")
@@ -281,22 +263,28 @@ class EventService:
 
     async def _send(self, message: str | Message) -> None:
         try:
-            await self._pool.run_to_completion(self.conversation.send_message, message)
+            await self._controls.run_to_completion(self.conversation.send_message, message)
         except UserPromptBlockedError as exc:
             raise BadRequestError(str(exc)) from exc
         except (ConversationClosedError, EventLogClosedError) as exc:
             # Deleted while this message waited for its thread (close() came in between).
             raise NotFoundError(_closed_message(self.id)) from exc
+        except StorageError as exc:
+            if self._deleted:  # its folder went away under it
+                raise NotFoundError(_closed_message(self.id)) from exc
+            raise
+        if self._deleted:
+            raise NotFoundError(_closed_message(self.id))
 
     async def append_event(self, event: Event) -> None:
-        """Persist and publish `event` in a worker thread; finishes even if cancelled."""
-        await self._pool.run_to_completion(self.conversation.append_event, event)
+        """Persist and publish `event` in a control thread; finishes even if cancelled."""
+        await self._controls.run_to_completion(self.conversation.append_event, event)
 
     async def blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run `fn` in a worker thread."""
-        return await self._pool.run(fn, *args, **kwargs)
+        """Run `fn` in a run thread (judge calls and verify commands can take minutes)."""
+        return await self._runs.run(fn, *args, **kwargs)
 
-    # -- goals (the driver lives in goals/driver.py) ----------------------------------------
+    # -- goals: the names the design gives them (the driver is goals/driver.py) -------------
 
     async def start_goal_loop(self, objective: str, **options: Any) -> None:
         """Start a goal loop; see `GoalDriver.start` for the options."""
@@ -312,13 +300,51 @@ class EventService:
 
     @property
     def _goal_loop_task(self) -> asyncio.Task[None] | None:
+        """The goal driver's task (None before the first goal)."""
         return self.goal.task
 
     @property
-    def _goal_loop_outcome(self) -> Any:
+    def _goal_loop_outcome(self) -> GoalOutcome | None:
+        """How the last goal ended (None while one runs, or before the first)."""
         return self.goal.outcome
 
     # -- life cycle -------------------------------------------------------------------------
+
+    def begin_delete(self) -> None:
+        """Refuse new work from now on; `abort_delete` undoes it if the deletion failed."""
+        self.ensure_open()
+        self._closed = True
+
+    def abort_delete(self) -> None:
+        """The deletion did not happen: the conversation takes work again."""
+        self._closed = False
+
+    async def discard(self) -> None:
+        """Release a deleted conversation (its folder is already gone): record nothing more.
+
+        Sockets close, the goal driver stops, the agent is asked to pause; once its current
+        step ends (at most `CLOSE_WAIT_SECONDS`) the conversation's tools and files are
+        released.
+        """
+        self._closed = True
+        self._deleted = True
+        self.pubsub.close()
+        if self.goal.active:
+            await self.goal.discard()
+        future = self._run_future
+        if future is not None and future.cancel():
+            future = None  # a run still queued for a thread never starts
+        if self.is_busy:
+            # The pause is requested even when its event cannot be written (folder gone).
+            with contextlib.suppress(StorageError, EventLogClosedError):
+                await self._controls.run_to_completion(self.request_pause)
+            if future is not None:
+                done, _ = await asyncio.wait(
+                    {asyncio.wrap_future(future)}, timeout=CLOSE_WAIT_SECONDS
+                )
+                if not done:
+                    logger.warning("deleted conversation %s: its agent did not pause", self.id)
+        await self._controls.run_to_completion(self.conversation.close)
 
     async def close(
         self, reason: str, *, run_wait: float = CLOSE_WAIT_SECONDS, leave_running: bool = False
@@ -335,7 +361,7 @@ class EventService:
             await self.goal.interrupt(reason)
         future = self._run_future
         if self.is_busy:
-            await self.pause_agent()
+            await self.pause()
             if future is not None:
                 done, _ = await asyncio.wait({asyncio.wrap_future(future)}, timeout=run_wait)
                 if not done:
@@ -344,8 +370,12 @@ class EventService:
                         self.pubsub.close()
                         return False
         self.pubsub.close()
-        await self._pool.run_to_completion(self.conversation.close)
+        await self._controls.run_to_completion(self.conversation.close)
         return True
+
+
+EventService = LiveConversation
+"""The design's name for the live conversation (kept importable)."""
 
 
 def _closed_message(conversation_id: uuid.UUID) -> str:
@@ -353,7 +383,3 @@ def _closed_message(conversation_id: uuid.UUID) -> str:
         f"Conversation {conversation_id} does not exist any more (it was deleted, or the "
         "server is shutting down)."
     )
-
-
-def _matches(event: Event, kind: str | None, source: str | None) -> bool:
-    return (kind is None or event.kind == kind) and (source is None or event.source == source)

@@ -12,8 +12,14 @@ import httpx
 import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from ..harness import ServerProcess, goal_values, is_goal_end, wait_goal_end, wait_until
-from .conftest import verdict
+from ..harness import (
+    ServerProcess,
+    goal_values,
+    is_goal_end,
+    verdict,
+    wait_goal_end,
+    wait_until,
+)
 
 
 def _goal(client: httpx.Client, cid: str) -> Any:
@@ -369,6 +375,16 @@ def test_blank_objective_is_422_naming_objective(
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"] == ["body", "objective"]
     assert "objective" in response.json()["message"]
+
+
+def test_a_nul_byte_in_verify_is_422_naming_verify(
+    client: httpx.Client, conversation_id: str
+) -> None:
+    response = _start(client, conversation_id, verify="pytest -q\x00")
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "verify"]
+    assert "NUL" in response.json()["message"]
+    assert _goal(client, conversation_id) is None
 
 
 def test_zero_max_iterations_is_422_naming_it(client: httpx.Client, conversation_id: str) -> None:

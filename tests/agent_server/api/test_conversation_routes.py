@@ -172,6 +172,26 @@ def test_delete_forgets_the_conversation_and_its_files(
     assert client.delete(f"/api/conversations/{conversation_id}").status_code == 404
 
 
+def test_delete_removes_the_working_dir_the_server_made(
+    client: httpx.Client, conversation_id: str, server: ServerProcess
+) -> None:
+    info = client.get(f"/api/conversations/{conversation_id}").json()
+    workspace = Path(info["workspace"]["working_dir"])
+    (workspace / "notes.txt").write_text("made by the agent")
+    assert client.delete(f"/api/conversations/{conversation_id}").status_code == 200
+    assert not workspace.exists()
+
+
+def test_delete_keeps_a_working_dir_the_client_chose(
+    client: httpx.Client, make_conversation: Callable[..., str], server: ServerProcess
+) -> None:
+    chosen = server.conversations.parent / f"chosen-{uuid.uuid4().hex[:8]}"
+    cid = make_conversation(workspace={"kind": "LocalWorkspace", "working_dir": str(chosen)})
+    (chosen / "notes.txt").write_text("mine")
+    assert client.delete(f"/api/conversations/{cid}").status_code == 200
+    assert (chosen / "notes.txt").read_text() == "mine"
+
+
 def test_a_message_in_flight_when_its_conversation_is_deleted_is_404(
     client: httpx.Client,
     server: ServerProcess,

@@ -1,44 +1,57 @@
-"""Small response models shared by every router."""
+"""The API's own models: server answers, OpenAPI helpers, and the names the design gives.
+
+The conversation, message, event-page and error models are the SDK's wire models
+(`openhands.sdk.wire`), shared with the remote client; this module adds what only the
+server answers (health, server info), `StartGoalRequest` (the SDK's `GoalRequest` under the
+route's name) and the documented error statuses of each route.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+from openhands.agent_server.services.catalog import BrokenConversation
+from openhands.sdk.conversation.goal import GoalRequest
+from openhands.sdk.event import (
+    ActionEvent,
+    AgentErrorEvent,
+    ConversationErrorEvent,
+    ConversationStateUpdateEvent,
+    MessageEvent,
+    ObservationEvent,
+    PauseEvent,
+    SystemPromptEvent,
+    UserRejectObservation,
+)
+from openhands.sdk.wire import ErrorResponse
 from pydantic import BaseModel, Field
 
+AnyEvent = (
+    MessageEvent
+    | ActionEvent
+    | ObservationEvent
+    | AgentErrorEvent
+    | UserRejectObservation
+    | SystemPromptEvent
+    | PauseEvent
+    | ConversationErrorEvent
+    | ConversationStateUpdateEvent
+)
+"""Every event kind the SDK defines, for OpenAPI; the JSON `kind` field names the class."""
 
-class Success(BaseModel):
-    """The answer of a call that only acknowledges: `{"success": true}`."""
 
-    success: Literal[True] = True
+class StartGoalRequest(GoalRequest):
+    """Start a goal: the agent works until an independent judge finds the objective proven.
 
-
-class ErrorDetail(BaseModel):
-    """One problem with a request: where it is (`loc`) and what is wrong (`msg`)."""
-
-    loc: list[str | int] = Field(description="Path to the bad field, e.g. ['body', 'objective'].")
-    msg: str = Field(description="What is wrong and how to fix it.")
-    type: str = Field(description="A machine-readable error type.")
-
-
-class ErrorResponse(BaseModel):
-    """The body of every 4xx answer: a readable `message` plus the detail."""
-
-    message: str = Field(description="One line naming the field (if any) and the problem.")
-    detail: str | list[ErrorDetail] = Field(description="The error, or one entry per bad field.")
+    The fields and their meaning are the SDK's `GoalRequest` (0 or null limits: unlimited;
+    negative: refused with a 422 naming the field), so a script and the server agree.
+    """
 
 
 class HealthResponse(BaseModel):
     """The answer of /health and /alive."""
 
     status: Literal["ok"] = "ok"
-
-
-class BrokenConversation(BaseModel):
-    """A persisted conversation that could not be loaded at start-up (it is skipped)."""
-
-    id: str = Field(description="The folder name under the conversations path.")
-    error: str = Field(description="Why it could not be loaded.")
 
 
 class LLMDefaults(BaseModel):
@@ -61,11 +74,17 @@ class ServerInfo(BaseModel):
         "server restarted (goals it was running are now `interrupted`)."
     )
     uptime_seconds: float
-    conversations: int = Field(description="Conversations currently loaded.")
+    conversations: int = Field(description="Conversations stored on this server.")
+    open_conversations: int = Field(
+        description="Conversations open in memory: opened by a request since start-up, or "
+        "reopened at start-up to record a run or goal the previous server left unfinished."
+    )
     running_goals: int = Field(description="Goal loops currently driving a conversation.")
     auth_enabled: bool = Field(description="Whether X-Session-API-Key is required.")
     broken_conversations: list[BrokenConversation] = Field(
-        default_factory=list, description="Persisted conversations skipped at start-up."
+        default_factory=list,
+        description="Stored conversations skipped because their files are damaged (found at "
+        "start-up, or when a request first opened them).",
     )
     llm_defaults: LLMDefaults = Field(
         default_factory=LLMDefaults, description="LLM_MODEL, LLM_BASE_URL and LLM_API_KEY."
@@ -84,6 +103,10 @@ _ERROR_DESCRIPTIONS = {
     503: "The server's storage refused a read or a write; retry once it is healthy.",
     507: "The server's disk is full; free space, then retry.",
 }
+
+
+STORAGE = (503, 507)
+"""The statuses of a route that writes to disk (the edge answers them for StorageError)."""
 
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:

@@ -18,8 +18,11 @@ import uuid
 from fastapi import APIRouter, WebSocket
 from fastapi.responses import JSONResponse
 from openhands.agent_server.auth import API_KEY_HEADER, websocket_authorized
-from openhands.agent_server.events.pubsub import Subscription, SubscriptionClosedError
-from openhands.agent_server.events.service import EventService
+from openhands.agent_server.errors import NotFoundError
+from openhands.agent_server.services.live import LiveConversation
+from openhands.agent_server.services.pubsub import Subscription, SubscriptionClosedError
+from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.sdk.errors import StorageError
 from pydantic import TypeAdapter, ValidationError
 
 logger = logging.getLogger(__name__)
@@ -59,22 +62,27 @@ async def events_socket(
             message = f"resend_all must be true or false (got {resend_all[:40]!r})."
             await _deny(websocket, 400, message)
             return
-    service = _find(websocket, conversation_id)
-    if service is None:
-        await _deny(websocket, 404, f"Conversation {conversation_id} does not exist.")
+    try:
+        conversation = await _open(websocket, conversation_id)
+    except NotFoundError as exc:
+        await _deny(websocket, 404, exc.message)
         return
-    log = service.events
+    except StorageError as exc:
+        await _deny(websocket, 503, f"The server's storage failed: {exc}")
+        return
+    log = conversation.events
     start = len(log)
     if replay_all:
         start = 0
     if after:
-        index = getattr(log, "index_of", lambda _id: None)(after)
+        index = log.index_of(after)
         if index is None:
-            await _deny(websocket, 400, f"Event {after} is not in conversation {service.id}.")
+            message = f"Event {after} is not in conversation {conversation.id}."
+            await _deny(websocket, 400, message)
             return
         start = index + 1
     await websocket.accept()
-    subscription = service.pubsub.subscribe(start)
+    subscription = conversation.pubsub.subscribe(start)
     try:
         await _serve(websocket, subscription)
     finally:
@@ -89,12 +97,16 @@ def _flag(value: str) -> bool | None:
         return None
 
 
-def _find(websocket: WebSocket, conversation_id: str) -> EventService | None:
+async def _open(websocket: WebSocket, conversation_id: str) -> LiveConversation:
+    """The conversation (opened if needed); NotFoundError for an unknown or malformed id."""
     try:
         key = uuid.UUID(conversation_id)
     except ValueError:
-        return None
-    return websocket.app.state.conversations.find(key)
+        raise NotFoundError(f"Conversation {conversation_id} does not exist.") from None
+    conversations: ConversationRegistry = websocket.app.state.conversations
+    conversation = await conversations.get(key)
+    conversation.ensure_open()
+    return conversation
 
 
 async def _serve(websocket: WebSocket, subscription: Subscription) -> None:

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from openhands.agent_server.routing import lone_surrogate_location
+from openhands.agent_server.api.routing import lone_surrogate_location
 from openhands.sdk.testing import FakeOpenAIServer
 
-from .harness import ServerProcess, llm_spec
+from ..harness import ServerProcess, llm_spec
 
 LONE = "\\ud800"
 """The JSON escape of a lone high surrogate (no low half follows)."""

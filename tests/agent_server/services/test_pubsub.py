@@ -6,7 +6,7 @@ import asyncio
 import threading
 
 import pytest
-from openhands.agent_server.events.pubsub import EventPubSub, SubscriptionClosedError
+from openhands.agent_server.services.pubsub import EventPubSub, SubscriptionClosedError
 from openhands.sdk.conversation import InMemoryEventLog
 from openhands.sdk.event import Event, PauseEvent
 

@@ -1,0 +1,17 @@
+"""The HTTP layer (top): REST routes, the event WebSocket, and the API's own models.
+
+Each module holds the routes of one resource and turns HTTP into calls on `services/`;
+request and answer bodies are the SDK's wire models (`openhands.sdk.wire`). No other layer
+imports this one. `ROUTERS` is what the app mounts: a new group of routes is a module here
+plus one entry below.
+"""
+
+from fastapi import APIRouter
+from openhands.agent_server.api.conversations import router as conversations
+from openhands.agent_server.api.events import router as events
+from openhands.agent_server.api.goals import router as goals
+from openhands.agent_server.api.server import router as server
+from openhands.agent_server.api.sockets import router as sockets
+
+ROUTERS: tuple[APIRouter, ...] = (conversations, events, goals, sockets, server)
+"""Every router, in mounting order (sockets check the session key themselves)."""

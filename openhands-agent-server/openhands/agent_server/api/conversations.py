@@ -1,0 +1,106 @@
+"""REST routes under /api/conversations: create, list, count, read, delete, run, pause."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Response, status
+from openhands.agent_server.api.deps import live_conversation, registry
+from openhands.agent_server.api.models import STORAGE, error_responses
+from openhands.agent_server.api.routing import CheckedRoute
+from openhands.agent_server.services.live import LiveConversation
+from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.sdk.conversation import ConversationExecutionStatus
+from openhands.sdk.wire import (
+    ConversationInfo,
+    ConversationPage,
+    StartConversationRequest,
+    Success,
+)
+from pydantic import BaseModel
+
+router = APIRouter(prefix="/api/conversations", tags=["conversations"], route_class=CheckedRoute)
+
+Registry = Annotated[ConversationRegistry, Depends(registry)]
+Live = Annotated[LiveConversation, Depends(live_conversation)]
+
+
+@router.post(
+    "",
+    response_model=ConversationInfo,
+    status_code=status.HTTP_201_CREATED,
+    responses={
+        **error_responses(*STORAGE),
+        200: {"model": ConversationInfo, "description": "That id already existed."},
+    },
+)
+async def start_conversation(
+    request: StartConversationRequest, conversations: Registry
+) -> Response:
+    """Create a conversation (201), or return the existing one with that id (200)."""
+    conversation_id, created = await conversations.start(request)
+    info = await conversations.info(conversation_id)
+    return _json(info, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+@router.get("/search", response_model=ConversationPage, responses=error_responses())
+async def search_conversations(
+    conversations: Registry,
+    page_id: Annotated[str | None, Query(description="next_page_id of the previous page.")] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 100,
+    status: Annotated[
+        ConversationExecutionStatus | None, Query(description="Only this execution status.")
+    ] = None,
+) -> Response:
+    """Conversations, newest first, one page at a time."""
+    items, next_page_id = await conversations.search(page_id=page_id, limit=limit, status=status)
+    return _json(ConversationPage(items=items, next_page_id=next_page_id))
+
+
+@router.get("/count", response_model=int, responses=error_responses())
+async def count_conversations(
+    conversations: Registry,
+    status: Annotated[ConversationExecutionStatus | None, Query()] = None,
+) -> int:
+    """How many conversations there are (with that execution status, if given)."""
+    return conversations.count(status)
+
+
+@router.get("/{conversation_id}", response_model=ConversationInfo, responses=error_responses(404))
+async def get_conversation(conversation_id: uuid.UUID, conversations: Registry) -> Response:
+    """One conversation."""
+    return _json(await conversations.info(conversation_id))
+
+
+@router.delete(
+    "/{conversation_id}", response_model=Success, responses=error_responses(404, *STORAGE)
+)
+async def delete_conversation(conversation_id: uuid.UUID, conversations: Registry) -> Success:
+    """Stop the conversation's goal and agent, forget it and delete its files.
+
+    Also deletes its working directory if the server made it (no `workspace` was given).
+    """
+    await conversations.delete(conversation_id)
+    return Success()
+
+
+@router.post("/{conversation_id}/run", response_model=Success, responses=error_responses(404, 409))
+async def run_conversation(conversation: Live) -> Success:
+    """Run the agent in the background until it finishes, pauses or fails."""
+    await conversation.start_run()
+    return Success()
+
+
+@router.post(
+    "/{conversation_id}/pause", response_model=Success, responses=error_responses(404, *STORAGE)
+)
+async def pause_conversation(conversation: Live) -> Success:
+    """Ask the agent to stop after its current step."""
+    await conversation.pause()
+    return Success()
+
+
+def _json(model: BaseModel, status_code: int = status.HTTP_200_OK) -> Response:
+    """`model` serialized once by its own class (the route's response_model documents it)."""
+    return Response(model.model_dump_json(), status_code, media_type="application/json")

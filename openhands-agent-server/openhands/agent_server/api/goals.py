@@ -1,0 +1,66 @@
+"""REST routes of a conversation's goal: start, status, stop, resume."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Depends
+from openhands.agent_server.api.deps import live_conversation, registry
+from openhands.agent_server.api.models import STORAGE, StartGoalRequest, error_responses
+from openhands.agent_server.api.routing import CheckedRoute
+from openhands.agent_server.services.live import LiveConversation
+from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.sdk.conversation.goal import GoalStatus
+from openhands.sdk.wire import ResumeGoalRequest, Success
+
+router = APIRouter(
+    prefix="/api/conversations/{conversation_id}/goal", tags=["goals"], route_class=CheckedRoute
+)
+
+Live = Annotated[LiveConversation, Depends(live_conversation)]
+Registry = Annotated[ConversationRegistry, Depends(registry)]
+
+
+@router.post("", response_model=Success, responses=error_responses(404, 409, *STORAGE))
+async def start_goal(
+    request: StartGoalRequest, conversation: Live, conversations: Registry
+) -> Success:
+    """Start a goal loop in the background once its `running` status is on disk.
+
+    Its status streams as `key="goal"` events.
+    """
+    await conversation.start_goal_loop(
+        request.objective,
+        judge_llm=conversations.credentials.judge(conversation.id, request.judge_llm),
+        max_iterations=request.max_iterations,
+        verify=request.verify,
+        max_cost=request.max_cost,
+        time_limit=request.time_limit,
+    )
+    return Success()
+
+
+@router.get("", response_model=GoalStatus | None, responses=error_responses(404))
+async def get_goal(conversation: Live) -> GoalStatus | None:
+    """The latest goal status, or null if no goal was ever started."""
+    return conversation.goal.status
+
+
+@router.post("/stop", response_model=Success, responses=error_responses(404, *STORAGE))
+async def stop_goal(conversation: Live) -> Success:
+    """Stop the goal loop and pause the agent (recorded as `interrupted`, resumable)."""
+    await conversation.stop_goal_loop()
+    return Success()
+
+
+@router.post("/resume", response_model=Success, responses=error_responses(400, 404, 409, *STORAGE))
+async def resume_goal(
+    conversation: Live,
+    conversations: Registry,
+    request: Annotated[ResumeGoalRequest | None, Body()] = None,
+) -> Success:
+    """Continue an interrupted goal from its last status."""
+    requested = request.judge_llm if request is not None else None
+    judge = conversations.credentials.judge(conversation.id, requested)
+    await conversation.resume_goal_loop(judge_llm=judge)
+    return Success()

@@ -1,1 +1,0 @@
-"""Conversations: the service that holds them all, its REST routes and models."""

@@ -1,1 +1,0 @@
-"""Events: one service per conversation, its REST routes, pub/sub and WebSocket."""

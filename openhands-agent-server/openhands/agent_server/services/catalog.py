@@ -1,0 +1,160 @@
+"""`Catalog`: what the server knows of every conversation without opening it.
+
+It keeps the listing order (newest first) of every conversation, the summary of each one
+that is not open (read at start-up through the SDK's persistence API: `base_state.json` and
+the log written after its snapshot, never the history) and the folders found damaged.
+Listings, searches and counts answer from it; the registry (`registry.py`) adds the open
+conversations, whose live state it asks instead.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+
+from openhands.sdk.conversation import ConversationSummary
+from openhands.sdk.conversation.goal import GoalStatus
+from openhands.sdk.wire import ConversationInfo
+from pydantic import BaseModel, Field, ValidationError
+
+logger = logging.getLogger(__name__)
+
+_SortKey = tuple[datetime, str]
+
+
+class BrokenConversation(BaseModel):
+    """A persisted conversation that could not be loaded (it is skipped)."""
+
+    id: str = Field(description="The folder name under the conversations path.")
+    error: str = Field(description="Why it could not be loaded.")
+
+
+def broken_entry(conversation_id: uuid.UUID, exc: BaseException) -> BrokenConversation:
+    """The report of a conversation that could not be loaded (and the log line saying so)."""
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    message = f"{type(exc).__name__}: {first}"
+    logger.error("Skipping conversation %s: it could not be loaded (%s)", conversation_id, message)
+    return BrokenConversation(id=conversation_id.hex, error=message)
+
+
+class Catalog:
+    """Every conversation in listing order, with the summaries of those that are not open."""
+
+    def __init__(self) -> None:
+        self._order: list[_SortKey] = []  # ascending (created_at, id.hex)
+        self._keys: dict[uuid.UUID, _SortKey] = {}
+        self._ids: dict[str, uuid.UUID] = {}
+        self._summaries: dict[uuid.UUID, ConversationSummary] = {}
+        self._goals: dict[uuid.UUID, GoalStatus | None] = {}
+        self.broken: list[BrokenConversation] = []
+
+    # -- membership -------------------------------------------------------------------------
+
+    def add(
+        self,
+        conversation_id: uuid.UUID,
+        created_at: datetime,
+        summary: ConversationSummary | None = None,
+    ) -> None:
+        """Know a conversation (with its summary while it is not open)."""
+        if conversation_id not in self._keys:
+            key = (created_at, conversation_id.hex)
+            bisect.insort(self._order, key)
+            self._keys[conversation_id] = key
+            self._ids[conversation_id.hex] = conversation_id
+        if summary is not None:
+            self._summaries[conversation_id] = summary
+
+    def opened(self, conversation_id: uuid.UUID) -> None:
+        """The conversation is open now: its live state answers instead of its summary."""
+        self._summaries.pop(conversation_id, None)
+        self._goals.pop(conversation_id, None)
+
+    def remove(self, conversation_id: uuid.UUID) -> None:
+        """Forget a conversation (deleted, or found damaged)."""
+        key = self._keys.pop(conversation_id, None)
+        if key is not None:
+            index = bisect.bisect_left(self._order, key)
+            if index < len(self._order) and self._order[index] == key:
+                del self._order[index]
+            self._ids.pop(conversation_id.hex, None)
+        self.opened(conversation_id)
+
+    def mark_broken(self, conversation_id: uuid.UUID, exc: BaseException) -> None:
+        """Forget a conversation that turned out damaged, and report it."""
+        self.remove(conversation_id)
+        self.broken.append(broken_entry(conversation_id, exc))
+
+    def __contains__(self, conversation_id: object) -> bool:
+        return conversation_id in self._keys
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def summary(self, conversation_id: uuid.UUID) -> ConversationSummary | None:
+        """The summary of a conversation that is not open, else None."""
+        return self._summaries.get(conversation_id)
+
+    def summaries(self) -> list[ConversationSummary]:
+        """The summaries of every conversation that is not open."""
+        return list(self._summaries.values())
+
+    def newest_first(self, start: uuid.UUID | None = None) -> Iterator[uuid.UUID]:
+        """Conversation ids, newest first, from `start` (inclusive) when given.
+
+        Raises KeyError for a `start` the catalog does not hold.
+        """
+        if start is None:
+            index = len(self._order) - 1
+        else:
+            key = self._keys[start]
+            index = bisect.bisect_left(self._order, key)
+        for position in range(index, -1, -1):
+            yield self._ids[self._order[position][1]]
+
+    # -- what a listing shows for a conversation that is not open -----------------------------
+
+    def needs_goal_lookup(self, conversation_id: uuid.UUID) -> bool:
+        """True if the summary's goal refers to an objective only its log holds."""
+        summary = self._summaries.get(conversation_id)
+        if summary is None or summary.goal is None or conversation_id in self._goals:
+            return False
+        return "objective" not in summary.goal
+
+    def set_goal(self, conversation_id: uuid.UUID, status: GoalStatus | None) -> None:
+        """Keep the goal status read from a stored conversation's log."""
+        if conversation_id in self._summaries:
+            self._goals[conversation_id] = status
+
+    def stored_info(self, summary: ConversationSummary) -> ConversationInfo:
+        """A conversation that is not open, as clients see it."""
+        return ConversationInfo(
+            id=summary.id,
+            agent=summary.agent,
+            workspace=summary.workspace,
+            execution_status=summary.execution_status,
+            title=summary.title,
+            created_at=summary.created_at,
+            updated_at=summary.updated_at,
+            metrics=dict(summary.stats.usage_to_metrics),
+            goal=self._goal(summary),
+        )
+
+    def _goal(self, summary: ConversationSummary) -> GoalStatus | None:
+        if summary.id in self._goals:
+            return self._goals[summary.id]
+        value = summary.goal
+        if value is None:
+            return None
+        if "objective" not in value:
+            value = {**value, "objective": ""}  # only when its log could not be read
+        try:
+            status = GoalStatus.model_validate(value)
+        except ValidationError as exc:
+            logger.warning("conversation %s: unreadable goal status: %s", summary.id, exc)
+            status = None
+        self._goals[summary.id] = status
+        return status

@@ -1,0 +1,435 @@
+"""`ConversationRegistry`: every conversation the server holds, opened only when needed.
+
+At start-up it reads the summaries of the stored conversations (never their events) into the
+`Catalog` and opens only those a dead server left in the middle of something: a run (the SDK
+records `RunLost` on reopen) or a goal (recorded `interrupted`, reason "server restart").
+Any other conversation is opened (`LocalConversation` plus its `LiveConversation`) by the
+first request that needs it; listings, counts and reads of one answer from summaries until
+then. Each command either completes or leaves the conversation as it was: a create that
+fails leaves no folder, a delete that fails leaves the conversation listed and usable, and a
+refusing disk is the SDK's `StorageError` (the edge answers 503, or 507 when it is full).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from pathlib import Path
+from typing import Any
+
+from openhands.agent_server.blocking import Pools
+from openhands.agent_server.config import ServerConfig
+from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.agent_server.goals.restart import left_running
+from openhands.agent_server.services.catalog import BrokenConversation, Catalog
+from openhands.agent_server.services.credentials import Credentials, ServerDefaults
+from openhands.agent_server.services.live import LiveConversation
+from openhands.agent_server.services.storage import (
+    create_conversation,
+    load_summaries,
+    move_to_trash,
+    open_conversation,
+    read_goal_statuses,
+    remove_folders,
+    remove_trash,
+)
+from openhands.sdk.conversation import (
+    ConversationExecutionStatus,
+    ConversationSummary,
+    list_conversation_ids,
+)
+from openhands.sdk.errors import StorageError
+from openhands.sdk.wire import ConversationInfo, StartConversationRequest
+from openhands.sdk.workspace import LocalWorkspace
+
+logger = logging.getLogger(__name__)
+
+Status = ConversationExecutionStatus
+
+CLOSE_GRACE_SECONDS = 2.0
+"""On shutdown, time for the bookkeeping around the step wait (goal status, pause, close)."""
+
+LOAD_THREADS = 4
+"""Control threads reading summaries at start-up (at most OH_CONTROL_THREADS are used)."""
+
+
+class ConversationRegistry:
+    """The conversations under one folder: stored ones by summary, open ones live."""
+
+    def __init__(
+        self, config: ServerConfig, pools: Pools, credentials: Credentials | None = None
+    ) -> None:
+        self.config = config
+        self.pools = pools
+        self.path = config.conversations_path
+        self.credentials: Credentials = credentials or ServerDefaults(config)
+        self.catalog = Catalog()
+        self._live: dict[uuid.UUID, LiveConversation] = {}
+        self._opening: dict[uuid.UUID, asyncio.Future[LiveConversation]] = {}
+        self._creating: dict[uuid.UUID, asyncio.Future[None]] = {}
+        self._deleting: set[uuid.UUID] = set()
+        self._disposals: set[asyncio.Future[None]] = set()
+
+    # -- start-up and shut-down -------------------------------------------------------------
+
+    async def load_all(self) -> None:
+        """Read every stored conversation's summary; open those a dead server left busy."""
+        await self.pools.controls.run(self.path.mkdir, parents=True, exist_ok=True)
+        ids = await self.pools.controls.run(list_conversation_ids, self.path)
+        # Reading summaries mostly waits for the disk: a few threads share the work.
+        parts = [ids[start::LOAD_THREADS] for start in range(LOAD_THREADS)]
+        loads = [self.pools.controls.run(load_summaries, self.path, part) for part in parts]
+        summaries: list[ConversationSummary] = []
+        for part_summaries, broken in await asyncio.gather(*loads):
+            summaries += part_summaries
+            self.catalog.broken.extend(broken)
+        self.catalog.broken.sort(key=lambda entry: entry.id)
+        for summary in summaries:
+            self.catalog.add(summary.id, summary.created_at, summary)
+        self._dispose_later(self.pools.controls.run(remove_trash, self.path))
+        for summary in summaries:
+            if _left_busy(summary):
+                try:
+                    await self.get(summary.id)
+                except Exception as exc:  # a refusing disk: it stays listed, opened on demand
+                    logger.error("conversation %s could not be recovered: %s", summary.id, exc)
+        logger.info(
+            "Found %d conversations in %s (%d opened to record an interrupted run or goal)",
+            len(self.catalog),
+            self.path,
+            len(self._live),
+        )
+
+    async def close_all(
+        self, reason: str = "server shutdown", *, run_wait: float | None = None
+    ) -> int:
+        """Interrupt goals, pause agents and release every open conversation.
+
+        With `run_wait` (server shutdown), a step still running that many seconds after its
+        pause (an LLM call, a tool) is left behind, and the whole close takes at most
+        `run_wait + CLOSE_GRACE_SECONDS`. Returns how many conversations were left running.
+        """
+        services = list(self._live.values())
+        self._live.clear()
+        pending_disposals = list(self._disposals)
+        if not services and not pending_disposals:
+            return 0
+        if run_wait is None:
+            closes = [asyncio.ensure_future(service.close(reason)) for service in services]
+            timeout = None
+        else:
+            closes = [
+                asyncio.ensure_future(service.close(reason, run_wait=run_wait, leave_running=True))
+                for service in services
+            ]
+            timeout = run_wait + CLOSE_GRACE_SECONDS
+        _, pending = await asyncio.wait([*closes, *pending_disposals], timeout=timeout)
+        # A deleted conversation whose step outlived the bound is abandoned with its thread.
+        abandoned = [disposal for disposal in pending_disposals if disposal in pending]
+        for disposal in abandoned:
+            disposal.cancel()
+        left = len(abandoned)
+        for service, close in zip(services, closes, strict=True):
+            if close in pending:
+                close.cancel()
+                logger.warning("closing conversation %s did not finish in time", service.id)
+                left += 1
+            elif close.exception() is not None:
+                logger.error("closing conversation %s failed: %s", service.id, close.exception())
+            elif close.result() is False:
+                left += 1
+        return left
+
+    # -- queries ----------------------------------------------------------------------------
+
+    @property
+    def broken(self) -> list[BrokenConversation]:
+        """Conversations skipped because their files are damaged."""
+        return self.catalog.broken
+
+    @property
+    def open_count(self) -> int:
+        """How many conversations are open (loaded in memory)."""
+        return len(self._live)
+
+    @property
+    def running_goals(self) -> int:
+        """How many goal loops are active."""
+        return sum(1 for s in self._live.values() if s.goal.active)
+
+    def find(self, conversation_id: uuid.UUID) -> LiveConversation | None:
+        """The conversation if it is open, else None (nothing is opened)."""
+        return self._live.get(conversation_id)
+
+    def __contains__(self, conversation_id: object) -> bool:
+        return conversation_id in self.catalog and conversation_id not in self._deleting
+
+    async def get(self, conversation_id: uuid.UUID) -> LiveConversation:
+        """The open conversation, opening it first if needed; NotFoundError if unknown."""
+        live = self._live.get(conversation_id)
+        if live is not None:
+            return live
+        pending = self._opening.get(conversation_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        summary = self.catalog.summary(conversation_id)
+        if summary is None or conversation_id in self._deleting:
+            raise NotFoundError(f"Conversation {conversation_id} does not exist.")
+        future: asyncio.Future[LiveConversation] = asyncio.get_running_loop().create_future()
+        self._opening[conversation_id] = future
+        try:
+            live = await self._open(summary)
+        except BaseException as exc:
+            if isinstance(exc, Exception):
+                future.set_exception(exc)
+                future.exception()  # waiters (if any) get it; nobody else must
+            else:
+                future.cancel()
+            raise
+        else:
+            self._live[conversation_id] = live
+            self.catalog.opened(conversation_id)
+            future.set_result(live)
+            return live
+        finally:
+            del self._opening[conversation_id]
+
+    async def info(self, conversation_id: uuid.UUID) -> ConversationInfo:
+        """One conversation as clients see it (answered from its summary if it is not open)."""
+        return (await self._infos([conversation_id]))[0]
+
+    def count(self, status: Status | None = None) -> int:
+        """How many conversations there are (with `status`, if given)."""
+        if status is None:
+            return len(self.catalog) - len(self._deleting)
+        return sum(1 for cid in self.catalog.newest_first() if self._status(cid) == status)
+
+    async def search(
+        self, *, page_id: str | None, limit: int, status: Status | None
+    ) -> tuple[list[ConversationInfo], str | None]:
+        """One page of conversations, newest first, and the id starting the next page."""
+        start = None
+        if page_id:
+            start = _parse_id(page_id)
+            if start not in self.catalog:
+                raise BadRequestError(
+                    f"page_id {page_id!r} is not a conversation in this listing; pass the "
+                    "next_page_id of a previous page, or omit it for the first page."
+                )
+        page: list[uuid.UUID] = []
+        next_page_id = None
+        for cid in self.catalog.newest_first(start):
+            if cid in self._deleting or (status is not None and self._status(cid) != status):
+                continue
+            if len(page) == limit:
+                next_page_id = cid.hex
+                break
+            page.append(cid)
+        return await self._infos(page), next_page_id
+
+    def _status(self, conversation_id: uuid.UUID) -> Status | None:
+        live = self._live.get(conversation_id)
+        if live is not None:
+            return live.conversation.state.execution_status
+        summary = self.catalog.summary(conversation_id)
+        return None if summary is None else summary.execution_status
+
+    async def _infos(self, ids: list[uuid.UUID]) -> list[ConversationInfo]:
+        """What clients see of each conversation; NotFoundError for one that is unknown."""
+        lookups = [
+            cid for cid in ids if cid not in self._live and self.catalog.needs_goal_lookup(cid)
+        ]
+        if lookups:
+            found = await self.pools.controls.run(read_goal_statuses, self.path, lookups)
+            for cid, status in found.items():
+                self.catalog.set_goal(cid, status)
+        infos: list[ConversationInfo] = []
+        for cid in ids:
+            live = self._live.get(cid)
+            summary = self.catalog.summary(cid)
+            if live is not None:
+                infos.append(live.info())
+            elif summary is not None and cid not in self._deleting:
+                infos.append(self.catalog.stored_info(summary))
+            else:
+                raise NotFoundError(f"Conversation {cid} does not exist.")
+        return infos
+
+    # -- opening ----------------------------------------------------------------------------
+
+    async def _open(self, summary: ConversationSummary) -> LiveConversation:
+        loop = asyncio.get_running_loop()
+        try:
+            live = await self.pools.controls.run_to_completion(
+                open_conversation, summary, self.path, self.credentials, self.pools, loop
+            )
+        except StorageError:
+            raise
+        except NotFoundError:
+            self.catalog.remove(summary.id)  # its folder went away behind the server's back
+            raise
+        except ValueError as exc:  # damaged files: skipped, as at start-up
+            self.catalog.mark_broken(summary.id, exc)
+            raise NotFoundError(
+                f"Conversation {summary.id} could not be loaded: its files are damaged "
+                f"({type(exc).__name__}); see broken_conversations in /server_info."
+            ) from exc
+        recovery = live.goal.recover_after_restart()
+        if recovery is not None:
+            try:
+                await live.append_event(recovery)
+            except BaseException:
+                await self.pools.controls.run_to_completion(live.conversation.close)
+                raise
+        return live
+
+    # -- commands ---------------------------------------------------------------------------
+
+    async def start(self, request: StartConversationRequest) -> tuple[uuid.UUID, bool]:
+        """Create the conversation (True) or find the existing one with that id (False)."""
+        conversation_id = request.conversation_id or uuid.uuid4()
+        if conversation_id in self._deleting:
+            raise ConflictError(f"Conversation {conversation_id} is being deleted; retry later.")
+        if conversation_id in self:
+            return conversation_id, False
+        pending = self._creating.get(conversation_id)
+        if pending is not None:
+            await asyncio.shield(pending)
+            return conversation_id, False
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._creating[conversation_id] = future
+        try:
+            live = await self._create(conversation_id, request)
+            self._live[conversation_id] = live
+            self.catalog.add(conversation_id, live.conversation.state.created_at)
+            future.set_result(None)
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # mark it retrieved: waiters (if any) get it, nobody else must
+            raise
+        except BaseException:
+            future.cancel()
+            raise
+        finally:
+            del self._creating[conversation_id]
+        if request.initial_message is not None:
+            try:
+                await live.send_message(request.initial_message.to_message(), run=True)
+            except StorageError:
+                # Not created after all: a failed create leaves nothing behind.
+                await self._delete(conversation_id)
+                raise
+        return conversation_id, True
+
+    async def _create(
+        self, conversation_id: uuid.UUID, request: StartConversationRequest
+    ) -> LiveConversation:
+        workspace = request.workspace or LocalWorkspace(
+            working_dir=str(self.default_workspace(conversation_id))
+        )
+        self.credentials.new_conversation(conversation_id, request.agent)
+        conversation = await self.pools.controls.run_to_completion(
+            create_conversation,
+            request.agent,
+            workspace,
+            self.path,
+            conversation_id,
+            max_iterations=request.max_iterations,
+            hook_config=request.hook_config,
+        )
+        return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
+
+    def default_workspace(self, conversation_id: uuid.UUID) -> Path:
+        """The working directory of a conversation created without a workspace."""
+        return (self.config.workspace_path / conversation_id.hex).resolve()
+
+    async def delete(self, conversation_id: uuid.UUID) -> None:
+        """Remove a conversation, or raise and leave it exactly as it was.
+
+        Its folder is renamed away first (one atomic step: a refusing disk is a
+        `StorageError` and nothing else happened); then its goal stops, its agent is paused,
+        its sockets close, and its files and default working directory are removed. A
+        running agent's current step is not waited for: that cleanup finishes after it.
+        """
+        pending: set[asyncio.Future[Any]] = {
+            f
+            for f in (self._opening.get(conversation_id), self._creating.get(conversation_id))
+            if f is not None
+        }
+        if pending:  # let an open or a create finish first (its own request reports errors)
+            await asyncio.wait(pending)
+        if conversation_id not in self:
+            raise NotFoundError(f"Conversation {conversation_id} does not exist.")
+        await self._delete(conversation_id)
+
+    async def _delete(self, conversation_id: uuid.UUID) -> None:
+        live = self._live.get(conversation_id)
+        summary = self.catalog.summary(conversation_id)
+        if live is not None:
+            live.begin_delete()
+        self._deleting.add(conversation_id)
+        try:
+            trash = await self.pools.controls.run_to_completion(
+                move_to_trash, self.path, conversation_id
+            )
+        except BaseException:
+            self._deleting.discard(conversation_id)
+            if live is not None:
+                live.abort_delete()
+            raise
+        # Done: from here on the conversation is gone for every client.
+        self._live.pop(conversation_id, None)
+        self.catalog.remove(conversation_id)
+        self._deleting.discard(conversation_id)
+        if live is not None:
+            working_dir: str | None = live.working_dir
+        else:
+            working_dir = summary.workspace.working_dir if summary is not None else None
+        default_dir = self.default_workspace(conversation_id)
+        default = default_dir if working_dir == str(default_dir) else None
+        busy = live is not None and (live.is_busy or live.goal.active)
+        if live is not None:
+            live.pubsub.close()  # sockets hear of it now, before the answer
+        cleanup = self._dispose_later(self._dispose(conversation_id, live, trash, default))
+        if not busy:
+            await asyncio.wait({cleanup})
+
+    async def _dispose(
+        self,
+        conversation_id: uuid.UUID,
+        live: LiveConversation | None,
+        trash: Path | None,
+        default_workspace: Path | None,
+    ) -> None:
+        """Release a deleted conversation and remove its files (after its current step)."""
+        try:
+            if live is not None:
+                await live.discard()
+            await self.pools.controls.run(remove_folders, trash, default_workspace)
+            self.credentials.forget(conversation_id)
+        except Exception:
+            logger.exception("cleaning up deleted conversation %s failed", conversation_id)
+
+    def _dispose_later(self, work: object) -> asyncio.Future[None]:
+        """Run cleanup work in the background; shutdown waits for it (bounded)."""
+        task: asyncio.Future[None] = asyncio.ensure_future(work)  # type: ignore[arg-type]
+        self._disposals.add(task)
+        task.add_done_callback(self._disposals.discard)
+        return task
+
+
+def _left_busy(summary: ConversationSummary) -> bool:
+    """Whether a dead server left this conversation running, or its goal running."""
+    return summary.execution_status == Status.RUNNING or left_running(summary.goal)
+
+
+def _parse_id(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
+
+
+ConversationService = ConversationRegistry
+"""The design's name for the registry (kept importable)."""

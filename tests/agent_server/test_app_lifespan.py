@@ -1,0 +1,58 @@
+"""What `create_app` does when it starts: the settings reach the agent's processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from openhands.agent_server.app import create_app
+from openhands.agent_server.config import ServerConfig
+from openhands.sdk.workspace import agent_environment
+
+from .harness import wait_until
+
+# FastAPI builds each body field's validator on the first request, with its parameter name as
+# an alias, which pydantic 2.12 warns about (the same happens on a real server, in its log).
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::pydantic.warnings.UnsupportedFieldAttributeWarning"
+)
+
+
+def _config(root: Path, **settings: str) -> ServerConfig:
+    return ServerConfig.from_env(
+        {
+            "OH_CONVERSATIONS_PATH": str(root / "conversations"),
+            "OH_WORKSPACE_PATH": str(root / "workspaces"),
+            "OH_PRELOAD_LITELLM": "false",
+            "OH_ALLOWED_HOSTS": "testserver",  # the test client's Host
+            **settings,
+        }
+    )
+
+
+def test_the_configured_agent_env_reaches_the_agents_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Withheld from the agent by default (a *_TOKEN); the setting passes it on purpose.
+    monkeypatch.setenv("DEPLOY_TOKEN", "pass-me-on")
+    monkeypatch.delenv("OH_AGENT_ENV", raising=False)
+    seen = tmp_path / "seen.txt"
+    hooks = {"UserPromptSubmit": [{"hooks": [{"command": f"printenv DEPLOY_TOKEN > {seen}"}]}]}
+    body = {"agent": {"kind": "Agent", "llm": {"model": "openai/none"}}, "hook_config": hooks}
+    app = create_app(_config(tmp_path, OH_AGENT_ENV="DEPLOY_TOKEN"))
+    with TestClient(app) as client:
+        cid = client.post("/api/conversations", json=body).json()["id"]
+        message = {"content": [{"type": "text", "text": "hello"}]}
+        assert client.post(f"/api/conversations/{cid}/events", json=message).is_success
+    assert wait_until(seen.exists, what="the hook") and seen.read_text().strip() == "pass-me-on"
+
+
+def test_stopping_the_app_leaves_the_process_wide_agent_env_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEPLOY_TOKEN", "secret")
+    monkeypatch.delenv("OH_AGENT_ENV", raising=False)
+    with TestClient(create_app(_config(tmp_path, OH_AGENT_ENV="DEPLOY_TOKEN"))):
+        assert agent_environment().get("DEPLOY_TOKEN") == "secret"
+    assert "DEPLOY_TOKEN" not in agent_environment()
