@@ -90,6 +90,8 @@ def create_app(
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        # One schema per model: answers carry the fields requests do (secrets as null).
+        separate_input_output_schemas=False,
     )
     app.state.config = config
     for router in ROUTERS:
