@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from openhands.sdk import LLM, Agent, Conversation, Tool
 from openhands.sdk.conversation.goal import GoalStatus, run_goal
-from openhands.sdk.conversation.goal.prompts import JUDGE_SYSTEM_PROMPT, judge_messages
 from openhands.sdk.conversation.goal.models import VerifyResult
+from openhands.sdk.conversation.goal.prompts import JUDGE_SYSTEM_PROMPT, judge_messages
 from openhands.sdk.testing import DemoScript, FakeOpenAIServer, FakeReply
 from openhands.sdk.testing.demo_script import (
     DEMO_FILE,
@@ -260,6 +260,7 @@ def test_a_goal_against_the_demo_script_completes_in_round_two(tmp_path: Path) -
             conversation.close()
 
     assert (outcome.status, outcome.iterations) == ("complete", 2)
-    rounds = [s.last_round for s in statuses if s.last_round is not None]
-    assert [(r.iteration, r.complete, r.verify_exit_code) for r in rounds][0] == (1, False, 2)
+    rounds = {s.last_round.iteration: s.last_round for s in statuses if s.last_round}
+    assert (rounds[1].complete, rounds[1].verify_exit_code) == (False, 2)
+    assert (rounds[2].complete, rounds[2].verify_exit_code) == (True, 0)
     assert (tmp_path / DEMO_TEST).read_text() == DEMO_TEST_SOURCE
