@@ -66,6 +66,7 @@ def test_json_lines_from_the_server_are_the_statuses_of_its_goal(
     assert code == 1
     assert statuses[0]["phase"] == "agent" and statuses[0]["objective"] == "greet"
     assert statuses[-1]["status"] == "capped"
+    assert [s["active"] for s in statuses].count(False) == 1  # the end is printed once
     assert statuses[-1] == {
         **_goal_on_server(server, statuses[-1]["conversation_id"]),
         "conversation_id": statuses[-1]["conversation_id"],
