@@ -38,7 +38,11 @@ def _store(root: Path, *keys: str, **env: str) -> SealedCredentials:
 def _agent(api_key: str | None = AGENT_KEY) -> Agent:
     return Agent.model_validate(
         {
-            "llm": {"model": "openai/agent", "base_url": "http://127.0.0.1:9/v1", "api_key": api_key},
+            "llm": {
+                "model": "openai/agent",
+                "base_url": "http://127.0.0.1:9/v1",
+                "api_key": api_key,
+            },
             "mcp_config": {
                 "gh": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": MCP_TOKEN, "MODE": "ro"}}
             },
@@ -245,7 +249,9 @@ def test_a_judge_sealed_with_a_lost_key_asks_for_judge_llm_on_resume(tmp_path: P
 
     with pytest.raises(SealedKeysError, match="judge_llm"):
         restarted.judge(cid, None, resume=True)
-    sent = restarted.judge(cid, LLM(model="openai/judge", api_key=SecretStr(JUDGE_KEY)), resume=True)
+    sent = restarted.judge(
+        cid, LLM(model="openai/judge", api_key=SecretStr(JUDGE_KEY)), resume=True
+    )
     assert sent.llm is not None and _secret(sent.llm.api_key) == JUDGE_KEY
 
 
