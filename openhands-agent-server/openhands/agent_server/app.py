@@ -122,7 +122,11 @@ def _reseal_in_background(
         return None
 
     async def reseal() -> None:
-        resealed, unreadable = await pools.controls.run(credentials.reseal_all)
+        try:
+            resealed, unreadable = await pools.controls.run(credentials.reseal_all)
+        except Exception as exc:  # e.g. an unreadable folder: each is re-sealed when opened
+            logger.warning("Re-sealing the stored conversations failed: %s", exc)
+            return
         logger.info(
             "Re-sealed %d conversations with the first key of %s%s",
             resealed,
