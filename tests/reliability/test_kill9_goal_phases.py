@@ -45,8 +45,12 @@ pytestmark = pytest.mark.timeout(150)
 DONE = FakeReply.text("done")
 SLEEP_TOOL = "sleep 30 > /dev/null 2>&1 & echo $! > tool.pid; wait"
 """The agent's terminal command: a sleep that holds the tool call, its pid in a file."""
-VERIFY = "test -f ready || { sleep 30 > /dev/null 2>&1 & echo $! > verify.pid; wait; }"
-"""The goal's verify: holds until `ready` exists (created after the restart)."""
+VERIFY = (
+    "test -f ready || { sleep 30 > /dev/null 2>&1 & p=$!; sleep 0.5; echo $p > verify.pid; wait; }"
+)
+"""The goal's verify: holds until `ready` exists (created after the restart). The pid file
+comes half a second after the sleep starts: the server registers the command's group with
+its watchdog just after starting it, and the kill must test the guard, not that moment."""
 
 
 @dataclass
