@@ -9,8 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from agent_server.harness import ServerProcess, llm_spec, unique, verdict, wait_goal_end
 from openhands.sdk.conversation.goal import run_verify_command
 from openhands.sdk.hooks import HookConfig, HookEventType, HookRunner
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.sdk.tool import Tool, ToolContext, resolve_tool
 from openhands.tools.terminal import TerminalAction
 
@@ -72,9 +74,6 @@ def test_a_servers_verify_command_sees_none_of_the_servers_secrets(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # End to end: what issue 8 saw (`verify "env"` showed them in the goal status and log).
-    from agent_server.harness import ServerProcess, llm_spec, unique, verdict, wait_goal_end
-    from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-
     monkeypatch.delenv("OH_AGENT_ENV")
     secrets = {
         "OH_SESSION_API_KEYS": "session-key-4c9e",
