@@ -230,7 +230,9 @@ function inline(text, depth) {
       continue;
     }
     if (ch === "`") {
-      const run = /^`+/.exec(rest())[0];
+      let size = 1;
+      while (text[i + size] === "`") size += 1;
+      const run = "`".repeat(size);
       const end = missing.has(run) ? -1 : text.indexOf(run, i + run.length);
       if (end === -1) {
         missing.add(run);

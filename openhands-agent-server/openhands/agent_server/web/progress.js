@@ -97,7 +97,7 @@ function renderPhase() {
   line.dataset.phase = now ? now[2] : "idle";
   if (!now) return;
   $("phase-text").textContent = now[0];
-  $("phase-elapsed").textContent = formatDuration((Date.now() - now[1]) / 1000);
+  $("phase-elapsed").textContent = formatDuration(Math.floor((Date.now() - now[1]) / 1000));
 }
 
 function budgetText(goal) {
@@ -106,7 +106,8 @@ function budgetText(goal) {
   parts.push(`Round ${round} of ${goal.max_iterations}`);
   const cost = `Cost ${formatCost(goal.cost)}`;
   parts.push(goal.max_cost ? `${cost} of ${formatCost(goal.max_cost)}` : cost);
-  const elapsed = goal.elapsed + (goal.active ? Math.max(0, Date.now() - state.goalAt) / 1000 : 0);
+  let elapsed = goal.elapsed;
+  if (goal.active) elapsed = Math.floor(elapsed + Math.max(0, Date.now() - state.goalAt) / 1000);
   const spent = `Time ${formatDuration(elapsed)}`;
   parts.push(goal.time_limit ? `${spent} of ${formatDuration(goal.time_limit)}` : spent);
   return parts.join(" · ");
