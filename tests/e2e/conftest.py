@@ -97,8 +97,13 @@ def open_page(browser: Browser) -> Iterator[OpenPage]:
     contexts: list[BrowserContext] = []
     errors: list[str] = []
 
-    def open_at(url: str, width: int = 1280, height: int = 900) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": height})
+    def open_at(
+        url: str, width: int = 1280, height: int = 900, color_scheme: str = "light"
+    ) -> Page:
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            color_scheme="dark" if color_scheme == "dark" else "light",
+        )
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))

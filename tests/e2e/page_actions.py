@@ -14,9 +14,12 @@ WAIT_MS = 60_000
 
 
 class OpenPage(Protocol):
-    """The `open_page` fixture: a fresh browser page at `url`, in a viewport of that size."""
+    """The `open_page` fixture: a fresh browser page at `url`, in a viewport of that size,
+    with the browser's colour scheme set to "light" or "dark"."""
 
-    def __call__(self, url: str, width: int = 1280, height: int = 900) -> Page: ...
+    def __call__(
+        self, url: str, width: int = 1280, height: int = 900, color_scheme: str = "light"
+    ) -> Page: ...
 
 
 def create_conversation(

@@ -26,7 +26,9 @@ function actionItem(action) {
   item.append(el("span", "pending-tool", action.tool_name));
   const thought = (action.thought || []).map((part) => part.text || "").join("\n").trim();
   if (thought) item.append(el("p", "muted small pending-thought", thought));
-  item.append(el("pre", "arguments", argumentsText(action)));
+  const args = el("pre", "arguments", argumentsText(action));
+  args.tabIndex = 0; // long arguments scroll: the keyboard must reach them
+  item.append(args);
   return item;
 }
 

@@ -73,6 +73,7 @@ function blocks(lines, depth) {
       }
       i += 1; // the closing fence (or the end of the text)
       const pre = el("pre", "md-code");
+      pre.tabIndex = 0; // a wide block scrolls sideways: the keyboard must reach it
       const code = el("code", null, body.join("\n"));
       if (match[2]) code.dataset.lang = match[2];
       pre.append(code);

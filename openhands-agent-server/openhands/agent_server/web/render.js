@@ -23,10 +23,17 @@ function header(label, event) {
   return head;
 }
 
+/** A <pre> for long output: it scrolls past its maximum height, so the keyboard can reach it. */
+function scroller(className, text) {
+  const pre = el("pre", className, text);
+  pre.tabIndex = 0;
+  return pre;
+}
+
 function collapsible(summaryText, bodyText, className) {
   const details = el("details", className);
   details.append(el("summary", null, summaryText));
-  details.append(el("pre", null, bodyText));
+  details.append(scroller(null, bodyText));
   return details;
 }
 
@@ -85,7 +92,7 @@ export function renderEvent(event, on) {
       if (event.tool_name === "finish" && args && typeof args.message === "string") {
         item.append(markdown("finish-message", args.message));
       } else {
-        item.append(el("pre", "arguments", typeof args === "string" ? args : JSON.stringify(args, null, 2)));
+        item.append(scroller("arguments", typeof args === "string" ? args : JSON.stringify(args, null, 2)));
       }
       break;
     }
@@ -103,7 +110,7 @@ export function renderEvent(event, on) {
     case "AgentErrorEvent":
       item.classList.add("error");
       item.append(header(`Tool error: ${event.tool_name}`, event));
-      item.append(el("pre", null, event.error));
+      item.append(scroller(null, event.error));
       break;
     case "UserRejectObservation":
       item.classList.add("error", "rejected");
@@ -113,7 +120,7 @@ export function renderEvent(event, on) {
     case "ConversationErrorEvent":
       item.classList.add("error");
       item.append(header(`Error: ${event.code}`, event));
-      item.append(el("pre", null, event.detail));
+      item.append(scroller(null, event.detail));
       break;
     case "PauseEvent":
       item.classList.add("note");
