@@ -38,7 +38,7 @@ def test_markdown_renders_paragraphs_emphasis_code_lists_and_links(page: Page) -
     assert markdown(page, text) == (
         "<p>Hello <strong>bold</strong> and <em>em</em> with "
         '<code class="md-inline-code">a &lt; b</code>.<br>Next line</p>'
-        '<pre class="md-code"><code data-lang="python">print(\'&lt;b&gt;\')</code></pre>'
+        '<pre class="md-code" tabindex="0"><code data-lang="python">print(\'&lt;b&gt;\')</code></pre>'
         '<ul class="md-list"><li>one</li><li>two<ul class="md-list"><li>nested</li></ul></li></ul>'
         '<ol class="md-list" start="3"><li>three</li><li>four</li></ol>'
         '<p>See <a class="md-link" href="https://example.com/a?b=1" target="_blank" '
@@ -167,3 +167,69 @@ def test_status_rows_are_folded_into_one_expandable_group(
     )
     # A message is never folded: the top level holds every non-status event.
     expect(page.locator("#events > li.event.from-agent")).to_have_count(1)
+
+
+def test_approval_panel_shows_the_waiting_call_and_sends_the_answer(page: Page) -> None:
+    """The panel's wiring, with the server's answer stubbed (its route is tested elsewhere)."""
+    sent: list[dict[str, Any]] = []
+
+    def answer(route: Any) -> None:
+        sent.append({"url": route.request.url, "body": route.request.post_data_json})
+        route.fulfill(json={"success": True})
+
+    page.route("**/events/respond_to_confirmation", answer)
+    page.evaluate(
+        """async () => {
+          const { PendingActions } = await import('/static/pending.js');
+          const { updateApproval } = await import('/static/approval.js');
+          const pending = new PendingActions();
+          pending.observe({kind: 'ActionEvent', id: 'a1', tool_call_id: 'c1', tool_name: 'terminal',
+                           thought: [], action: {command: 'rm -rf build'}});
+          window.showWaiting = () => updateApproval('conv-1', 'waiting_for_confirmation', pending);
+          document.getElementById('conversation').hidden = false;  // as if one were open
+          window.showWaiting();
+        }"""
+    )
+    panel = page.get_by_role("region", name="Waiting for your approval")
+    expect(panel).to_be_visible()
+    expect(panel.locator(".pending-action")).to_contain_text("terminal")
+    expect(panel.locator(".pending-action")).to_contain_text('"command": "rm -rf build"')
+    panel.get_by_label("Reason for rejecting").fill("not in my repo")
+    panel.get_by_role("button", name="Reject").click()
+    expect(panel.get_by_role("button", name="Approve")).to_be_disabled()
+    assert sent == [
+        {
+            "url": page.url.split("#")[0].rstrip("/")
+            + "/api/conversations/conv-1/events/respond_to_confirmation",
+            "body": {"accept": False, "reason": "not in my repo"},
+        }
+    ]
+    page.evaluate("() => window.showWaiting()")  # unchanged status: still answered
+    page.evaluate(
+        """async () => {
+          const { updateApproval } = await import('/static/approval.js');
+          updateApproval('conv-1', 'running', null);
+        }"""
+    )
+    expect(panel).to_be_hidden()
+    page.evaluate("() => window.showWaiting()")  # waiting again: a new question
+    panel.get_by_role("button", name="Approve").click()
+    expect(page.locator("#notices .notice-error")).to_have_count(0)
+    assert sent[-1]["body"] == {"accept": True}
+
+
+def test_goal_chip_says_waiting_for_approval_while_its_agent_waits(page: Page) -> None:
+    page.evaluate(
+        """async () => {
+          const goal = await import('/static/goal.js');
+          goal.showGoal({active: true, status: 'running', iteration: 1, max_iterations: 5,
+                         objective: 'x', phase: 'agent'});
+          goal.setGoalExecutionStatus('waiting_for_confirmation');
+        }"""
+    )
+    chip = page.locator("#goal-chip")
+    expect(chip.locator(".chip-status")).to_have_text("waiting for approval")
+    expect(chip).to_have_attribute("data-waiting", "true")
+    expect(chip).to_have_attribute("data-status", "running")
+    page.evaluate("async () => (await import('/static/goal.js')).setGoalExecutionStatus('running')")
+    expect(chip.locator(".chip-status")).to_have_text("running")
