@@ -128,6 +128,20 @@ def test_phase_line_names_the_running_tool_and_its_elapsed_time(
     page.get_by_role("button", name="Stop").click()
 
 
+def test_phase_line_says_the_agent_is_thinking_during_a_plain_run(
+    page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    model = create_conversation(page, fake_llm, tmp_path / "project")
+    fake_llm.script(model, [FakeReply.text("an answer after a while").delayed(3.0)])
+    page.get_by_label("Message").fill("think about it")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator("#phase")).to_have_attribute("data-phase", "thinking", timeout=WAIT_MS)
+    expect(page.locator("#phase-text")).to_have_text("Agent thinking")
+    expect(page.locator("#goal-progress")).to_be_hidden()  # no goal: the line shows anyway
+    expect(page.locator(".event.from-agent")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#phase")).to_be_hidden()
+
+
 def test_phase_line_shows_verifying_then_judging(
     page: Page, priced_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
