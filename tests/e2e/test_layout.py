@@ -4,6 +4,7 @@ and error notices that stay until dismissed."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
@@ -103,7 +104,7 @@ def test_keyboard_focus_follows_the_page_order_and_is_visible(
     create_conversation(page, fake_llm, tmp_path / "project")
     page.reload()  # the address keeps the conversation open; focus starts at the top again
     expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
-    stops: list[dict[str, object]] = []
+    stops: list[dict[str, Any]] = []
     for _ in range(60):
         page.keyboard.press("Tab")
         stop = page.evaluate(
