@@ -14,7 +14,8 @@ const PAGE_SIZE = 100;
 const list = {
   infos: new Map(), // id -> ConversationInfo (or the part the list uses)
   currentId: null,
-  nextPageId: null,
+  nextPageId: null, // the next page to load with "Show older conversations"
+  loadedMore: false, // once older pages are shown, refreshes leave the paging alone
   refused: false, // the server wants a session key: stop polling until one is saved
   onDeleted: () => {},
   deleting: null,
@@ -119,8 +120,10 @@ export async function loadConversations() {
   }
   list.refused = false;
   show((page && page.items) || [], true);
-  list.nextPageId = page && page.next_page_id;
-  $("more-conversations").hidden = !list.nextPageId || $("conversation-list").querySelector("[data-extra]") !== null;
+  if (!list.loadedMore) {
+    list.nextPageId = page && page.next_page_id;
+    $("more-conversations").hidden = !list.nextPageId;
+  }
 }
 
 async function loadMore() {
@@ -128,6 +131,7 @@ async function loadMore() {
   try {
     const page = await api("GET", `/api/conversations/search?limit=${PAGE_SIZE}&page_id=${encodeURIComponent(list.nextPageId)}`);
     show(page.items || [], false);
+    list.loadedMore = true;
     list.nextPageId = page.next_page_id;
     $("more-conversations").hidden = !list.nextPageId;
   } catch (err) {
