@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from page_actions import WAIT_MS, OpenPage, create_conversation, start_goal
 from playwright.sync_api import Page, expect
@@ -96,6 +97,38 @@ def test_accessibility_basics_hold_with_a_goal_shown(
     assert page.evaluate(A11Y_CHECKS) == []
     page.locator(".delete-conversation").first.click()  # the confirmation dialog
     assert page.evaluate(A11Y_CHECKS) == []
+
+
+def serious_axe_violations(page: Page) -> list[str]:
+    """What axe-core (the accessibility engine browsers' audits use) finds serious or
+    critical on the page as it is now, as "rule: first target" lines."""
+    results = Axe().run(page)
+    return [
+        f"{violation['id']}: {violation['nodes'][0]['target'] if violation['nodes'] else ''}"
+        for violation in results.response["violations"]
+        if violation.get("impact") in ("serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("width", "scheme"), [(1280, "light"), (PHONE_WIDTH, "light"), (1280, "dark")]
+)
+def test_axe_core_finds_no_serious_violation_with_a_goal_shown(
+    open_page: OpenPage,
+    server_url: str,
+    fake_llm: FakeOpenAIServer,
+    tmp_path: Path,
+    width: int,
+    scheme: str,
+) -> None:
+    page = open_page(server_url + "/", width, 900, scheme)
+    assert serious_axe_violations(page) == []  # the empty page
+    finish_a_goal(page, fake_llm, tmp_path / "project")
+    page.get_by_text("Budget and judge").click()
+    page.locator("#events > li.fold summary").first.click()
+    assert serious_axe_violations(page) == []
+    page.locator(".delete-conversation").first.click()  # the confirmation dialog
+    assert serious_axe_violations(page) == []
 
 
 def test_keyboard_focus_follows_the_page_order_and_is_visible(
