@@ -60,10 +60,13 @@ export function renderEvent(event, on) {
     }
     case "ObservationEvent": {
       item.classList.add("observation");
-      if (event.is_error) item.classList.add("error");
-      const text = textOf(event.content);
+      const observation = event.observation || {};
+      const failed = Boolean(observation.is_error);
+      if (failed) item.classList.add("error");
+      const notes = (observation.notes || []).map((note) => `[${note}]`);
+      const text = [textOf(observation.content), ...notes].filter(Boolean).join("\n");
       const first = text.split("\n")[0].slice(0, 100);
-      item.append(collapsible(`Result of ${event.tool_name}${event.is_error ? " (error)" : ""}: ${first}`, text));
+      item.append(collapsible(`Result of ${event.tool_name}${failed ? " (error)" : ""}: ${first}`, text));
       break;
     }
     case "AgentErrorEvent":
