@@ -7,11 +7,18 @@ export LITELLM_LOCAL_MODEL_COST_MAP ?= True
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# `make demo`: the fake LLM's port, the model name the server offers, seconds per fake answer,
+# and where the demo's conversations and working folders go.
+DEMO_LLM_PORT ?= 8001
+DEMO_MODEL ?= openai/fake
+DEMO_DELAY ?= 1
+DEMO_DIR ?= workspace/demo
 
-.PHONY: help uv install serve test lint format typecheck pytest browser bench docs clean
+.PHONY: help uv install serve demo test lint format typecheck pytest browser bench docs clean
 
 help:
 	@echo "make serve   install and start the agent server with its web page (http://$(HOST):$(PORT)/)"
+	@echo "make demo    the same, answered by a scripted fake LLM: watch a goal without a model"
 	@echo "make test    install and run lint, type checks and the whole test suite"
 	@echo "make lint | format | typecheck | pytest | bench | clean"
 
@@ -24,6 +31,24 @@ install: uv
 
 serve: install
 	$(UV) run openhands-agent-server --host $(HOST) --port $(PORT)
+
+# No model needed: the fake LLM's demo script (openhands-fake-llm) and the server using it.
+# Ctrl-C stops both; so does either one exiting.
+demo: install
+	@trap 'kill $$fake $$server 2>/dev/null; wait 2>/dev/null' EXIT; \
+	trap 'exit 130' INT TERM; \
+	$(UV) run openhands-fake-llm --port $(DEMO_LLM_PORT) --delay $(DEMO_DELAY) & fake=$$!; \
+	LLM_MODEL=$(DEMO_MODEL) LLM_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 LLM_API_KEY=fake \
+	OH_CONVERSATIONS_PATH=$(DEMO_DIR)/conversations OH_WORKSPACE_PATH=$(DEMO_DIR)/projects \
+		$(UV) run openhands-agent-server --host $(HOST) --port $(PORT) & server=$$!; \
+	until python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:$(PORT)/health', timeout=1)" 2>/dev/null; do \
+		kill -0 $$fake 2>/dev/null && kill -0 $$server 2>/dev/null || exit 1; sleep 0.2; \
+	done; \
+	echo; \
+	echo "demo: open http://$(HOST):$(PORT)/ and start a goal (any objective: the fake LLM plays its script)."; \
+	echo "demo: or from a shell: LLM_MODEL=$(DEMO_MODEL) LLM_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 LLM_API_KEY=fake uv run openhands-goal \"greet\""; \
+	echo "demo: Ctrl-C stops both servers."; \
+	wait -n $$fake $$server
 
 # Debian's chromium drives the web page test (tests/e2e); install it when we can.
 browser:

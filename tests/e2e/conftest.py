@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from e2e_server import ServerProcess, live_server
 from openhands.sdk.testing import FakeOpenAIServer
+from page_actions import OpenPage
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 from web_fakes import SESSION_KEY
 
@@ -66,6 +67,14 @@ def fake_llm() -> Iterator[FakeOpenAIServer]:
         yield server
 
 
+@pytest.fixture
+def priced_llm() -> Iterator[FakeOpenAIServer]:
+    """A fake OpenAI server of this test's own, for the priced model names of `web_fakes`
+    (AGENT_MODEL, JUDGE_MODEL): no other test's conversation can take its replies."""
+    with FakeOpenAIServer() as server:
+        yield server
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """Debian's headless chromium; fails (never skips) when it is not installed."""
@@ -83,13 +92,18 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def open_page(browser: Browser) -> Iterator[Callable[[str], Page]]:
+def open_page(browser: Browser) -> Iterator[OpenPage]:
     """Opens a fresh page at a URL; the test fails if any page raised a JavaScript error."""
     contexts: list[BrowserContext] = []
     errors: list[str] = []
 
-    def open_at(url: str) -> Page:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def open_at(
+        url: str, width: int = 1280, height: int = 900, color_scheme: str = "light"
+    ) -> Page:
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            color_scheme="dark" if color_scheme == "dark" else "light",
+        )
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -103,7 +117,7 @@ def open_page(browser: Browser) -> Iterator[Callable[[str], Page]]:
 
 
 @pytest.fixture
-def page(open_page: Callable[[str], Page], server_url: str) -> Page:
+def page(open_page: OpenPage, server_url: str) -> Page:
     """A fresh browser page on the server's web page."""
     return open_page(server_url + "/")
 

@@ -2,50 +2,26 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 from e2e_server import ServerProcess
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from page_actions import WAIT_MS, OpenPage, conversation_id, create_conversation, start_goal
 from playwright.sync_api import Page, expect
 from web_fakes import SESSION_KEY, agent_and_judge
 
 pytestmark = pytest.mark.timeout(180)
-
-WAIT_MS = 60_000
-
-OpenPage = Callable[[str], Page]
-
-
-def create_conversation(page: Page, fake_llm: FakeOpenAIServer, workdir: Path) -> str:
-    """Fill the new-conversation form with a fresh model name; return that name."""
-    model = f"web-{uuid.uuid4().hex[:8]}"
-    page.get_by_label("Model").fill(f"openai/{model}")
-    page.get_by_label("Base URL").fill(fake_llm.base_url)
-    page.get_by_label("LLM API key").fill("fake-key")
-    page.get_by_label("Working directory").fill(str(workdir))
-    page.get_by_role("button", name="Create conversation").click()
-    expect(page.locator("#conversation")).to_be_visible(timeout=WAIT_MS)
-    expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
-    return model
-
-
-def start_goal(page: Page, objective: str, max_iterations: int, verify: str = "") -> None:
-    page.get_by_label("Objective").fill(objective)
-    page.get_by_label("Max iterations").fill(str(max_iterations))
-    page.get_by_label("Verify command").fill(verify)
-    page.get_by_role("button", name="Start goal").click()
 
 
 def test_new_conversation_appears_in_the_list(
     page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     create_conversation(page, fake_llm, tmp_path / "project")
-    conversation_id = page.locator("#conv-id").inner_text()
-    expect(page.locator(f'.conversation-item[data-id="{conversation_id}"]')).to_be_visible()
+    listed = page.locator(f'.conversation-item[data-id="{conversation_id(page)}"]')
+    expect(listed).to_be_visible()
+    expect(listed).to_have_attribute("aria-current", "page")
 
 
 def test_message_shows_tool_call_arguments_and_collapsed_result(
@@ -78,7 +54,7 @@ def test_goal_chip_reaches_complete(
     start_goal(page, "say that the work is done", max_iterations=3, verify="true")
     chip = page.locator("#goal-chip")
     expect(chip).to_have_attribute("data-status", "complete", timeout=WAIT_MS)
-    expect(chip).to_contain_text("iteration 1/3")
+    expect(chip).to_contain_text("round 1/3")
     expect(chip).to_contain_text("2 of 2 requirements proven")
     expect(chip).to_contain_text("verify exit 0")
     expect(page.get_by_role("button", name="Stop")).to_be_disabled()
@@ -104,7 +80,7 @@ def test_session_key_field_unlocks_a_protected_server(
     open_page: OpenPage, keyed_server_url: str, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     page = open_page(keyed_server_url + "/")
-    expect(page.locator("#notice")).to_contain_text("session API key", timeout=WAIT_MS)
+    expect(page.locator("#notices")).to_contain_text("session API key", timeout=WAIT_MS)
     page.get_by_label("Session API key").fill(SESSION_KEY)
     page.get_by_role("button", name="Save key").click()
     model = create_conversation(page, fake_llm, tmp_path / "project")
@@ -123,8 +99,8 @@ def test_the_servers_llm_settings_fill_the_form_and_run_without_typing_a_key(
 ) -> None:
     url, model = llm_env_server
     page = open_page(url + "/")
-    expect(page.get_by_label("Model")).to_have_value(f"openai/{model}", timeout=WAIT_MS)
-    expect(page.get_by_label("Base URL")).to_have_value(fake_llm.base_url)
+    expect(page.get_by_label("Model", exact=True)).to_have_value(f"openai/{model}", timeout=WAIT_MS)
+    expect(page.get_by_label("Base URL (optional)")).to_have_value(fake_llm.base_url)
     expect(page.get_by_label("LLM API key")).to_have_attribute(
         "placeholder", "the server's LLM_API_KEY"
     )
@@ -156,7 +132,7 @@ def test_resume_stays_disabled_until_the_stopped_agent_has_finished_its_step(
     expect(page.locator("#exec-status")).not_to_have_text("running", timeout=WAIT_MS)
     page.get_by_role("button", name="Resume").click()
     expect(chip).to_have_attribute("data-status", "running", timeout=WAIT_MS)
-    expect(page.locator("#notice")).not_to_have_class("notice notice-error")
+    expect(page.locator("#notices .notice-error")).to_have_count(0)
 
 
 def test_status_is_re_read_after_the_server_crashes_mid_run(
@@ -176,7 +152,7 @@ def test_status_is_re_read_after_the_server_crashes_mid_run(
     # The restarted server reloads the conversation, records that its run was interrupted
     # (a ConversationErrorEvent) and sets it to error; the page shows that once, no duplicates.
     expect(status).to_have_text("error", timeout=WAIT_MS)
-    ids = page.eval_on_selector_all("#events > li", "items => items.map(i => i.dataset.id)")
+    ids = page.eval_on_selector_all("#events li.event", "items => items.map(i => i.dataset.id)")
     assert len(ids) == len(set(ids))
 
 
@@ -184,7 +160,6 @@ def test_a_deleted_conversation_is_reported_instead_of_reconnecting_forever(
     page: Page, fake_llm: FakeOpenAIServer, server_url: str, tmp_path: Path
 ) -> None:
     create_conversation(page, fake_llm, tmp_path / "project")
-    conversation_id = page.locator("#conv-id").inner_text()
-    httpx.delete(f"{server_url}/api/conversations/{conversation_id}").raise_for_status()
-    expect(page.locator("#notice")).to_contain_text("no longer exists", timeout=WAIT_MS)
+    httpx.delete(f"{server_url}/api/conversations/{conversation_id(page)}").raise_for_status()
+    expect(page.locator("#notices")).to_contain_text("no longer exists", timeout=WAIT_MS)
     expect(page.locator("#socket-status")).to_have_text("offline")

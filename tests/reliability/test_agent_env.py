@@ -9,8 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from agent_server.harness import ServerProcess, llm_spec, unique, verdict, wait_goal_end
 from openhands.sdk.conversation.goal import run_verify_command
 from openhands.sdk.hooks import HookConfig, HookEventType, HookRunner
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.sdk.tool import Tool, ToolContext, resolve_tool
 from openhands.tools.terminal import TerminalAction
 
@@ -66,3 +68,35 @@ def test_hooks_do_not_inherit_the_secrets(workspace_dir: Path) -> None:
     HookRunner(config, str(workspace_dir)).run(HookEventType.STOP, {})
 
     _check((workspace_dir / "seen.txt").read_text())
+
+
+def test_a_servers_verify_command_sees_none_of_the_servers_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # End to end: what issue 8 saw (`verify "env"` showed them in the goal status and log).
+    monkeypatch.delenv("OH_AGENT_ENV")
+    secrets = {
+        "OH_SESSION_API_KEYS": "session-key-4c9e",
+        "LLM_API_KEY": "sk-llm-server-2b7f",
+        "OH_SECRET_KEY": "sealing-key-" + "5" * 40,
+    }
+    verify = "printenv OH_SESSION_API_KEYS LLM_API_KEY OH_SECRET_KEY; echo checked"
+    with FakeOpenAIServer() as fake:
+        model = unique("agent")
+        fake.script(model, [FakeReply.text("done"), verdict(True)])
+        server = ServerProcess(tmp_path / "conversations", env=secrets).start()
+        try:
+            with server.client() as http:
+                body = {"agent": {"kind": "Agent", "llm": llm_spec(fake, model)}}
+                cid = http.post("/api/conversations", json=body).json()["id"]
+                goal = {"objective": "x", "verify": verify}
+                assert http.post(f"/api/conversations/{cid}/goal", json=goal).is_success
+                final = wait_goal_end(lambda: http.get(f"/api/conversations/{cid}/goal").json())
+                log = http.get(f"/api/conversations/{cid}/events/search").text
+        finally:
+            server.stop()
+    assert final["status"] == "complete"
+    assert "checked" in final["verify"]["output_tail"]
+    for value in secrets.values():
+        assert value not in final["verify"]["output_tail"]
+        assert value not in log

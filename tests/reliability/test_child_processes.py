@@ -1,8 +1,14 @@
 """No process started for the agent outlives the process that started it, even on SIGKILL.
 
 Each test starts a real Python process that runs a verify command, a hook or a terminal
-command which starts a `sleep 40` and writes the sleep's pid to a file. The test then kills
-that Python process with SIGKILL and waits (bounded) for the sleep to be gone.
+command which starts a `sleep 40` and writes the sleep's pid to a file. Once that process has
+registered the sleep's group with its watchdog (a thread in it says so in a `ready` file), the
+test kills it with SIGKILL and waits (bounded) for the sleep to be gone.
+
+Why wait for `ready` and not for the pid file: the command runs (and writes its pid file) as
+soon as it is started, and the group is registered just after; the first registration also
+starts the watchdog. A kill in between would test that window, not the guard: under a heavy
+load it lasted long enough to fail this suite once.
 """
 
 from __future__ import annotations
@@ -26,6 +32,29 @@ GONE_WITHIN = 10.0
 SLEEP = "sleep 40 > /dev/null 2>&1 & echo $! > sleep.pid; wait"
 """The agent's command: a child that does not die by itself within the test."""
 
+START_WITHIN = 60.0
+"""Seconds a starter may take to import the SDK and start its command (a loaded machine)."""
+
+ANNOUNCE_REGISTERED = """
+import os, threading, time
+from openhands.sdk.workspace.processes import registered_process_groups
+
+def _announce():
+    while True:
+        try:
+            pid = int(open("sleep.pid").read())
+            guarded = registered_process_groups()
+            if os.getpgid(pid) in guarded or os.getsid(pid) in guarded:
+                open("ready", "w").close()
+                return
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.02)
+
+threading.Thread(target=_announce, daemon=True).start()
+"""
+"""Prepended to a starter's script: writes `ready` once the sleep's group is registered."""
+
 
 def _gone(process: psutil.Process) -> bool:
     try:
@@ -44,17 +73,26 @@ def _wait_for(predicate: Callable[[], object], timeout: float) -> bool:
 
 
 class Starter:
-    """A Python process running `script` in `workdir`, and the sleep it started."""
+    """A Python process running `script` in `workdir`, and the sleep it started.
 
-    def __init__(self, workdir: Path, script: str) -> None:
+    With `guarded` (the default), returns once the sleep's group is registered with the
+    watchdog; otherwise once the sleep's pid file is written.
+    """
+
+    def __init__(self, workdir: Path, script: str, *, guarded: bool = True) -> None:
         self.workdir = workdir
+        prelude = ANNOUNCE_REGISTERED if guarded else ""
         self.process = subprocess.Popen(
-            [sys.executable, "-c", textwrap.dedent(script)], cwd=workdir
+            [sys.executable, "-c", prelude + textwrap.dedent(script)], cwd=workdir
         )
         pid_file = workdir / "sleep.pid"
-        assert _wait_for(lambda: pid_file.exists() and pid_file.read_text().strip(), 30), (
-            "the command never started its sleep"
-        )
+        assert _wait_for(
+            lambda: pid_file.exists() and pid_file.read_text().strip(), START_WITHIN
+        ), "the command never started its sleep"
+        if guarded:
+            assert _wait_for((workdir / "ready").exists, START_WITHIN), (
+                "the sleep's group was never registered with the watchdog"
+            )
         self.sleep = psutil.Process(int(pid_file.read_text()))
 
     def kill(self) -> None:
@@ -68,7 +106,7 @@ class Starter:
             self.sleep.kill()
 
 
-Start = Callable[[str], Starter]
+Start = Callable[..., Starter]
 
 
 @pytest.fixture
@@ -76,8 +114,8 @@ def start(workspace_dir: Path) -> Iterator[Start]:
     """`start(script)`: a Starter in the workspace; whatever is left is killed at teardown."""
     started: list[Starter] = []
 
-    def run(script: str) -> Starter:
-        starter = Starter(workspace_dir, script)
+    def run(script: str, *, guarded: bool = True) -> Starter:
+        starter = Starter(workspace_dir, script, guarded=guarded)
         started.append(starter)
         return starter
 
@@ -142,7 +180,8 @@ def test_a_group_unregistered_before_the_death_survives_it(start: Start) -> None
         unregister_process_group(sleep.pid)
         open("sleep.pid", "w").write(str(sleep.pid))
         time.sleep(120)
-        """
+        """,
+        guarded=False,
     )
 
     starter.kill()
@@ -161,7 +200,7 @@ def test_the_watchdog_exits_when_its_process_dies(start: Start) -> None:
         time.sleep(120)
         """
     )
-    assert _wait_for(lambda: (starter.workdir / "watchdog.pid").exists(), 30)
+    assert _wait_for(lambda: (starter.workdir / "watchdog.pid").exists(), START_WITHIN)
     watchdog = psutil.Process(int((starter.workdir / "watchdog.pid").read_text()))
 
     starter.kill()

@@ -13,6 +13,8 @@ from agent_server.harness import ServerProcess
 KEY = "limits-key"
 BIG = 50 * 1024 * 1024
 SMALL_LIMIT = 4096
+KEYED_LIMIT = 1024 * 1024
+"""The keyed server's cap: far below RSS_GROWTH_BOUND (see `keyed`)."""
 RSS_GROWTH_BOUND = 8 * 1024 * 1024
 """How much a refused 50 MB body may grow the server's memory (it must not hold the body)."""
 
@@ -24,8 +26,18 @@ def server(root: Path, **env: str) -> ServerProcess:
 
 @pytest.fixture(scope="module")
 def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """A server with a session key and the default body limit."""
-    process = server(tmp_path_factory.mktemp("limits"), OH_SESSION_API_KEYS=KEY).start()
+    """A server with a session key and a 1 MiB body cap.
+
+    A chunked body is read up to the cap before it is refused, and freed memory need not go
+    back to the OS (a busy allocator keeps it): with the default 8 MiB cap, a body held
+    exactly as designed could reach the 8 MB bound, so the test could fail without a bug.
+    With a 1 MiB cap, passing the bound can only mean the server held far more than the cap.
+    """
+    process = server(
+        tmp_path_factory.mktemp("limits"),
+        OH_SESSION_API_KEYS=KEY,
+        OH_MAX_BODY_BYTES=str(KEYED_LIMIT),
+    ).start()
     yield process
     process.stop()
 

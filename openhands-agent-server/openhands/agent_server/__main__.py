@@ -106,7 +106,10 @@ def main(argv: list[str] | None = None) -> None:
     from openhands.agent_server.litellm_preload import preload_litellm
     from openhands.agent_server.ws_protocol import DenialAwareWebSocketProtocol
 
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except ValueError as exc:  # ServerConfigError: e.g. a key file that cannot be read
+        sys.exit(f"openhands-agent-server: invalid setting: {exc}")
     gc.freeze()
     gc.enable()
     server_config = uvicorn.Config(

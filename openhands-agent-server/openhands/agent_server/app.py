@@ -12,6 +12,7 @@ conversations' summaries; on stop it closes the open conversations within a boun
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import time
@@ -31,6 +32,7 @@ from openhands.agent_server.edge.error_handlers import install_error_handlers
 from openhands.agent_server.edge.guard import EdgeGuard
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.agent_server.services.sealed_credentials import SealedCredentials
 from openhands.sdk.workspace import configure_agent_environment
 
 logger = logging.getLogger(__name__)
@@ -48,9 +50,13 @@ def create_app(
 ) -> FastAPI:
     """Build the server app; it reads the stored conversations when it starts (lifespan).
 
-    `credentials` gives conversations' LLMs their keys (default: the server's LLM_API_KEY).
+    `credentials` gives conversations' LLMs their keys; by default the keys clients send are
+    sealed with OH_SECRET_KEY (or the key file, created here if missing), and LLM_API_KEY
+    fills in where none was sent. Raises `ServerConfigError` if the key is unusable.
     """
     config = config or ServerConfig.from_env()
+    if credentials is None:
+        credentials = SealedCredentials.from_config(config)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -74,7 +80,10 @@ def create_app(
             finally:
                 gc.freeze()
                 gc.enable()
+            resealing = _reseal_in_background(credentials, pools)
             yield
+            if resealing is not None:
+                resealing.cancel()
         finally:
             # Bounded: a step stuck in an LLM call must not hold the process for minutes.
             app.state.steps_left_running = await conversations.close_all(
@@ -103,6 +112,29 @@ def create_app(
     install_error_handlers(app)
     app.add_middleware(EdgeGuard, config=config)
     return app
+
+
+def _reseal_in_background(
+    credentials: Credentials | None, pools: Pools
+) -> asyncio.Future[None] | None:
+    """With several sealing keys (a rotation), re-seal what an older key sealed."""
+    if not isinstance(credentials, SealedCredentials) or credentials.box.key_count < 2:
+        return None
+
+    async def reseal() -> None:
+        try:
+            resealed, unreadable = await pools.controls.run(credentials.reseal_all)
+        except Exception as exc:  # e.g. an unreadable folder: each is re-sealed when opened
+            logger.warning("Re-sealing the stored conversations failed: %s", exc)
+            return
+        logger.info(
+            "Re-sealed %d conversations with the first key of %s%s",
+            resealed,
+            credentials.box.source,
+            f"; {unreadable} hold keys that no configured key opens" if unreadable else "",
+        )
+
+    return asyncio.ensure_future(reseal())
 
 
 def _version() -> str:

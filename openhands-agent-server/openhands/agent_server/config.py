@@ -37,6 +37,8 @@ ENV_PREFIX = "OH_"
 LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
 WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::", "[::]"})
 ANY = "*"
+MIN_KEY_CHARS = 32
+"""The shortest key OH_SECRET_KEY (or the key file) may hold: a random value, not a password."""
 """In OH_ALLOWED_HOSTS / OH_ALLOWED_ORIGINS: accept every host / origin (checks off)."""
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -165,8 +167,10 @@ class ServerConfig(BaseSettings):
 
     secret_key: SecretStr | None = Field(
         default=None,
-        description="The key that seals secrets (LLM keys) at rest in the conversations "
-        "folder. Unset: a key generated once into a 0600 file beside that folder is used.",
+        description="The key that seals the secrets clients send (LLM keys, MCP env and "
+        "headers) at rest: a random value of at least 32 characters. Several keys, comma "
+        "separated and newest first, rotate: the first seals, any opens. Unset: the keys in "
+        "`.secret_key` beside the conversations folder (generated once, mode 0600).",
     )
     agent_env: tuple[str, ...] = Field(
         default=(),
@@ -261,6 +265,22 @@ class ServerConfig(BaseSettings):
     def _strip(cls, value: Any) -> Any:
         if isinstance(value, str):
             return value.strip() or None
+        return value
+
+    @field_validator("secret_key")
+    @classmethod
+    def _valid_secret_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
+        keys = [key.strip() for key in value.get_secret_value().split(",")]
+        if not any(keys):
+            raise ValueError("holds no key; give a random value, or unset it")
+        if any(len(key) < MIN_KEY_CHARS for key in keys if key):
+            # Never echo the value: it is the key.
+            raise ValueError(
+                f"each key needs at least {MIN_KEY_CHARS} characters of a random value, e.g. "
+                "from: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+            )
         return value
 
     @field_validator("host")

@@ -121,6 +121,20 @@ def test_hook_timeout_past_a_day_is_422_naming_it(
     assert response.json()["detail"][0]["loc"] == loc
 
 
+def test_a_nul_byte_in_a_hook_command_is_422_naming_it_and_creates_nothing(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
+) -> None:
+    # It used to be accepted at create; then every message answered 500.
+    hooks = {"UserPromptSubmit": [{"hooks": [{"command": "echo a\u0000b"}]}]}
+    agent = {"kind": "Agent", "llm": llm_spec(fake_llm, agent_model)}
+    before = client.get("/api/conversations/count").json()
+    response = client.post("/api/conversations", json={"agent": agent, "hook_config": hooks})
+    assert response.status_code == 422, response.text
+    loc = ["body", "hook_config", "user_prompt_submit", 0, "hooks", 0, "command"]
+    assert response.json()["detail"][0]["loc"] == loc
+    assert client.get("/api/conversations/count").json() == before
+
+
 def test_llm_retry_wait_past_an_hour_is_422_naming_it(
     client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
 ) -> None:

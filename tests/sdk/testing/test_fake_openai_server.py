@@ -255,3 +255,40 @@ def test_error_reply_rejects_success_status() -> None:
 def test_script_rejects_non_replies(server: FakeOpenAIServer) -> None:
     with pytest.raises(TypeError, match="FakeReply"):
         server.script("agent", ["hello"])  # type: ignore[list-item]
+
+
+def test_a_required_key_refuses_requests_without_it_with_401(
+    server: FakeOpenAIServer, client: httpx.Client
+) -> None:
+    server.script("agent", [FakeReply.text("hello")])
+    server.require_api_key("sk-right")
+
+    missing = _chat(client)
+    wrong = client.post(
+        "/chat/completions",
+        json={"model": "agent", "messages": []},
+        headers={"Authorization": "Bearer sk-wrong"},
+    )
+    right = client.post(
+        "/chat/completions",
+        json={"model": "agent", "messages": []},
+        headers={"Authorization": "Bearer sk-right"},
+    )
+
+    assert (missing.status_code, wrong.status_code) == (401, 401)
+    assert missing.json()["error"]["code"] == "invalid_api_key"
+    assert right.status_code == 200  # the scripted reply was kept for the right key
+
+
+def test_a_models_own_required_key_overrides_the_servers(
+    server: FakeOpenAIServer, client: httpx.Client
+) -> None:
+    server.script("judge", [FakeReply.text("ok")])
+    server.require_api_key("sk-agent")
+    server.require_api_key("sk-judge", model="judge")
+
+    agent_key = {"Authorization": "Bearer sk-agent"}
+    judge_key = {"Authorization": "Bearer sk-judge"}
+    body = {"model": "judge", "messages": []}
+    assert client.post("/chat/completions", json=body, headers=agent_key).status_code == 401
+    assert client.post("/chat/completions", json=body, headers=judge_key).status_code == 200

@@ -7,6 +7,7 @@ import openhands.sdk.testing as testing
 
 def test_public_names_are_pinned() -> None:
     assert sorted(testing.__all__) == [
+        "DemoScript",
         "FakeOpenAIServer",
         "FakeReply",
         "TestLLM",

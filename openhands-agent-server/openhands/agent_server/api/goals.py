@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Depends
 from openhands.agent_server.api.deps import live_conversation, registry
 from openhands.agent_server.api.models import STORAGE, StartGoalRequest, error_responses
 from openhands.agent_server.api.routing import CheckedRoute
+from openhands.agent_server.services.credentials import goal_judge
 from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.sdk.conversation.goal import GoalStatus
@@ -29,14 +30,17 @@ async def start_goal(
 
     Its status streams as `key="goal"` events.
     """
-    await conversation.start_goal_loop(
-        request.objective,
-        judge_llm=conversations.credentials.judge(conversation.id, request.judge_llm),
-        max_iterations=request.max_iterations,
-        verify=request.verify,
-        max_cost=request.max_cost,
-        time_limit=request.time_limit,
-    )
+    async with goal_judge(
+        conversations.credentials, conversations.pools.controls, conversation.id, request.judge_llm
+    ) as judge:
+        await conversation.start_goal_loop(
+            request.objective,
+            judge_llm=judge,
+            max_iterations=request.max_iterations,
+            verify=request.verify,
+            max_cost=request.max_cost,
+            time_limit=request.time_limit,
+        )
     return Success()
 
 
@@ -61,6 +65,12 @@ async def resume_goal(
 ) -> Success:
     """Continue an interrupted goal from its last status."""
     requested = request.judge_llm if request is not None else None
-    judge = conversations.credentials.judge(conversation.id, requested)
-    await conversation.resume_goal_loop(judge_llm=judge)
+    async with goal_judge(
+        conversations.credentials,
+        conversations.pools.controls,
+        conversation.id,
+        requested,
+        resume=True,
+    ) as judge:
+        await conversation.resume_goal_loop(judge_llm=judge)
     return Success()

@@ -54,9 +54,16 @@ class LiveConversation:
     """An open conversation: its agent runs, its events, its sockets and its goal loop."""
 
     def __init__(
-        self, conversation: LocalConversation, pools: Pools, loop: asyncio.AbstractEventLoop
+        self,
+        conversation: LocalConversation,
+        pools: Pools,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        check_keys: Callable[[], None] | None = None,
     ) -> None:
         self.conversation = conversation
+        # Raises (a 4xx) when the agent cannot get its keys, e.g. sealed with a lost key.
+        self._check_keys = check_keys or _no_check
         self.pubsub = EventPubSub(conversation.state.events, loop)
         self._runs = pools.runs
         self._controls = pools.controls
@@ -201,6 +208,7 @@ class LiveConversation:
             raise ConflictError(
                 f"A goal is driving conversation {self.id}; stop it (POST /goal/stop) first."
             )
+        self._check_keys()
         self._submit_run()
 
     def _submit_run(self) -> concurrent.futures.Future[RunResult]:
@@ -248,8 +256,13 @@ class LiveConversation:
     # -- messages ---------------------------------------------------------------------------
 
     async def send_message(self, message: Message, *, run: bool = False) -> None:
-        """Append a user message; it interrupts an active goal first, then it is appended."""
+        """Append a user message; it interrupts an active goal first, then it is appended.
+
+        With `run`, nothing is appended if the agent cannot get its keys (`SealedKeysError`).
+        """
         self.ensure_open()
+        if run:
+            self._check_keys()
         if self.goal.active:
             await self.goal.interrupt("user message")
         await self._send(message)
@@ -376,6 +389,10 @@ class LiveConversation:
 
 EventService = LiveConversation
 """The design's name for the live conversation (kept importable)."""
+
+
+def _no_check() -> None:
+    """The key check of a conversation whose keys are all in memory."""
 
 
 def _closed_message(conversation_id: uuid.UUID) -> str:

@@ -329,15 +329,20 @@ class ConversationRegistry:
             working_dir=str(self.default_workspace(conversation_id))
         )
         self.credentials.new_conversation(conversation_id, request.agent)
-        conversation = await self.pools.controls.run_to_completion(
-            create_conversation,
-            request.agent,
-            workspace,
-            self.path,
-            conversation_id,
-            max_iterations=request.max_iterations,
-            hook_config=request.hook_config,
-        )
+        try:
+            conversation = await self.pools.controls.run_to_completion(
+                create_conversation,
+                request.agent,
+                workspace,
+                self.path,
+                conversation_id,
+                max_iterations=request.max_iterations,
+                hook_config=request.hook_config,
+                credentials=self.credentials,
+            )
+        except BaseException:
+            self.credentials.forget(conversation_id)
+            raise
         return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import logging
 import os
 import shutil
@@ -115,13 +116,14 @@ def open_conversation(
         raise NotFoundError(f"Conversation {summary.id} does not exist.")
     # A fresh copy to give a key to (the summary's stays keyless; it holds locks: no deepcopy).
     agent = type(summary.agent).model_validate(summary.agent.model_dump())
-    credentials.reopened(summary.id, agent)
+    agent = credentials.reopened(summary.id, agent)
     conversation = LocalConversation(
         agent, persistence_dir=persistence_dir, conversation_id=summary.id
     )
     try:
         len(conversation.state.events)
-        live = LiveConversation(conversation, pools, loop)
+        check_keys = functools.partial(credentials.check, summary.id)
+        live = LiveConversation(conversation, pools, loop, check_keys=check_keys)
         live.goal.load_status()
     except BaseException:
         conversation.close()
@@ -137,16 +139,18 @@ def create_conversation(
     *,
     max_iterations: int,
     hook_config: HookConfig | None,
+    credentials: Credentials | None = None,
 ) -> LocalConversation:
     """Create and persist a conversation, or raise and leave no folder behind.
 
-    A bad tool spec or field is an `InvalidRequestError` (422); a refusing disk a
-    `StorageError` (503, or `StorageFullError`: 507).
+    `credentials.created` writes what it keeps (sealed keys) once the folder exists. A bad
+    tool spec or field is an `InvalidRequestError` (422); a refusing disk a `StorageError`
+    (503, or `StorageFullError`: 507).
     """
     working_dir = Path(workspace.working_dir)
     made_working_dir = not working_dir.exists()
     try:
-        return LocalConversation(
+        conversation = LocalConversation(
             agent,
             workspace,
             persistence_dir=persistence_dir,
@@ -154,6 +158,14 @@ def create_conversation(
             max_iteration_per_run=max_iterations,
             hook_config=hook_config,
         )
+        if credentials is not None:
+            try:
+                credentials.created(conversation_id)
+            except BaseException:
+                conversation.close()
+                remove_folders(persistence_dir / conversation_id.hex)
+                raise
+        return conversation
     except BaseException as exc:
         if made_working_dir:  # only if still empty: never anything but what this call made
             with contextlib.suppress(OSError):

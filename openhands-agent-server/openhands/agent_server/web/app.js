@@ -1,10 +1,25 @@
-// The agent server's web page: plain JS, no build step, nothing fetched from elsewhere.
-// Every piece of server data is put on the page with textContent (never innerHTML).
+// The agent server's web page: plain ES modules, no build step, nothing fetched from elsewhere.
+// Every piece of server data is put on the page as text (never innerHTML); see markdown.js.
+//
+// This module wires the page: the open conversation (#/conversations/<id>), its event stream,
+// and the forms. The list, goal, progress, usage and approval modules draw their parts.
 
 import { KEY_QUERY, api, saveSessionKey, sessionKey } from "./api.js";
-import { $, el } from "./dom.js";
-import { renderGoal, setAgentRunning } from "./goal.js";
-import { renderEvent } from "./render.js";
+import { initApproval, updateApproval } from "./approval.js";
+import {
+  conversationHash, initConversations, loadConversations, markCurrent, titleOf, updateListItem,
+} from "./conversations.js";
+import { $, setDisabled } from "./dom.js";
+import { fullTime, relativeTime } from "./format.js";
+import { goalRequest, setGoalConversationOpen, setGoalExecutionStatus, showGoal } from "./goal.js";
+import { clearNotices, notify } from "./notices.js";
+import { PendingActions } from "./pending.js";
+import { progressEvent, progressGoal, progressStatus, resetProgress } from "./progress.js";
+import { appendEvent, renderEvent } from "./render.js";
+import { resetUsage, updateUsage } from "./usage.js";
+
+/** While the agent or a goal works, the open conversation's cost and tokens are re-read this often. */
+const USAGE_POLL_SECONDS = 5;
 
 const app = {
   conversationId: null,
@@ -17,105 +32,90 @@ const app = {
   statusAt: 0,
   goalAt: 0,
   pendingInfo: null,
+  status: "idle",
+  goal: null,
+  objective: "", // only a goal's first status event holds it; later ones refer to that one
+  pending: new PendingActions(),
+  usageTimer: 0,
 };
 
-// -- helpers -----------------------------------------------------------------------------------
+// -- opening and closing a conversation ----------------------------------------------------------
 
-function notify(message, kind = "error") {
-  const box = $("notice");
-  box.textContent = message;
-  box.className = `notice notice-${kind}`;
-  box.hidden = false;
-  clearTimeout(notify.timer);
-  notify.timer = setTimeout(() => { box.hidden = true; }, kind === "error" ? 10000 : 3000);
+function conversationIdFromHash() {
+  const match = /^#\/conversations\/([0-9a-fA-F-]{32,36})$/.exec(location.hash);
+  return match ? match[1] : null;
 }
 
-function shortId(id) {
-  return String(id).replace(/-/g, "").slice(0, 8);
+/** Show the conversation the address names (or none); `focus` moves the keyboard focus to it. */
+function route(focus) {
+  const id = conversationIdFromHash();
+  if (!id) closeConversation();
+  else if (id !== app.conversationId) openConversation(id, focus);
 }
 
-// -- conversations -----------------------------------------------------------------------------
-
-async function loadConversations() {
-  let page;
-  try {
-    page = await api("GET", "/api/conversations/search?limit=100");
-  } catch (err) {
-    notify(err.message);
-    return;
-  }
-  const list = $("conversation-list");
-  list.replaceChildren();
-  const items = (page && page.items) || [];
-  $("conversation-empty").hidden = items.length > 0;
-  items.sort((a, b) => String(b.updated_at).localeCompare(String(a.updated_at)));
-  for (const info of items) {
-    const item = el("li");
-    const button = el("button", "conversation-item");
-    button.type = "button";
-    button.dataset.id = info.id;
-    if (info.id === app.conversationId) button.setAttribute("aria-current", "true");
-    button.append(el("span", "conversation-title", info.title || `Conversation ${shortId(info.id)}`));
-    button.append(el("span", `badge status-${info.execution_status}`, info.execution_status));
-    button.addEventListener("click", () => openConversation(info.id));
-    item.append(button);
-    list.append(item);
-  }
+function goHome() {
+  history.replaceState(null, "", location.pathname + location.search);
+  closeConversation();
 }
 
-async function createConversation(event) {
-  event.preventDefault();
-  const form = event.target;
-  const llm = { model: form.model.value.trim(), usage_id: "agent" };
-  if (form.base_url.value.trim()) llm.base_url = form.base_url.value.trim();
-  if (form.api_key.value) llm.api_key = form.api_key.value;
-  const tools = [...form.querySelectorAll("input[name=tools]:checked")].map((b) => ({ name: b.value }));
-  const request = { agent: { kind: "Agent", llm, tools } };
-  if (form.working_dir.value.trim()) {
-    request.workspace = { kind: "LocalWorkspace", working_dir: form.working_dir.value.trim() };
-  }
-  const button = $("create");
-  button.disabled = true;
-  try {
-    const info = await api("POST", "/api/conversations", request);
-    notify("Conversation created.", "info");
-    await loadConversations();
-    await openConversation(info.id);
-  } catch (err) {
-    notify(`Could not create the conversation: ${err.message}`);
-  } finally {
-    button.disabled = false;
-  }
-}
-
-async function openConversation(id) {
+function closeConversation() {
   closeSocket();
-  app.conversationId = id;
-  app.lastEventId = null;
-  app.seen = new Set();
-  app.reconnectDelay = 250;
-  app.statusAt = 0;
-  app.goalAt = 0;
-  app.pendingInfo = null;
+  app.conversationId = null;
+  $("conversation").hidden = true;
+  $("placeholder").hidden = false;
+  markCurrent(null);
+  setGoalConversationOpen(false);
+  updateApproval(null, "idle", null);
+}
+
+async function openConversation(id, focus = false) {
+  closeSocket();
+  Object.assign(app, {
+    conversationId: id, lastEventId: null, seen: new Set(), reconnectDelay: 250, statusAt: 0,
+    goalAt: 0, pendingInfo: null, status: "idle", goal: null, objective: "", pending: new PendingActions(),
+  });
   $("events").replaceChildren();
   $("placeholder").hidden = true;
   $("conversation").hidden = false;
   $("conv-id").textContent = id;
-  for (const button of document.querySelectorAll(".conversation-item")) {
-    button.toggleAttribute("aria-current", button.dataset.id === id);
-  }
-  renderGoal(null);
+  $("conv-title").textContent = "Conversation";
+  markCurrent(id);
+  setGoalConversationOpen(true);
+  resetProgress(app.pending);
+  resetUsage();
+  showGoalValue(null);
+  setExecStatus("idle", undefined, false); // until the info says (the list row keeps its own)
+  if (focus) $("conv-title").focus();
+  let info;
   try {
-    const info = await api("GET", `/api/conversations/${id}`);
-    app.hasTitle = Boolean(info.title);
-    $("conv-title").textContent = info.title || `Conversation ${shortId(id)}`;
-    setExecStatus(info.execution_status);
-    if (info.goal) renderGoal(info.goal);
+    info = await api("GET", `/api/conversations/${id}`);
   } catch (err) {
-    notify(err.message);
+    if (app.conversationId !== id) return;
+    if (err.status === 404) {
+      notify(`Conversation ${id} was not found on the server (it may have been deleted).`);
+      goHome();
+    } else {
+      notify(err.message);
+    }
     return;
   }
+  if (app.conversationId !== id) return; // another one was opened meanwhile
+  app.hasTitle = Boolean(info.title);
+  $("conv-title").textContent = titleOf(info);
+  resetUsage(info.agent && info.agent.llm && info.agent.llm.usage_id);
+  showInfoDetails(info);
+  setExecStatus(info.execution_status);
+  if (info.goal) showGoalValue(info.goal);
   openSocket();
+}
+
+function showInfoDetails(info) {
+  updateUsage(info.metrics);
+  for (const [node, iso, what] of [[$("conv-created"), info.created_at, "Created"], [$("conv-updated"), info.updated_at, "Last change"]]) {
+    node.dateTime = iso || "";
+    node.textContent = `${what} ${relativeTime(iso)}`;
+    node.title = fullTime(iso);
+  }
 }
 
 // -- the event stream --------------------------------------------------------------------------
@@ -145,7 +145,10 @@ function openSocket(reconnecting = false) {
     if (!event || !event.id || app.seen.has(event.id)) return;
     app.seen.add(event.id);
     app.lastEventId = event.id;
+    app.pending.observe(event);
+    progressEvent(event);
     showEvent(event);
+    updateApproval(app.conversationId, app.status, app.pending);
     applyPendingInfo();
   });
   socket.addEventListener("close", (close) => {
@@ -185,7 +188,8 @@ function applyPendingInfo() {
   app.pendingInfo = null;
   // The info is newer than the first `count` events; an event after those is kept instead.
   if (app.statusAt <= pending.count) setExecStatus(pending.info.execution_status);
-  if (app.goalAt <= pending.count) renderGoal(pending.info.goal || null);
+  if (app.goalAt <= pending.count) showGoalValue(pending.info.goal || null);
+  showInfoDetails(pending.info);
 }
 
 // A refused socket gives the browser no HTTP status, so ask over REST whether the
@@ -217,38 +221,81 @@ function setSocketStatus(text) {
   badge.classList.toggle("live", text === "live");
 }
 
-function setExecStatus(status) {
+// -- status, goal and usage of the open conversation ---------------------------------------------
+
+function setExecStatus(status, timestamp, listToo = true) {
+  app.status = status;
   const badge = $("exec-status");
   badge.textContent = status;
   badge.className = `badge status-${status}`;
-  setAgentRunning(status === "running");
-  const item = listItem(app.conversationId);
-  if (item) {
-    const listBadge = item.querySelector(".badge");
-    listBadge.textContent = status;
-    listBadge.className = `badge status-${status}`;
+  setGoalExecutionStatus(status);
+  progressStatus(status, timestamp);
+  updateApproval(app.conversationId, status, app.pending);
+  if (listToo) updateListItem(app.conversationId, { execution_status: status });
+  updatePause();
+  scheduleUsage();
+}
+
+/** Show a goal status from an event (compact: maybe no objective) or from the API (full). */
+function showGoalValue(value, timestamp) {
+  let goal = null;
+  if (value) {
+    if (typeof value.objective === "string") app.objective = value.objective;
+    goal = { ...value, objective: typeof value.objective === "string" ? value.objective : app.objective };
+  }
+  app.goal = goal;
+  showGoal(goal);
+  progressGoal(goal, timestamp);
+  if (goal) updateListItem(app.conversationId, { goal });
+  updatePause();
+  scheduleUsage();
+}
+
+function updatePause() {
+  const busy = app.status === "running" || Boolean(app.goal && app.goal.active);
+  setDisabled($("pause"), busy ? "" : "Nothing to pause: the agent is not running.");
+}
+
+// Cost and tokens are in the conversation's info (and in `stats` events when a run ends); while
+// work goes on they are re-read every few seconds, and soon after each status change.
+function scheduleUsage() {
+  clearTimeout(scheduleUsage.timer);
+  scheduleUsage.timer = setTimeout(refreshUsage, 500);
+}
+
+async function refreshUsage() {
+  const id = app.conversationId;
+  if (!id || !app.socket) return;
+  try {
+    const info = await api("GET", `/api/conversations/${id}`);
+    if (app.conversationId === id) showInfoDetails(info);
+  } catch {
+    // the socket's reconnect reports an unreachable or deleted conversation
   }
 }
 
-function listItem(id) {
-  return document.querySelector(`.conversation-item[data-id="${CSS.escape(String(id))}"]`);
+function pollUsage() {
+  const busy = app.status === "running" || Boolean(app.goal && app.goal.active);
+  if (busy && document.visibilityState === "visible") refreshUsage();
 }
 
 function setTitle(title) {
   $("conv-title").textContent = title;
-  const item = listItem(app.conversationId);
-  if (item) item.querySelector(".conversation-title").textContent = title;
+  updateListItem(app.conversationId, { title });
 }
 
 function showEvent(event) {
-  const node = renderEvent(event, {
+  const { node, noisy } = renderEvent(event, {
     status(value) {
       app.statusAt = app.seen.size;
-      setExecStatus(value);
+      setExecStatus(value, event.timestamp);
     },
     goal(value) {
       app.goalAt = app.seen.size;
-      renderGoal(value);
+      showGoalValue(value, event.timestamp);
+    },
+    stats(usage) {
+      updateUsage(usage);
     },
     userText(text) {
       if (app.hasTitle) return;
@@ -258,34 +305,58 @@ function showEvent(event) {
   });
   const list = $("events");
   const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-  list.append(node);
+  appendEvent(list, node, noisy);
   if (stick) list.scrollTop = list.scrollHeight;
 }
 
-// -- goals -------------------------------------------------------------------------------------
+// -- actions -----------------------------------------------------------------------------------
+
+async function createConversation(event) {
+  event.preventDefault();
+  const form = event.target;
+  const llm = { model: form.model.value.trim(), usage_id: "agent" };
+  if (form.base_url.value.trim()) llm.base_url = form.base_url.value.trim();
+  if (form.api_key.value) llm.api_key = form.api_key.value;
+  const tools = [...form.querySelectorAll("input[name=tools]:checked")].map((b) => ({ name: b.value }));
+  const request = { agent: { kind: "Agent", llm, tools } };
+  if (form.working_dir.value.trim()) {
+    request.workspace = { kind: "LocalWorkspace", working_dir: form.working_dir.value.trim() };
+  }
+  const button = $("create");
+  setDisabled(button, "Creating the conversation…");
+  try {
+    const info = await api("POST", "/api/conversations", request);
+    notify("Conversation created.", "info");
+    await loadConversations();
+    location.hash = conversationHash(info.id); // opens it (and the address survives a reload)
+  } catch (err) {
+    notify(`Could not create the conversation: ${err.message}`);
+  } finally {
+    setDisabled(button, "");
+  }
+}
 
 async function startGoal(event) {
   event.preventDefault();
-  const form = event.target;
-  const body = {
-    objective: form.objective.value.trim(),
-    max_iterations: parseInt(form.max_iterations.value, 10) || 10,
-  };
-  if (form.verify.value.trim()) body.verify = form.verify.value.trim();
-  await goalCall("POST", "", body, "Goal started.");
+  let body;
+  try {
+    body = goalRequest(event.target);
+  } catch (err) {
+    notify(err.message);
+    return;
+  }
+  await goalCall("", body, "Goal started.");
 }
 
-async function goalCall(method, suffix, body, done) {
+async function goalCall(suffix, body, done) {
   if (!app.conversationId) return;
   try {
-    await api(method, `/api/conversations/${app.conversationId}/goal${suffix}`, body);
+    await api("POST", `/api/conversations/${app.conversationId}/goal${suffix}`, body);
     notify(done, "info");
   } catch (err) {
     notify(err.message);
   }
 }
-
-// -- messages ----------------------------------------------------------------------------------
 
 async function sendMessage(event) {
   event.preventDefault();
@@ -293,14 +364,14 @@ async function sendMessage(event) {
   const text = box.value.trim();
   if (!text || !app.conversationId) return;
   const body = { role: "user", content: [{ type: "text", text }], run: $("message-run").checked };
-  $("send").disabled = true;
+  setDisabled($("send"), "Sending the message…");
   try {
     await api("POST", `/api/conversations/${app.conversationId}/events`, body);
     box.value = "";
   } catch (err) {
     notify(err.message);
   } finally {
-    $("send").disabled = false;
+    setDisabled($("send"), "");
   }
 }
 
@@ -328,12 +399,11 @@ async function loadLlmDefaults() {
   form.api_key.placeholder = defaults.api_key_set ? "the server's LLM_API_KEY" : "";
 }
 
-// -- wiring ------------------------------------------------------------------------------------
-
 function saveKey(event) {
   event.preventDefault();
   const value = $("session-key").value.trim();
   saveSessionKey(value);
+  clearNotices("session API key"); // shown again if this key is refused too
   notify(value ? "Session key saved in this browser." : "Session key cleared.", "info");
   loadConversations();
   loadLlmDefaults();
@@ -343,18 +413,28 @@ function saveKey(event) {
 function init() {
   $("session-key").value = sessionKey();
   $("key-form").addEventListener("submit", saveKey);
-  $("refresh").addEventListener("click", loadConversations);
   $("create-form").addEventListener("submit", createConversation);
   $("goal-form").addEventListener("submit", startGoal);
-  $("goal-stop").addEventListener("click", () => goalCall("POST", "/stop", undefined, "Goal stopped."));
-  $("goal-resume").addEventListener("click", () => goalCall("POST", "/resume", undefined, "Goal resumed."));
+  $("goal-stop").addEventListener("click", () => goalCall("/stop", undefined, "Goal stopped."));
+  $("goal-resume").addEventListener("click", () => goalCall("/resume", undefined, "Goal resumed."));
   $("message-form").addEventListener("submit", sendMessage);
   $("message").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("message-form").requestSubmit();
   });
   $("pause").addEventListener("click", pause);
+  initApproval();
+  initConversations({
+    onDeleted(id) {
+      if (id === app.conversationId) goHome();
+    },
+  });
+  window.addEventListener("hashchange", () => route(true));
+  setInterval(pollUsage, USAGE_POLL_SECONDS * 1000);
+  setGoalConversationOpen(false);
+  updatePause();
   loadConversations();
   loadLlmDefaults();
+  route(false);
 }
 
 init(); // module scripts run after the document is parsed

@@ -1,58 +1,78 @@
-// The goal panel's progress chip and buttons, from a GoalStatus (or null).
+// The goal panel's chip, its Start / Stop / Resume buttons, and the request its form builds.
 
-import { $, el } from "./dom.js";
+import { $, el, setDisabled } from "./dom.js";
+import { formatCost, percent } from "./format.js";
 
-function requirementsText(verdict) {
+const shown = { goal: null, status: "idle", open: false };
+
+export function requirementsText(verdict) {
   const reqs = verdict && Array.isArray(verdict.requirements) ? verdict.requirements : null;
   if (!reqs || reqs.length === 0) return null;
   const proven = reqs.filter((r) => r.satisfied).length;
   return `${proven} of ${reqs.length} requirements proven`;
 }
 
-export function goalSummary(goal) {
-  if (!goal) return "none";
-  const parts = [goal.status, `${goal.iteration}/${goal.max_iterations}`];
-  if (goal.verdict) parts.push(`score ${Math.round(goal.verdict.score * 100)}%`);
-  return parts.join(" · ");
+/** The chip's first word: the goal status, or "waiting for approval" while its agent waits. */
+export function chipStatus(goal, executionStatus) {
+  if (!goal) return "no goal";
+  if (goal.active && executionStatus === "waiting_for_confirmation") return "waiting for approval";
+  return goal.status;
 }
-
-const shown = { goal: null, agentRunning: false, objective: "" };
 
 // The server answers 409 to Start and Resume until the agent's current step has ended (a
 // stopped goal is `interrupted` at once, the agent stops a moment later), so the buttons wait.
 function updateButtons() {
-  const goal = shown.goal;
+  const { goal, status, open } = shown;
   const active = Boolean(goal && goal.active);
-  $("goal-stop").disabled = !active;
-  $("goal-resume").disabled = !goal || active || goal.status !== "interrupted" || shown.agentRunning;
-  $("goal-start").disabled = active || shown.agentRunning;
+  const agentBusy = status === "running";
+  let start = "";
+  if (!open) start = "Open a conversation first.";
+  else if (active) start = "A goal is already running: stop it first.";
+  else if (agentBusy) start = "The agent is running: wait until it stops, or pause it.";
+  setDisabled($("goal-start"), start);
+  setDisabled($("goal-stop"), active ? "" : "No goal is running.");
+  let resume = "";
+  if (!goal) resume = "There is no goal to resume.";
+  else if (active) resume = "The goal is running.";
+  else if (goal.status !== "interrupted") resume = `Only an interrupted goal can be resumed; this one is ${goal.status}.`;
+  else if (agentBusy) resume = "The agent is still finishing its last step.";
+  setDisabled($("goal-resume"), resume);
 }
 
-/** Tell the goal buttons whether the agent is running (from the execution status). */
-export function setAgentRunning(running) {
-  shown.agentRunning = running;
+/** Whether a conversation is open (the buttons need one). */
+export function setGoalConversationOpen(open) {
+  shown.open = open;
   updateButtons();
 }
 
-export function renderGoal(goal) {
-  const chip = $("goal-chip");
-  chip.replaceChildren();
+/** The conversation's execution status (the buttons and the chip depend on it). */
+export function setGoalExecutionStatus(status) {
+  shown.status = status;
+  updateButtons();
+  renderChip();
+}
+
+/** Show `goal`, a full GoalStatus (objective included), or null. */
+export function showGoal(goal) {
   shown.goal = goal;
   updateButtons();
-  if (!goal) {
-    shown.objective = "";
-    chip.className = "chip chip-none";
-    chip.append(el("span", "chip-status", "no goal"));
-    chip.dataset.status = "none";
-    $("goal-detail").textContent = "";
-    return;
-  }
-  chip.className = `chip chip-${goal.status}`;
-  chip.dataset.status = goal.status;
-  chip.append(el("span", "chip-status", goal.status));
-  chip.append(el("span", "chip-part", `iteration ${goal.iteration}/${goal.max_iterations}`));
+  renderChip();
+}
+
+function renderChip() {
+  const goal = shown.goal;
+  const chip = $("goal-chip");
+  chip.replaceChildren();
+  const status = chipStatus(goal, shown.status);
+  chip.dataset.status = goal ? goal.status : "none";
+  chip.dataset.waiting = String(status === "waiting for approval");
+  chip.className = `chip chip-${goal ? goal.status : "none"}${status === "waiting for approval" ? " chip-waiting" : ""}`;
+  chip.append(el("span", "chip-status", status));
+  if (!goal) return;
+  const round = Math.min(goal.iteration + (goal.active ? 1 : 0), goal.max_iterations);
+  chip.append(el("span", "chip-part", `round ${round}/${goal.max_iterations}`));
   if (goal.verdict) {
-    chip.append(el("span", "chip-part", `score ${Math.round(goal.verdict.score * 100)}%`));
+    chip.append(el("span", "chip-part", `score ${percent(goal.verdict.score)}`));
     const reqs = requirementsText(goal.verdict);
     if (reqs) chip.append(el("span", "chip-part", reqs));
   }
@@ -60,12 +80,35 @@ export function renderGoal(goal) {
     const verify = goal.verify.timed_out ? "verify timed out" : `verify exit ${goal.verify.exit_code}`;
     chip.append(el("span", `chip-part ${goal.verify.exit_code === 0 ? "ok" : "bad"}`, verify));
   }
-  if (goal.error) chip.append(el("span", "chip-part bad", `error: ${goal.error}`));
-  // Only a goal's first status event carries the objective; later ones refer to it.
-  if (goal.objective !== undefined) shown.objective = goal.objective;
-  const detail = [`Objective: ${shown.objective}`];
-  if (goal.reason) detail.push(`Reason: ${goal.reason}`);
-  if (goal.verdict && goal.verdict.missing) detail.push(`Missing: ${goal.verdict.missing}`);
-  if (goal.cost) detail.push(`Cost: $${goal.cost.toFixed(4)}`);
-  $("goal-detail").textContent = detail.join("  ·  ");
+  if (goal.cost) chip.append(el("span", "chip-part", formatCost(goal.cost)));
+}
+
+function number(form, name, label, convert = (v) => v) {
+  const raw = form[name].value.trim();
+  if (!raw) return null;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${label} must be a number of 0 or more.`);
+  return value === 0 ? null : convert(value);
+}
+
+/** The StartGoalRequest the goal form describes; throws an Error naming a bad field. */
+export function goalRequest(form) {
+  const body = {
+    objective: form.objective.value.trim(),
+    max_iterations: parseInt(form.max_iterations.value, 10) || 10,
+  };
+  if (form.verify.value.trim()) body.verify = form.verify.value.trim();
+  const maxCost = number(form, "max_cost", "Max cost");
+  if (maxCost !== null) body.max_cost = maxCost;
+  const minutes = number(form, "time_limit", "Time limit", (m) => m * 60);
+  if (minutes !== null) body.time_limit = minutes;
+  const model = form.judge_model.value.trim();
+  if (model) {
+    body.judge_llm = { model, usage_id: "goal-judge" };
+    if (form.judge_base_url.value.trim()) body.judge_llm.base_url = form.judge_base_url.value.trim();
+    if (form.judge_api_key.value) body.judge_llm.api_key = form.judge_api_key.value;
+  } else if (form.judge_base_url.value.trim() || form.judge_api_key.value) {
+    throw new Error("Judge model is needed when a judge base URL or API key is given.");
+  }
+  return body;
 }

@@ -1,8 +1,10 @@
-// One list item per event. State changes found in events are reported through `on`:
-// on.status(value), on.goal(value) and on.userText(text).
+// One list item per event, and the events list that folds the noisy status rows.
+// State changes found in events are reported through `on`: on.status(value), on.goal(value),
+// on.stats(usageToMetrics) and on.userText(text).
 
 import { el } from "./dom.js";
-import { goalSummary } from "./goal.js";
+import { percent } from "./format.js";
+import { renderMarkdown } from "./markdown.js";
 
 export function textOf(content) {
   return (content || [])
@@ -14,21 +16,56 @@ function header(label, event) {
   const head = el("div", "event-head");
   head.append(el("span", "event-label", label));
   if (event.timestamp) {
-    head.append(el("time", "muted small", new Date(event.timestamp).toLocaleTimeString()));
+    const time = el("time", "muted small", new Date(event.timestamp).toLocaleTimeString());
+    time.dateTime = event.timestamp;
+    head.append(time);
   }
   return head;
+}
+
+/** A <pre> for long output: it scrolls past its maximum height, so the keyboard can reach it. */
+function scroller(className, text) {
+  const pre = el("pre", className, text);
+  pre.tabIndex = 0;
+  return pre;
 }
 
 function collapsible(summaryText, bodyText, className) {
   const details = el("details", className);
   details.append(el("summary", null, summaryText));
-  details.append(el("pre", null, bodyText));
+  details.append(scroller(null, bodyText));
   return details;
+}
+
+function markdown(className, text) {
+  const box = el("div", `markdown ${className}`);
+  box.append(renderMarkdown(text));
+  return box;
+}
+
+function actionArguments(event) {
+  if (event.action) return event.action;
+  if (!event.tool_call) return null;
+  try {
+    return JSON.parse(event.tool_call.arguments || "{}");
+  } catch {
+    return event.tool_call.arguments;
+  }
+}
+
+/** A goal status in a few words: "running · round 2/10 · judging · score 50%". */
+export function goalSummary(goal) {
+  if (!goal) return "none";
+  const parts = [goal.status, `round ${Math.min(goal.iteration + (goal.active ? 1 : 0), goal.max_iterations)}/${goal.max_iterations}`];
+  if (goal.phase) parts.push(goal.phase);
+  if (goal.verdict) parts.push(`score ${percent(goal.verdict.score)}`);
+  return parts.join(" · ");
 }
 
 /** The list item showing `event`; `on` receives the state changes it carries. */
 export function renderEvent(event, on) {
   const item = el("li");
+  let noisy = false;
   switch (event.kind) {
     case "SystemPromptEvent": {
       item.classList.add("system");
@@ -42,7 +79,7 @@ export function renderEvent(event, on) {
       const text = textOf(event.llm_message && event.llm_message.content);
       item.classList.add("message", `from-${event.source}`);
       item.append(header(role, event));
-      item.append(el("div", "message-text", text));
+      item.append(markdown("message-text", text));
       if (event.source === "user" && text.trim()) on.userText(text.trim());
       break;
     }
@@ -50,12 +87,13 @@ export function renderEvent(event, on) {
       item.classList.add("action");
       item.append(header(`Tool call: ${event.tool_name}`, event));
       const thought = textOf(event.thought);
-      if (thought) item.append(el("div", "thought", thought));
-      let args = event.action;
-      if (!args && event.tool_call) {
-        try { args = JSON.parse(event.tool_call.arguments || "{}"); } catch { args = event.tool_call.arguments; }
+      if (thought) item.append(markdown("thought", thought));
+      const args = actionArguments(event);
+      if (event.tool_name === "finish" && args && typeof args.message === "string") {
+        item.append(markdown("finish-message", args.message));
+      } else {
+        item.append(scroller("arguments", typeof args === "string" ? args : JSON.stringify(args, null, 2)));
       }
-      item.append(el("pre", "arguments", typeof args === "string" ? args : JSON.stringify(args, null, 2)));
       break;
     }
     case "ObservationEvent": {
@@ -66,42 +104,49 @@ export function renderEvent(event, on) {
       const notes = (observation.notes || []).map((note) => `[${note}]`);
       const text = [textOf(observation.content), ...notes].filter(Boolean).join("\n");
       const first = text.split("\n")[0].slice(0, 100);
-      item.append(collapsible(`Result of ${event.tool_name}${failed ? " (error)" : ""}: ${first}`, text));
+      const exit = Number.isInteger(observation.exit_code) ? ` (exit ${observation.exit_code})` : "";
+      const label = `Result of ${event.tool_name}${failed ? " (error)" : exit}: ${first}`;
+      item.append(collapsible(label, text));
       break;
     }
     case "AgentErrorEvent":
       item.classList.add("error");
       item.append(header(`Tool error: ${event.tool_name}`, event));
-      item.append(el("pre", null, event.error));
+      item.append(scroller(null, event.error));
       break;
     case "UserRejectObservation":
-      item.classList.add("error");
+      item.classList.add("error", "rejected");
       item.append(header(`Rejected: ${event.tool_name}`, event));
       item.append(el("div", null, event.rejection_reason));
       break;
     case "ConversationErrorEvent":
       item.classList.add("error");
       item.append(header(`Error: ${event.code}`, event));
-      item.append(el("pre", null, event.detail));
+      item.append(scroller(null, event.detail));
       break;
     case "PauseEvent":
       item.classList.add("note");
       item.append(header("Pause requested", event));
       break;
-    case "ConversationStateUpdateEvent":
+    case "ConversationStateUpdateEvent": {
+      noisy = true;
+      item.classList.add("note");
+      let label = `${event.key} updated`;
       if (event.key === "execution_status") {
         on.status(event.value);
-        item.classList.add("note");
-        item.append(header(`Status: ${event.value}`, event));
+        label = `Status: ${event.value}`;
       } else if (event.key === "goal") {
         on.goal(event.value);
-        item.classList.add("note", "goal-note");
-        item.append(header(`Goal: ${goalSummary(event.value)}`, event));
-      } else {
-        item.classList.add("note");
-        item.append(header(`${event.key} updated`, event));
+        item.classList.add("goal-note");
+        label = `Goal: ${goalSummary(event.value)}`;
+      } else if (event.key === "stats" && event.value && event.value.usage_to_metrics) {
+        on.stats(event.value.usage_to_metrics);
+        label = "Usage updated";
       }
+      item.dataset.label = label;
+      item.append(header(label, event));
       break;
+    }
     default:
       item.classList.add("note");
       item.append(collapsible(event.kind || "event", JSON.stringify(event, null, 2)));
@@ -109,5 +154,29 @@ export function renderEvent(event, on) {
   item.classList.add("event");
   item.dataset.kind = event.kind;
   item.dataset.id = event.id;
-  return item;
+  return { node: item, noisy };
+}
+
+/**
+ * Append an event's item to the events list. Status rows in a row are folded into one
+ * expandable group ("4 status updates · Status: finished"), so they do not bury the messages.
+ */
+export function appendEvent(list, node, noisy) {
+  if (!noisy) {
+    list.append(node);
+    return;
+  }
+  let group = list.lastElementChild;
+  if (!group || !group.classList.contains("fold")) {
+    group = el("li", "fold");
+    const details = el("details");
+    details.append(el("summary"), el("ol", "fold-items"));
+    group.append(details);
+    list.append(group);
+  }
+  const items = group.querySelector(".fold-items");
+  items.append(node);
+  const count = items.children.length;
+  group.querySelector("summary").textContent =
+    `${count} status update${count === 1 ? "" : "s"} · ${node.dataset.label}`;
 }

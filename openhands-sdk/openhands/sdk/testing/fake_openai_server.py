@@ -52,6 +52,7 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._queues: dict[str, deque[FakeReply]] = {}
         self._responders: dict[str, Responder] = {}
+        self._api_keys: dict[str, str] = {}
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
         self._counter = 0
@@ -131,6 +132,15 @@ class FakeOpenAIServer:
             else:
                 self._responders[model] = responder
 
+    def require_api_key(self, key: str | None, model: str = FALLBACK_MODEL) -> None:
+        """Answer 401 to requests for `model` ("*": any model without its own) unless they
+        carry `Authorization: Bearer <key>`, as a real provider does (None: accept any)."""
+        with self._lock:
+            if key is None:
+                self._api_keys.pop(model, None)
+            else:
+                self._api_keys[model] = key
+
     def remaining(self, model: str) -> int:
         """How many scripted replies are still queued for `model`."""
         with self._lock:
@@ -153,10 +163,11 @@ class FakeOpenAIServer:
         return [body for body in self.requests if body.get("model") == model]
 
     def reset(self) -> None:
-        """Forget queued replies, responders and recorded requests."""
+        """Forget queued replies, responders, required keys and recorded requests."""
         with self._lock:
             self._queues.clear()
             self._responders.clear()
+            self._api_keys.clear()
             self._requests.clear()
             self._headers.clear()
 
@@ -167,6 +178,9 @@ class FakeOpenAIServer:
         with self._lock:
             self._requests.append(body)
             self._headers.append(headers)
+            required = self._api_keys.get(model, self._api_keys.get(FALLBACK_MODEL))
+            if required is not None and headers.get("authorization") != f"Bearer {required}":
+                return FakeReply.error(401, "fake server: invalid API key", code="invalid_api_key")
             responder: Responder | None = None
             for name in (model, FALLBACK_MODEL):
                 queue = self._queues.get(name)

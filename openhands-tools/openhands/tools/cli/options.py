@@ -1,0 +1,154 @@
+"""The options of `openhands-goal`, checked once, and the error a bad command line raises."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from openhands.sdk.conversation.goal import GoalRequest, GoalStatus
+from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.llm import LLM
+from openhands.sdk.llm.llm import ENV_HELP
+from pydantic import SecretStr
+
+CONVERSATIONS_DIR = Path(".openhands") / "conversations"
+"""Where local conversations persist, under the workspace (`--conversations-dir` changes it)."""
+
+SESSION_KEY_ENV = "OH_SESSION_API_KEY"
+"""The environment variable `--api-key` defaults to (a key of the server's OH_SESSION_API_KEYS)."""
+
+EXIT_COMPLETE = 0
+EXIT_CAPPED = 1
+EXIT_STOPPED = 2
+"""Exit codes: complete, capped (a limit was reached), interrupted or any error."""
+
+Output = Literal["live", "plain", "json"]
+
+
+class GoalCommandError(OpenHandsError, ValueError):
+    """The command line is wrong or names nothing usable; the message says what to pass."""
+
+
+@dataclass(frozen=True)
+class GoalOptions:
+    """Everything `openhands-goal` was asked to do, checked (see `docs/cli.md`)."""
+
+    objective: str | None
+    verify: str | None
+    max_iterations: int | None
+    max_cost: float | None
+    time_limit: float | None
+    model: str | None
+    base_url: str | None
+    llm_api_key: str | None
+    judge_model: str | None
+    workspace: Path
+    conversations_dir: Path
+    conversation_id: uuid.UUID | None
+    resume: bool
+    server: str | None
+    api_key: str | None
+    max_steps: int | None
+    output: Output
+
+    def goal_request(self) -> GoalRequest:
+        """The new goal's options as the SDK checks them (raises `InvalidGoalError`)."""
+        limits: dict[str, float | int] = {}
+        if self.max_iterations is not None:
+            limits["max_iterations"] = self.max_iterations
+        return GoalRequest.checked(
+            objective=self.objective or "",
+            verify=self.verify,
+            max_cost=self.max_cost,
+            time_limit=self.time_limit,
+            **limits,
+        )
+
+    def agent_llm(self) -> LLM:
+        """The agent's LLM: flags first, then LLM_MODEL, LLM_API_KEY and LLM_BASE_URL."""
+        model = (self.model or os.environ.get("LLM_MODEL", "")).strip()
+        if not model:
+            raise GoalCommandError(
+                "No model: pass --model or set LLM_MODEL. "
+                f"{ENV_HELP} To try it without a model, start `openhands-fake-llm` and set "
+                "LLM_MODEL=openai/fake LLM_BASE_URL=http://127.0.0.1:8001/v1 LLM_API_KEY=fake."
+            )
+        key = self.llm_api_key or os.environ.get("LLM_API_KEY") or None
+        base_url = self.base_url or os.environ.get("LLM_BASE_URL") or None
+        return LLM(
+            model=model,
+            api_key=SecretStr(key) if key else None,
+            base_url=base_url,
+            usage_id="agent",
+        )
+
+    def judge_llm(self, agent_llm: LLM) -> LLM:
+        """The judge: a copy of the agent's LLM (usage_id goal-judge), `--judge-model` if set."""
+        if self.judge_model:
+            return agent_llm.copy_for("goal-judge", model=self.judge_model)
+        return agent_llm.copy_for("goal-judge")
+
+    def session_key(self) -> SecretStr | None:
+        """The agent server's session key: `--api-key`, else OH_SESSION_API_KEY."""
+        key = self.api_key or os.environ.get(SESSION_KEY_ENV) or None
+        return SecretStr(key) if key else None
+
+    def resume_command(self, conversation_id: uuid.UUID) -> str:
+        """The command line that resumes the goal of `conversation_id`."""
+        parts = ["openhands-goal", "--resume", "--conversation-id", str(conversation_id)]
+        if self.server:
+            parts += ["--server", self.server]
+        elif self.conversations_dir != self.workspace / CONVERSATIONS_DIR:
+            parts += ["--conversations-dir", str(self.conversations_dir)]
+        return " ".join(parts)
+
+    def header(self, conversation_id: uuid.UUID, status: GoalStatus | None = None) -> str:
+        """Two lines saying what runs where: the objective, then the conversation and limits.
+
+        With `status` (a goal being resumed), its stored objective and limits are shown.
+        """
+        if status is not None:
+            objective = status.objective
+            rounds, verify = status.max_iterations, status.verify_command
+            max_cost, time_limit = status.max_cost, status.time_limit
+            title = f"resuming goal (after {status.iteration} of {rounds} rounds)"
+        else:
+            request = self.goal_request()
+            objective, rounds, verify = request.objective, request.max_iterations, request.verify
+            max_cost, time_limit = request.max_cost, request.time_limit
+            title = "goal"
+        where = f"{self.workspace} on {self.server}" if self.server else str(self.workspace)
+        details = [f"conversation {conversation_id}", where, f"up to {rounds} rounds"]
+        if verify:
+            details.append(f"verify: {verify}")
+        if max_cost:
+            details.append(f"max cost ${max_cost:g}")
+        if time_limit:
+            details.append(f"time limit {time_limit:g} s")
+        short = " ".join(objective.split())
+        if len(short) > 200:
+            short = short[:197] + "..."
+        return f"{title}: {short}\n" + " | ".join(details)
+
+
+def exit_code(final: GoalStatus | None) -> int:
+    """0 for a complete goal, 1 for a capped one, 2 for anything else."""
+    if final is None:
+        return EXIT_STOPPED
+    return {"complete": EXIT_COMPLETE, "capped": EXIT_CAPPED}.get(final.status, EXIT_STOPPED)
+
+
+__all__ = [
+    "CONVERSATIONS_DIR",
+    "EXIT_CAPPED",
+    "EXIT_COMPLETE",
+    "EXIT_STOPPED",
+    "SESSION_KEY_ENV",
+    "GoalCommandError",
+    "GoalOptions",
+    "Output",
+    "exit_code",
+]
