@@ -128,7 +128,7 @@ def test_run_with_tool_call_executes_it_on_the_server(
     conversation.run()
     actions = [e for e in conversation.state.events if isinstance(e, ActionEvent)]
     observations = [e for e in conversation.state.events if isinstance(e, ObservationEvent)]
-    assert [a.action for a in actions] == [
+    assert [a.action and a.action.model_dump() for a in actions] == [
         {"command": "echo remote-ok > proof.txt", "is_input": False, "timeout": None}
     ]
     assert len(observations) == 1 and not observations[0].is_error

@@ -52,7 +52,7 @@ def test_the_terminal_shell_does_not_inherit_the_secrets(workspace_dir: Path) ->
     finally:
         terminal.close()
 
-    _check(observation.content)
+    _check(observation.text)
 
 
 def test_verify_does_not_inherit_the_secrets(workspace_dir: Path) -> None:

@@ -11,7 +11,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from openhands.sdk import (
@@ -104,12 +104,12 @@ class EchoTool(ToolDefinition):
 
     description = "Echo text back."
     action_type = EchoAction
-    received: list[EchoAction] = []
+    received: ClassVar[list[EchoAction]] = []
 
     def __call__(self, action: Any, conversation: Any = None) -> Observation:
         assert isinstance(action, EchoAction)
         EchoTool.received.append(action)
-        return Observation(content=" ".join([action.text] * action.times))
+        return Observation.from_text(" ".join([action.text] * action.times))
 
 
 register_tool(EchoTool.name, EchoTool)
@@ -135,15 +135,13 @@ class GatedTool(ToolDefinition):
     description = "Wait for the gate."
     action_type = GatedAction
 
-    def __init__(self, gate: Gate) -> None:
-        super().__init__()
-        self.gate = gate
+    gate: Gate
 
     def __call__(self, action: Any, conversation: Any = None) -> Observation:
         self.gate.started.set()
         if not self.gate.release.wait(timeout=10):
-            return Observation(content="the gate never opened", is_error=True)
-        return Observation(content=f"passed {action.label}")
+            return Observation.from_text("the gate never opened", is_error=True)
+        return Observation.from_text(f"passed {action.label}")
 
 
 @pytest.fixture
@@ -158,7 +156,7 @@ def echo_received() -> Iterator[list[EchoAction]]:
 def gate() -> Iterator[Gate]:
     """A fresh gate behind the `gated` tool (opened at teardown so nothing hangs)."""
     fresh = Gate()
-    register_tool("gated", lambda context, **params: [GatedTool(fresh)])
+    register_tool("gated", lambda context, **params: [GatedTool(gate=fresh)])
     yield fresh
     fresh.release.set()
 

@@ -5,6 +5,8 @@ pydantic models it defines at import time say `defer_build=True`, so each valida
 on the model's first use rather than at import (a third of the import time otherwise).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from openhands.sdk.agent import Agent, AgentBase
 from openhands.sdk.context import AgentContext
 from openhands.sdk.conversation import (
@@ -36,12 +38,16 @@ from openhands.sdk.event import (
 from openhands.sdk.hooks import HookConfig
 from openhands.sdk.llm import (
     LLM,
+    LLM_PROFILE_SCHEMA_VERSION,
     ImageContent,
     LLMError,
     LLMResponse,
     Message,
     MessageToolCall,
+    RedactedThinkingBlock,
     TextContent,
+    ThinkingBlock,
+    TokenCallbackType,
 )
 from openhands.sdk.logger import get_logger
 from openhands.sdk.subagent import agent_definition_to_factory, register_agent
@@ -53,13 +59,46 @@ from openhands.sdk.tool import (
     Tool,
     ToolDefinition,
     ToolExecutor,
+    list_registered_tools,
     register_tool,
     resolve_tool,
 )
 from openhands.sdk.workspace import LocalWorkspace, RemoteWorkspace
 
+if TYPE_CHECKING:
+    from openhands.sdk.llm import (
+        FallbackStrategy,
+        LLMProfileStore,
+        LLMRegistry,
+        LLMStreamChunk,
+        RegistryEvent,
+        TokenUsage,
+    )
+
+_FROM_LLM = frozenset(
+    {
+        "FallbackStrategy",
+        "LLMProfileStore",
+        "LLMRegistry",
+        "LLMStreamChunk",
+        "RegistryEvent",
+        "TokenUsage",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use, like in `openhands.sdk.llm` (the chunk type imports litellm).
+    if name in _FROM_LLM:
+        from openhands.sdk import llm
+
+        return getattr(llm, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "LLM",
+    "LLM_PROFILE_SCHEMA_VERSION",
     "Action",
     "ActionEvent",
     "Agent",
@@ -77,13 +116,17 @@ __all__ = [
     "ConversationStateUpdateEvent",
     "ConversationStats",
     "Event",
+    "FallbackStrategy",
     "FinishTool",
     "HookConfig",
     "HookExecutionEvent",
     "ImageContent",
     "LLMConvertibleEvent",
     "LLMError",
+    "LLMProfileStore",
+    "LLMRegistry",
     "LLMResponse",
+    "LLMStreamChunk",
     "LocalConversation",
     "LocalWorkspace",
     "Message",
@@ -93,18 +136,24 @@ __all__ = [
     "ObservationEvent",
     "OpenHandsError",
     "PauseEvent",
+    "RedactedThinkingBlock",
+    "RegistryEvent",
     "RemoteWorkspace",
     "StorageError",
     "StorageFullError",
     "SystemPromptEvent",
     "TextContent",
     "ThinkTool",
+    "ThinkingBlock",
+    "TokenCallbackType",
+    "TokenUsage",
     "Tool",
     "ToolDefinition",
     "ToolExecutor",
     "UserRejectObservation",
     "agent_definition_to_factory",
     "get_logger",
+    "list_registered_tools",
     "register_agent",
     "register_tool",
     "resolve_tool",

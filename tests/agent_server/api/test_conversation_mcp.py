@@ -78,7 +78,7 @@ def test_mcp_tools_of_a_rest_conversation_are_offered_and_run(
     assert client.post(f"/api/conversations/{cid}/events", json=body).status_code == 200
     observations = wait_until(lambda: _events(client, cid, "ObservationEvent"), what="a result")
 
-    assert observations[0]["content"] == [{"type": "text", "text": "42"}]
+    assert observations[0]["observation"]["content"] == [{"type": "text", "text": "42"}]
     [prompt] = _events(client, cid, "SystemPromptEvent")
     assert "add" in {tool["function"]["name"] for tool in prompt["tools"]}
 

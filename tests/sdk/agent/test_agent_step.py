@@ -42,7 +42,7 @@ class UndecodableNameTool(ToolDefinition):
     """Reports a file name with a byte that is not UTF-8, as os.listdir gives it."""
 
     def __call__(self, action: Any, conversation: Any = None) -> Observation:
-        return Observation(content=os.fsdecode(b"caf\xe9.txt"))
+        return Observation.from_text(os.fsdecode(b"caf\xe9.txt"))
 
 
 class UndecodableErrorTool(ToolDefinition):
@@ -103,7 +103,7 @@ def test_custom_tool_gets_validated_arguments_and_its_observation_is_recorded(
 
     assert [action.model_dump() for action in echo_received] == [{"text": "hi", "times": 2}]
     action = _of(conversation, ActionEvent)[0]
-    assert action.action == {"text": "hi", "times": 2}
+    assert action.action is echo_received[0]
     observation = _of(conversation, ObservationEvent)[0]
     assert (observation.tool_call_id, observation.action_id) == ("c1", action.id)
     assert observation.text == "hi hi"

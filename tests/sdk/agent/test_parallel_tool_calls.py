@@ -67,7 +67,7 @@ class _MeetingTool(ToolDefinition):
                 raise RuntimeError(f"{action.label} broke")
             if action.wait_for:
                 if not meeting.event(action.wait_for).wait(5):
-                    return Observation(content=f"{action.wait_for} never finished", is_error=True)
+                    return Observation.from_text(f"{action.wait_for} never finished", is_error=True)
                 met = "waited"
             else:
                 try:
@@ -75,7 +75,7 @@ class _MeetingTool(ToolDefinition):
                     met = "met"
                 except threading.BrokenBarrierError:
                     met = "alone"
-            return Observation(content=f"{action.label} {met}")
+            return Observation.from_text(f"{action.label} {met}")
         finally:
             with meeting.lock:
                 meeting.active -= 1

@@ -23,6 +23,8 @@ from openhands.sdk.event import (
 )
 from openhands.sdk.event.base import event_from_json
 from openhands.sdk.llm import ImageContent, Message, MessageToolCall, TextContent
+from openhands.sdk.tool import Observation
+from openhands.sdk.tool.schema import action_from_data
 from pydantic import ValidationError
 
 CALL = MessageToolCall(id="call_1", name="echo", arguments='{"text": "hi"}')
@@ -47,15 +49,14 @@ SAMPLES: list[Event] = [
         tool_name="echo",
         tool_call_id="call_1",
         tool_call=CALL,
-        action={"text": "hi", "times": 1},
+        action=action_from_data({"text": "hi", "times": 1}),
         llm_response_id="resp_1",
     ),
     ObservationEvent(
         tool_name="echo",
         tool_call_id="call_1",
         action_id="a1",
-        content=[TextContent(text="hi")],
-        observation={"content": "hi", "is_error": False},
+        observation=Observation.from_text("hi"),
     ),
     AgentErrorEvent(tool_name="echo", tool_call_id="call_1", error="bad arguments"),
     UserRejectObservation(

@@ -14,6 +14,7 @@ from openhands.sdk.event import (
 )
 from openhands.sdk.event.to_messages import INTERRUPTED_TOOL_CALL, MessageHistory
 from openhands.sdk.llm import Message, MessageToolCall, TextContent
+from openhands.sdk.tool.builtins.think import ThinkAction, ThinkObservation
 
 
 def _system() -> SystemPromptEvent:
@@ -31,14 +32,17 @@ def _action(call_id: str, response_id: str, name: str = "think") -> ActionEvent:
         tool_name=name,
         tool_call_id=call_id,
         tool_call=MessageToolCall(id=call_id, name=name, arguments="{}"),
-        action={},
+        action=ThinkAction(thought="x"),
         llm_response_id=response_id,
     )
 
 
 def _result(call_id: str, text: str = "ok") -> ObservationEvent:
     return ObservationEvent(
-        tool_name="think", tool_call_id=call_id, action_id="a", content=[TextContent(text=text)]
+        tool_name="think",
+        tool_call_id=call_id,
+        action_id="a",
+        observation=ThinkObservation.from_text(text),
     )
 
 

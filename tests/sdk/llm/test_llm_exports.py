@@ -7,22 +7,44 @@ import openhands.sdk.llm as llm
 
 def test_public_names_are_pinned() -> None:
     assert sorted(llm.__all__) == [
+        "AsyncTokenCallbackType",
+        "FallbackStrategy",
         "ImageContent",
         "LLM",
         "LLMAuthenticationError",
         "LLMBadRequestError",
+        "LLMCallContext",
         "LLMConfigurationError",
         "LLMError",
+        "LLMProfileStore",
+        "LLMRegistry",
         "LLMResponse",
         "LLMResponseError",
+        "LLMStreamChunk",
         "LLMTransientError",
+        "LLM_PROFILE_SCHEMA_VERSION",
         "Message",
         "MessageToolCall",
         "Metrics",
+        "MetricsSnapshot",
+        "ReasoningItemModel",
+        "RedactedThinkingBlock",
+        "RegistryEvent",
+        "RouterLLM",
         "TextContent",
+        "ThinkingBlock",
+        "TokenCallbackType",
+        "TokenUsage",
+        "content_to_str",
         "text_message",
     ]
-    assert all(hasattr(llm, name) for name in llm.__all__)
+    assert all(hasattr(llm, name) for name in llm.__all__ if name != "LLMStreamChunk")
+
+
+def test_the_stream_chunk_type_is_litellms_and_loads_on_demand() -> None:
+    from litellm.types.utils import ModelResponseStream
+
+    assert llm.LLMStreamChunk is ModelResponseStream
 
 
 def test_every_llm_error_is_an_llm_error() -> None:

@@ -302,4 +302,4 @@ def test_the_observation_keeps_the_tool_name_and_text_in_the_stored_event(
     [observation] = _observations(conversation)
     stored = json.loads(observation.model_dump_json())
     assert stored["observation"]["tool_name"] == "echo_env"
-    assert stored["observation"]["content"] == "<unset>"
+    assert stored["observation"]["content"] == [{"type": "text", "text": "<unset>"}]

@@ -85,21 +85,22 @@ def test_text_and_image_blocks_become_text_and_an_image_the_llm_sees() -> None:
 
     observation = MCPToolObservation.from_call_tool_result("pixel", result)
 
-    assert observation.to_llm_content() == [
+    assert observation.to_llm_content == [
         TextContent(text="a red pixel:"),
         ImageContent(image_urls=["data:image/png;base64,iVBORw0K"]),
     ]
     assert not observation.is_error
 
 
-def test_the_stored_observation_does_not_repeat_the_image() -> None:
+def test_the_stored_observation_keeps_the_image_for_a_reopened_conversation() -> None:
     result = mcp_types.CallToolResult(
-        content=[mcp_types.ImageContent(type="image", data="QUJD" * 100, mime_type="image/png")]
+        content=[mcp_types.ImageContent(type="image", data="QUJD", mime_type="image/png")]
     )
+    stored = MCPToolObservation.from_call_tool_result("pixel", result).model_dump(mode="json")
 
-    dumped = MCPToolObservation.from_call_tool_result("pixel", result).model_dump(mode="json")
+    reloaded = MCPToolObservation.model_validate(stored)
 
-    assert "QUJD" not in str(dumped)
+    assert reloaded.to_llm_content == [ImageContent(image_urls=["data:image/png;base64,QUJD"])]
 
 
 def test_a_tool_error_result_is_an_error_observation() -> None:
@@ -109,12 +110,12 @@ def test_a_tool_error_result_is_an_error_observation() -> None:
 
     observation = MCPToolObservation.from_call_tool_result("fetch", result)
 
-    assert observation.is_error and observation.content == "no such page"
+    assert observation.is_error and observation.text == "no such page"
 
 
 def test_structured_only_and_empty_results_still_say_something() -> None:
     structured = mcp_types.CallToolResult(content=[], structured_content={"n": 3})
     empty = mcp_types.CallToolResult(content=[])
 
-    assert MCPToolObservation.from_call_tool_result("t", structured).content == '{"n": 3}'
-    assert "no content" in MCPToolObservation.from_call_tool_result("t", empty).content
+    assert MCPToolObservation.from_call_tool_result("t", structured).text == '{"n": 3}'
+    assert "no content" in MCPToolObservation.from_call_tool_result("t", empty).text

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from openhands.sdk import LLM, Agent, agent_definition_to_factory, register_agent
 from openhands.sdk.agent import AgentBase
+from openhands.sdk.llm.llm_profile_store import LLMProfileStore
 from openhands.sdk.subagent import (
     AgentDefinition,
     AgentDefinitionError,
@@ -137,10 +138,24 @@ def test_named_skills_are_refused_at_once() -> None:
         agent_definition_to_factory(AgentDefinition(name="x", skills=["lint"]))
 
 
-def test_a_model_profile_without_a_profile_store_is_refused(llm: TestLLM) -> None:
-    factory = agent_definition_to_factory(AgentDefinition(name="x", model="fast-profile"))
-    with pytest.raises(AgentDefinitionError, match="model: inherit"):
-        factory(llm)
+def test_a_missing_model_profile_is_refused_naming_the_saved_ones(
+    tmp_path: Path, llm: TestLLM
+) -> None:
+    LLMProfileStore(tmp_path).save("slow", LLM(model="openai/slow", usage_id="slow"))
+    definition = AgentDefinition(name="x", model="fast", profile_store_dir=str(tmp_path))
+    with pytest.raises(
+        AgentDefinitionError, match=r"'fast' not found; available profiles: \['slow'\]"
+    ):
+        agent_definition_to_factory(definition)(llm)
+
+
+def test_a_model_profile_runs_the_agent_on_the_saved_llm(tmp_path: Path, llm: TestLLM) -> None:
+    LLMProfileStore(tmp_path).save("fast", LLM(model="openai/fast", usage_id="fast"))
+    definition = AgentDefinition(name="x", model="fast", profile_store_dir=str(tmp_path))
+
+    agent = agent_definition_to_factory(definition)(llm)
+
+    assert agent.llm.model == "openai/fast"
 
 
 def test_file_agents_register_without_replacing_programmatic_ones(

@@ -8,6 +8,7 @@ import pytest
 from openhands.sdk.tool import (
     Action,
     FinishAction,
+    FinishObservation,
     FinishTool,
     Observation,
     ThinkAction,
@@ -85,14 +86,15 @@ def test_actions_reject_unknown_arguments() -> None:
 def test_finish_returns_its_message() -> None:
     observation = FinishTool()(FinishAction(message="all done"))
 
-    assert observation == Observation(content="all done")
+    assert isinstance(observation, FinishObservation)
+    assert (observation.text, observation.is_error) == ("all done", False)
 
 
 def test_think_changes_nothing_and_answers_at_once() -> None:
     observation = ThinkTool()(ThinkAction(thought="plan"))
 
     assert not observation.is_error
-    assert "logged" in observation.content
+    assert "logged" in observation.text
 
 
 def test_a_tool_without_executor_says_so() -> None:
@@ -102,11 +104,11 @@ def test_a_tool_without_executor_says_so() -> None:
 
 def test_a_tool_runs_through_its_executor() -> None:
     def executor(action: Any, conversation: Any = None) -> Observation:
-        return Observation(content=f"found {action.query}")
+        return Observation.from_text(f"found {action.query}")
 
     tool = CodeSearchTool(executor=executor)
 
-    assert tool(SearchAction(query="main")).content == "found main"
+    assert tool(SearchAction(query="main")).text == "found main"
 
 
 def test_close_closes_the_executor() -> None:

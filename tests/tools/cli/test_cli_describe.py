@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from openhands.sdk.conversation.goal import (
     GoalVerdict,
 )
 from openhands.sdk.event import ActionEvent, MessageEvent, ObservationEvent
+from openhands.sdk.tool import Action
 from openhands.tools.cli.describe import (
     ACTION_CHARS,
     THINKING,
@@ -24,11 +24,14 @@ from openhands.tools.cli.describe import (
     round_label,
     verdict_line,
 )
+from openhands.tools.file_editor import FileEditorAction
+from openhands.tools.terminal import TerminalAction, TerminalObservation
 
 
-def _action(tool: str, **arguments: Any) -> ActionEvent:
-    call = MessageToolCall(id="c1", name=tool, arguments=json.dumps(arguments))
-    return ActionEvent(tool_name=tool, tool_call_id="c1", tool_call=call, action=arguments)
+def _action(tool: str, action: Action) -> ActionEvent:
+    arguments = action.model_dump_json(exclude_none=True)
+    call = MessageToolCall(id="c1", name=tool, arguments=arguments)
+    return ActionEvent(tool_name=tool, tool_call_id="c1", tool_call=call, action=action)
 
 
 def _status(**fields: Any) -> GoalStatus:
@@ -54,11 +57,17 @@ VERDICT = GoalVerdict(
 
 
 def test_a_terminal_call_is_its_command() -> None:
-    assert describe_event(_action("terminal", command="pytest -q")) == "terminal: pytest -q"
+    assert (
+        describe_event(_action("terminal", TerminalAction(command="pytest -q")))
+        == "terminal: pytest -q"
+    )
 
 
 def test_a_file_editor_call_names_the_command_and_the_path_inside_the_workspace() -> None:
-    event = _action("file_editor", command="create", path="/work/app/src/x.py", file_text="...")
+    event = _action(
+        "file_editor",
+        FileEditorAction(command="create", path="/work/app/src/x.py", file_text="..."),
+    )
 
     assert describe_event(event, Path("/work/app")) == "file_editor: create src/x.py"
 
@@ -71,14 +80,19 @@ def test_an_action_that_failed_validation_is_read_from_the_tool_call() -> None:
 
 
 def test_a_long_command_is_cut_to_one_short_line() -> None:
-    text = describe_event(_action("terminal", command="echo " + "x" * 200 + "\nls"))
+    text = describe_event(_action("terminal", TerminalAction(command="echo " + "x" * 200 + "\nls")))
 
     assert text is not None and len(text) == ACTION_CHARS and text.endswith("...")
     assert "\n" not in text
 
 
 def test_a_tool_result_means_the_agent_thinks_again() -> None:
-    event = ObservationEvent(tool_name="terminal", tool_call_id="c1", action_id="a1")
+    event = ObservationEvent(
+        tool_name="terminal",
+        tool_call_id="c1",
+        action_id="a1",
+        observation=TerminalObservation.from_text("ok"),
+    )
 
     assert describe_event(event) == THINKING
 

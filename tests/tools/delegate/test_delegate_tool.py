@@ -99,7 +99,7 @@ def test_spawned_sub_agents_work_on_their_tasks_at_the_same_time(
         "1. Agent lodging: Stay in Covent Garden.\n"
         "2. Agent activities: See the Tower."
     )
-    assert delegate.observation["results"] == {
+    assert delegate.observation.model_dump(mode="json")["results"] == {
         "lodging": "Stay in Covent Garden.",
         "activities": "See the Tower.",
     }

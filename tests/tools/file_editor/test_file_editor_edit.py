@@ -22,14 +22,14 @@ def test_create_refuses_to_overwrite(edit: Edit, workspace: Path) -> None:
     (workspace / "a.txt").write_text("keep me\n")
     obs = edit("create", "a.txt", file_text="clobber\n")
     assert obs.is_error
-    assert "already exists" in obs.content
+    assert "already exists" in obs.text
     assert (workspace / "a.txt").read_text() == "keep me\n"
 
 
 def test_create_without_file_text_is_an_error(edit: Edit) -> None:
     obs = edit("create", "a.txt")
     assert obs.is_error
-    assert "file_text" in obs.content
+    assert "file_text" in obs.text
 
 
 def test_str_replace_replaces_the_unique_match(edit: Edit, workspace: Path) -> None:
@@ -37,14 +37,14 @@ def test_str_replace_replaces_the_unique_match(edit: Edit, workspace: Path) -> N
     obs = edit("str_replace", "a.py", old_str="y = 2", new_str="y = 3")
     assert not obs.is_error
     assert (workspace / "a.py").read_text() == "x = 1\ny = 3\n"
-    assert "     2\ty = 3" in obs.content
+    assert "     2\ty = 3" in obs.text
 
 
 def test_str_replace_with_no_match_is_an_error(edit: Edit, workspace: Path) -> None:
     (workspace / "a.py").write_text("x = 1\n")
     obs = edit("str_replace", "a.py", old_str="z = 9", new_str="z = 0")
     assert obs.is_error
-    assert "did not appear verbatim" in obs.content
+    assert "did not appear verbatim" in obs.text
     assert (workspace / "a.py").read_text() == "x = 1\n"
 
 
@@ -52,8 +52,8 @@ def test_str_replace_with_several_matches_names_their_lines(edit: Edit, workspac
     (workspace / "a.py").write_text("pass\nx = 1\npass\npass\n")
     obs = edit("str_replace", "a.py", old_str="pass", new_str="return")
     assert obs.is_error
-    assert "3 times" in obs.content
-    assert "[1, 3, 4]" in obs.content
+    assert "3 times" in obs.text
+    assert "[1, 3, 4]" in obs.text
     assert (workspace / "a.py").read_text() == "pass\nx = 1\npass\npass\n"
 
 
@@ -74,7 +74,7 @@ def test_str_replace_refuses_binary_files(edit: Edit, workspace: Path) -> None:
     (workspace / "blob.bin").write_bytes(b"abc\x00def")
     obs = edit("str_replace", "blob.bin", old_str="abc", new_str="xyz")
     assert obs.is_error
-    assert "binary" in obs.content
+    assert "binary" in obs.text
     assert (workspace / "blob.bin").read_bytes() == b"abc\x00def"
 
 
@@ -82,7 +82,7 @@ def test_non_utf8_text_is_refused(edit: Edit, workspace: Path) -> None:
     (workspace / "latin.txt").write_bytes("café".encode("latin-1"))
     obs = edit("str_replace", "latin.txt", old_str="caf", new_str="tea")
     assert obs.is_error
-    assert "UTF-8" in obs.content
+    assert "UTF-8" in obs.text
 
 
 def test_insert_at_zero_puts_text_at_the_top(edit: Edit, workspace: Path) -> None:
@@ -107,7 +107,7 @@ def test_insert_out_of_range_is_an_error(edit: Edit, workspace: Path) -> None:
     (workspace / "a.txt").write_text("a\nb\n")
     obs = edit("insert", "a.txt", insert_line=5, new_str="x")
     assert obs.is_error
-    assert "0 to 2" in obs.content
+    assert "0 to 2" in obs.text
 
 
 def test_undo_restores_the_previous_content_step_by_step(edit: Edit, workspace: Path) -> None:
@@ -121,7 +121,7 @@ def test_undo_restores_the_previous_content_step_by_step(edit: Edit, workspace: 
     assert target.read_text() == "v1\n"
     obs = edit("undo_edit", "a.txt")
     assert obs.is_error
-    assert "No edit to undo" in obs.content
+    assert "No edit to undo" in obs.text
 
 
 def test_undo_of_create_removes_the_file(edit: Edit, workspace: Path) -> None:
@@ -143,4 +143,4 @@ def test_str_replace_on_a_fifo_is_refused_without_blocking(edit: Edit, workspace
     os.mkfifo(workspace / "pipe")
     obs = edit("str_replace", "pipe", old_str="a", new_str="b")
     assert obs.is_error
-    assert "not a regular file" in obs.content
+    assert "not a regular file" in obs.text

@@ -24,7 +24,7 @@ def test_matches_come_newest_first(workspace: Path) -> None:
     _touch(workspace / "notes.txt")
     observation = GlobExecutor(str(workspace))(GlobAction(pattern="**/*.py"))
     assert observation.files == [str(new), str(old)]
-    assert observation.content == f"{new}\n{old}"
+    assert observation.text == f"{new}\n{old}"
     assert observation.search_path == str(workspace)
 
 
@@ -55,12 +55,12 @@ def test_results_are_capped_and_the_rest_counted(workspace: Path) -> None:
         _touch(workspace / f"f{n:03}.txt")
     observation = GlobExecutor(str(workspace))(GlobAction(pattern="*.txt"))
     assert len(observation.files) == MAX_RESULTS and observation.truncated
-    assert "[5 more files not shown" in observation.content
+    assert "[5 more files not shown" in observation.text
 
 
 def test_no_match_says_so(workspace: Path) -> None:
     observation = GlobExecutor(str(workspace))(GlobAction(pattern="*.rs"))
-    assert observation.content == "No files found." and not observation.is_error
+    assert observation.text == "No files found." and not observation.is_error
 
 
 @pytest.mark.parametrize(
@@ -75,7 +75,7 @@ def test_bad_patterns_and_paths_are_error_observations(
     workspace: Path, pattern: str, path: str | None, says: str
 ) -> None:
     observation = GlobExecutor(str(workspace))(GlobAction(pattern=pattern, path=path))
-    assert observation.is_error and says in observation.content
+    assert observation.is_error and says in observation.text
 
 
 @pytest.mark.parametrize("name", ["glob", "GlobTool"])

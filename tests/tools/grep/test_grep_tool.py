@@ -23,7 +23,7 @@ def test_files_whose_content_matches_are_listed(workspace: Path) -> None:
     _write(workspace / "src" / "other.py", "print('nothing here')\n")
     observation = GrepExecutor(str(workspace))(GrepAction(pattern=r"def \w+_config"))
     assert observation.matches == [str(hit)]
-    assert observation.content == str(hit)
+    assert observation.text == str(hit)
 
 
 def test_include_filters_by_file_name(workspace: Path) -> None:
@@ -44,12 +44,12 @@ def test_binary_files_and_vcs_folders_are_skipped(workspace: Path) -> None:
 
 def test_a_bad_regex_is_an_error_observation(workspace: Path) -> None:
     observation = GrepExecutor(str(workspace))(GrepAction(pattern="(unclosed"))
-    assert observation.is_error and "missing )" in observation.content
+    assert observation.is_error and "missing )" in observation.text
 
 
 def test_no_match_says_so(workspace: Path) -> None:
     _write(workspace / "a.txt", "hay")
-    assert GrepExecutor(str(workspace))(GrepAction(pattern="needle")).content == (
+    assert GrepExecutor(str(workspace))(GrepAction(pattern="needle")).text == (
         "No matching files found."
     )
 

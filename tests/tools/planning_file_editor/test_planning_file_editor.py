@@ -43,7 +43,7 @@ def test_the_plan_can_be_edited(workspace: Path) -> None:
         new_str="# 1. OBJECTIVE\nShip it.\n",
     )
     observation = tool(action)
-    assert not observation.is_error, observation.content
+    assert not observation.is_error, observation.text
     assert "Ship it." in (workspace / ".agents_tmp" / "PLAN.md").read_text(encoding="utf-8")
 
 
@@ -62,7 +62,7 @@ def test_editing_any_other_file_is_refused(workspace: Path, command: str) -> Non
         }
     )
     observation = tool(action)
-    assert observation.is_error and "only the plan" in observation.content
+    assert observation.is_error and "only the plan" in observation.text
     assert (workspace / "app.py").read_text(encoding="utf-8") == "x = 1\n"
     assert not (workspace / "new.py").exists()
 
@@ -70,7 +70,7 @@ def test_editing_any_other_file_is_refused(workspace: Path, command: str) -> Non
 def test_any_file_can_be_viewed(workspace: Path) -> None:
     (workspace / "app.py").write_text("x = 1\n", encoding="utf-8")
     observation = _tool(workspace)(FileEditorAction(command="view", path="app.py"))
-    assert not observation.is_error and "x = 1" in observation.content
+    assert not observation.is_error and "x = 1" in observation.text
 
 
 def test_a_custom_plan_path_must_be_absolute(workspace: Path, tmp_path: Path) -> None:

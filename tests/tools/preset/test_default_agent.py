@@ -14,6 +14,7 @@ from openhands.sdk import (
 )
 from openhands.sdk.testing import TestLLM
 from openhands.tools.preset import get_default_agent
+from openhands.tools.terminal import TerminalObservation
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -58,7 +59,8 @@ def test_scripted_run_creates_a_file_and_runs_it(
     assert (workspace / "out.txt").read_text() == "hihi\n"
     terminal = observations["terminal"]
     assert "hihi" in terminal.text
-    assert terminal.observation["exit_code"] == 0
+    assert isinstance(terminal.observation, TerminalObservation)
+    assert terminal.observation.exit_code == 0
 
 
 def test_reference_sdk_keywords_are_accepted() -> None:

@@ -78,7 +78,7 @@ def test_task_runs_the_registered_agent_its_subagent_type_names(
     conversation.close()
     assert _system_text(llm.calls[1]) == "You are a zoologist."
     assert "Owls can turn their heads 270 degrees." in observation.text
-    assert observation.observation["status"] == "completed"
+    assert observation.observation.model_dump(mode="json")["status"] == "completed"
 
 
 def test_a_builtin_type_works_without_registration(
@@ -103,7 +103,12 @@ def test_a_builtin_type_works_without_registration(
     assert not observation.is_error
     assert get_agent_factory("code-explorer").definition.level == "builtin"
     assert folder is not None
-    sub_log = folder / "subagents" / observation.observation["conversation_id"] / "events.jsonl"
+    sub_log = (
+        folder
+        / "subagents"
+        / observation.observation.model_dump(mode="json")["conversation_id"]
+        / "events.jsonl"
+    )
     first = json.loads(sub_log.read_text(encoding="utf-8").splitlines()[0])
     assert first["kind"] == "SystemPromptEvent"
     assert {tool["function"]["name"] for tool in first["tools"]} == {"finish", "think", "terminal"}

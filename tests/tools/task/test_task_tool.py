@@ -9,7 +9,7 @@ import pytest
 from openhands.sdk import Event, LocalConversation, Message, ObservationEvent
 from openhands.sdk.testing import TestLLM
 from openhands.tools.preset import get_default_agent
-from openhands.tools.task import TaskAction, TaskExecutor, TaskManager
+from openhands.tools.task import TaskAction, TaskExecutor, TaskManager, TaskObservation
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -42,12 +42,14 @@ def test_task_call_runs_a_sub_agent_on_the_parents_llm(
     [observation] = _task_observations(conversation)
     assert not observation.is_error
     assert "there are 0 files" in observation.text
-    task_id = observation.observation["task_id"]
-    assert task_id in observation.text
+    result = observation.observation
+    assert isinstance(result, TaskObservation)
+    task_id = result.task_id
+    assert task_id is not None and task_id in observation.text
     folder = conversation.state.folder
     assert folder is not None
     assert (folder / "subagents" / "task_index.json").exists()
-    assert (folder / "subagents" / observation.observation["conversation_id"]).is_dir()
+    assert (folder / "subagents" / str(result.conversation_id)).is_dir()
     conversation.close()
 
 
@@ -59,7 +61,8 @@ def test_task_call_can_resume_an_earlier_task(
     def script_resume(event: Event) -> None:
         # The task id is only known once the first task ran: script the resume then.
         if isinstance(event, ObservationEvent) and event.tool_name == "task" and llm.remaining == 0:
-            task_id = event.observation["task_id"]
+            assert isinstance(event.observation, TaskObservation)
+            task_id = event.observation.task_id
             llm.add_messages(
                 tool_call("task", prompt="which number?", resume=task_id),
                 finish("it was 4"),
@@ -70,7 +73,9 @@ def test_task_call_can_resume_an_earlier_task(
     conversation.send_message("go")
     conversation.run()
     first, second = _task_observations(conversation)
-    assert first.observation["task_id"] == second.observation["task_id"]
+    assert isinstance(first.observation, TaskObservation)
+    assert isinstance(second.observation, TaskObservation)
+    assert first.observation.task_id == second.observation.task_id
     assert "it was 4" in second.text
     assert "pick a number" in [message.text for message in llm.calls[3]]
     conversation.close()
@@ -94,10 +99,10 @@ def test_resuming_an_unknown_task_is_an_error_observation(workspace: Path) -> No
     executor = TaskExecutor(TaskManager(str(workspace), llm=TestLLM.from_messages([])))
     observation = executor(TaskAction(prompt="more", resume="task_missing"))
     assert observation.is_error
-    assert "task_missing" in observation.content
+    assert "task_missing" in observation.text
 
 
 def test_a_call_without_conversation_or_llm_is_an_error_observation(workspace: Path) -> None:
     observation = TaskExecutor(TaskManager(str(workspace)))(TaskAction(prompt="go"))
     assert observation.is_error
-    assert "LLM" in observation.content
+    assert "LLM" in observation.text

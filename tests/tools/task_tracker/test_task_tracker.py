@@ -71,12 +71,12 @@ def test_plan_then_view_shows_the_list_with_status_icons(
         "2. 🔄 Test it\n\n"
         "3. ⏳ Document it"
     )
-    assert [item["status"] for item in view.observation["task_list"]] == [
+    assert [item["status"] for item in view.observation.model_dump(mode="json")["task_list"]] == [
         "done",
         "in_progress",
         "todo",
     ]
-    assert view.observation["command"] == "view"
+    assert view.observation.model_dump(mode="json")["command"] == "view"
 
 
 def test_viewing_before_planning_says_there_is_no_list(
@@ -161,7 +161,7 @@ def test_a_refused_save_keeps_the_list_and_says_so(tmp_path: Path) -> None:
     (tmp_path / TASKS_FILE).mkdir()  # the file cannot be replaced: a folder has its name
     executor = TaskTrackerExecutor(save_dir=tmp_path)
     observation = executor(TaskTrackerAction.model_validate({"command": "plan", "task_list": PLAN}))
-    assert "saving it failed" in observation.content
+    assert "saving it failed" in observation.text
     assert not observation.is_error
     assert [task.title for task in executor.tasks] == [item["title"] for item in PLAN]
 

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from openhands.sdk.tool import Tool, ToolContext, resolve_tool
+from openhands.sdk.llm import TextContent
+from openhands.sdk.tool import Observation, Tool, ToolContext, resolve_tool
 from openhands.tools.terminal import TerminalAction, TerminalExecutor, TerminalObservation
 
 pytestmark = pytest.mark.timeout(60)
@@ -21,6 +22,11 @@ def quiet_terminal(workspace: Path) -> Iterator[TerminalExecutor]:
     executor.close()
 
 
+def shown(observation: Observation) -> str:
+    """The text the LLM reads for `observation` (the output, then the notes)."""
+    return "".join(p.text for p in observation.to_llm_content if isinstance(p, TextContent))
+
+
 def run(terminal: TerminalExecutor, command: str, **fields: object) -> TerminalObservation:
     return terminal(TerminalAction(command=command, **fields))  # type: ignore[arg-type]
 
@@ -31,8 +37,8 @@ def test_a_command_whose_output_stops_returns_and_keeps_running(
     obs = run(quiet_terminal, "echo first; sleep 30; echo never")
 
     assert obs.timed_out and obs.exit_code is None
-    assert "first" in obs.content
-    assert "no new output for 0.5 s" in obs.content
+    assert "first" in shown(obs)
+    assert "no new output for 0.5 s" in shown(obs)
     interrupted = run(quiet_terminal, "C-c", is_input=True, timeout=30)
     assert interrupted.exit_code == 130
 
@@ -45,7 +51,7 @@ def test_waiting_for_more_also_returns_when_the_output_stops(
     more = run(quiet_terminal, "", is_input=True)
 
     assert more.timed_out
-    assert "no new output" in more.content
+    assert "no new output" in shown(more)
     run(quiet_terminal, "C-c", is_input=True, timeout=30)
 
 
@@ -53,7 +59,7 @@ def test_an_explicit_timeout_is_waited_in_full(quiet_terminal: TerminalExecutor)
     obs = run(quiet_terminal, "sleep 1.5; echo done", timeout=30)
 
     assert obs.exit_code == 0
-    assert "done" in obs.content
+    assert "done" in shown(obs)
 
 
 def test_the_param_is_accepted_in_a_tool_spec(workspace: Path) -> None:
@@ -81,5 +87,5 @@ def test_the_shell_runs_as_the_named_user(workspace: Path) -> None:
         tool.close()
 
     assert isinstance(obs, TerminalObservation)
-    assert obs.content.splitlines()[:2] == ["nobody", "/nonexistent"]
+    assert shown(obs).splitlines()[:2] == ["nobody", "/nonexistent"]
     assert obs.exit_code == 0

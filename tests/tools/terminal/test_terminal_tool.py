@@ -7,9 +7,16 @@ import time
 from pathlib import Path
 
 import pytest
+from openhands.sdk.llm import TextContent
+from openhands.sdk.tool import Observation
 from openhands.tools.terminal import TerminalAction, TerminalExecutor
 
 pytestmark = pytest.mark.timeout(60)
+
+
+def shown(observation: Observation) -> str:
+    """The text the LLM reads for `observation` (the output, then the notes)."""
+    return "".join(p.text for p in observation.to_llm_content if isinstance(p, TextContent))
 
 
 def run(terminal: TerminalExecutor, command: str, **fields: object):
@@ -18,7 +25,7 @@ def run(terminal: TerminalExecutor, command: str, **fields: object):
 
 def test_commands_run_in_the_workspace(terminal: TerminalExecutor, workspace: Path) -> None:
     obs = run(terminal, "pwd")
-    assert obs.content.splitlines()[0] == str(workspace)
+    assert shown(obs).splitlines()[0] == str(workspace)
     assert obs.working_dir == str(workspace)
 
 
@@ -28,20 +35,20 @@ def test_cd_and_exported_variables_persist_between_calls(
     (workspace / "sub").mkdir()
     run(terminal, "cd sub && export GREETING=hello-there")
     obs = run(terminal, 'echo "$GREETING"; pwd')
-    assert obs.content.splitlines()[:2] == ["hello-there", str(workspace / "sub")]
+    assert shown(obs).splitlines()[:2] == ["hello-there", str(workspace / "sub")]
 
 
 def test_exit_code_is_reported(terminal: TerminalExecutor) -> None:
     obs = run(terminal, "echo partial; (exit 7)")
     assert obs.exit_code == 7
-    assert "partial" in obs.content
-    assert "Exit code: 7" in obs.content
+    assert "partial" in shown(obs)
+    assert "Exit code: 7" in shown(obs)
     assert not obs.is_error
 
 
 def test_multiline_script_with_heredoc_runs_as_one_command(terminal: TerminalExecutor) -> None:
     obs = run(terminal, "X=1\ncat <<'EOF'\nliteral $X\nEOF\necho \"expanded $X\"")
-    assert obs.content.splitlines()[:2] == ["literal $X", "expanded 1"]
+    assert shown(obs).splitlines()[:2] == ["literal $X", "expanded 1"]
     assert obs.exit_code == 0
 
 
@@ -54,14 +61,14 @@ def test_timeout_returns_partial_output_and_leaves_command_running(
     first = run(terminal, GATED, timeout=1)
     assert first.timed_out
     assert first.exit_code is None
-    assert "still running" in first.content
-    seen = first.content
+    assert "still running" in shown(first)
+    seen = shown(first)
     for _ in range(100):  # the gate is shut, so every wait times out; gather the output
         if "started" in seen:
             break
         more = run(terminal, "", is_input=True, timeout=0.5)
         assert more.timed_out
-        seen += more.content
+        seen += shown(more)
     assert "started" in seen
     assert "finished" not in seen
 
@@ -69,13 +76,13 @@ def test_timeout_returns_partial_output_and_leaves_command_running(
 def test_waiting_after_a_timeout_collects_only_the_new_output(
     terminal: TerminalExecutor, workspace: Path
 ) -> None:
-    seen = run(terminal, GATED, timeout=1).content
+    seen = shown(run(terminal, GATED, timeout=1))
     while "started" not in seen:
-        seen += run(terminal, "", is_input=True, timeout=0.5).content
+        seen += shown(run(terminal, "", is_input=True, timeout=0.5))
     (workspace / "gate").touch()
     last = run(terminal, "", is_input=True, timeout=30)
-    assert "finished" in last.content
-    assert "started" not in last.content
+    assert "finished" in shown(last)
+    assert "started" not in shown(last)
     assert last.exit_code == 0
 
 
@@ -84,14 +91,14 @@ def test_ctrl_c_interrupts_a_running_sleep(terminal: TerminalExecutor) -> None:
     obs = run(terminal, "C-c", is_input=True, timeout=30)
     assert not obs.timed_out
     assert obs.exit_code == 130
-    assert "not-reached" not in obs.content
+    assert "not-reached" not in shown(obs)
 
 
 def test_session_still_works_after_an_interrupted_timeout(terminal: TerminalExecutor) -> None:
     run(terminal, "export KEPT=yes; sleep 60", timeout=0.3)
     run(terminal, "C-c", is_input=True, timeout=30)
     obs = run(terminal, "echo $KEPT")
-    assert obs.content.splitlines()[0] == "yes"
+    assert shown(obs).splitlines()[0] == "yes"
     assert obs.exit_code == 0
 
 
@@ -99,21 +106,21 @@ def test_new_command_while_one_is_running_is_refused(terminal: TerminalExecutor)
     run(terminal, "sleep 60", timeout=0.3)
     obs = run(terminal, "echo second")
     assert obs.is_error
-    assert "NOT run" in obs.content
+    assert "NOT run" in shown(obs)
     run(terminal, "C-c", is_input=True, timeout=30)
 
 
 def test_input_text_goes_to_the_running_command(terminal: TerminalExecutor) -> None:
     assert run(terminal, "read answer; echo got-$answer", timeout=0.3).timed_out
     obs = run(terminal, "forty-two", is_input=True, timeout=30)
-    assert "got-forty-two" in obs.content
+    assert "got-forty-two" in shown(obs)
     assert obs.exit_code == 0
 
 
 def test_input_without_a_running_command_is_an_error(terminal: TerminalExecutor) -> None:
     obs = run(terminal, "hello", is_input=True)
     assert obs.is_error
-    assert "No command is running" in obs.content
+    assert "No command is running" in shown(obs)
 
 
 def test_empty_command_is_an_error(terminal: TerminalExecutor) -> None:
@@ -127,18 +134,18 @@ def test_long_output_is_truncated_keeping_head_and_tail(workspace: Path) -> None
         obs = run(terminal, "seq 1 200000")
     finally:
         terminal.close()
-    lines = obs.content.splitlines()
+    lines = shown(obs).splitlines()
     assert lines[:3] == ["1", "2", "3"]
     assert "200000" in lines
-    assert "output truncated" in obs.content
-    assert len(obs.content) < 3000
+    assert "output truncated" in shown(obs)
+    assert len(shown(obs)) < 3000
     assert obs.exit_code == 0
 
 
 def test_ansi_colour_codes_are_stripped(terminal: TerminalExecutor) -> None:
     obs = run(terminal, r"printf '\033[1;31mred\033[0m plain\n'")
-    assert obs.content.splitlines()[0] == "red plain"
-    assert "\x1b" not in obs.content
+    assert shown(obs).splitlines()[0] == "red plain"
+    assert "\x1b" not in shown(obs)
 
 
 def test_exit_ends_the_shell_and_the_next_command_gets_a_new_one(
@@ -147,14 +154,14 @@ def test_exit_ends_the_shell_and_the_next_command_gets_a_new_one(
     run(terminal, "cd / && exit 3")
     obs = run(terminal, "pwd")
     assert obs.exit_code == 0
-    assert str(workspace) in obs.content.splitlines()[0]
-    assert "new shell" in obs.content
+    assert str(workspace) in shown(obs).splitlines()[0]
+    assert "new shell" in shown(obs)
 
 
 def test_close_kills_background_processes(workspace: Path) -> None:
     terminal = TerminalExecutor(str(workspace))
     obs = run(terminal, "sleep 300 & echo $!")
-    pid = int(obs.content.splitlines()[-2])
+    pid = int(shown(obs).splitlines()[-2])
     terminal.close()
     deadline = time.monotonic() + 10
     while _alive(pid) and time.monotonic() < deadline:

@@ -112,7 +112,7 @@ async def main(wf):
 """
     observation = _workflow(workspace, script)
     assert not observation.is_error
-    assert observation.observation["status"] == "completed"
+    assert observation.observation.model_dump(mode="json")["status"] == "completed"
     assert observation.text == (
         'ECHO<merge\n\nInput:\n[\n  "ECHO<audit sdk>",\n  "ECHO<audit tools>"\n]>'
     )
@@ -142,7 +142,7 @@ async def main(wf):
 """
     observation = _workflow(workspace, script)
     assert observation.is_error
-    assert observation.observation["status"] == "error"
+    assert observation.observation.model_dump(mode="json")["status"] == "error"
     assert "map_agents: one or more sub-agents failed" in observation.text
     assert "[item 2]" in observation.text
 

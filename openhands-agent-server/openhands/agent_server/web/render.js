@@ -98,12 +98,14 @@ export function renderEvent(event, on) {
     }
     case "ObservationEvent": {
       item.classList.add("observation");
-      if (event.is_error) item.classList.add("error");
-      const text = textOf(event.content);
+      const observation = event.observation || {};
+      const failed = Boolean(observation.is_error);
+      if (failed) item.classList.add("error");
+      const notes = (observation.notes || []).map((note) => `[${note}]`);
+      const text = [textOf(observation.content), ...notes].filter(Boolean).join("\n");
       const first = text.split("\n")[0].slice(0, 100);
-      const exit = event.observation && Number.isInteger(event.observation.exit_code)
-        ? ` (exit ${event.observation.exit_code})` : "";
-      const label = `Result of ${event.tool_name}${event.is_error ? " (error)" : exit}: ${first}`;
+      const exit = Number.isInteger(observation.exit_code) ? ` (exit ${observation.exit_code})` : "";
+      const label = `Result of ${event.tool_name}${failed ? " (error)" : exit}: ${first}`;
       item.append(collapsible(label, text));
       break;
     }

@@ -101,12 +101,16 @@ class Agent(AgentBase):
         calls: list[_Call] = []
         for index, tool_call in enumerate(reply.tool_calls or []):
             action, error = self._validate(tool_call, conversation.tools)
+            first = index == 0  # the reply's text and reasoning go with its first call
             event = ActionEvent(
-                thought=thought if index == 0 else [],
+                thought=thought if first else [],
+                reasoning_content=reply.reasoning_content if first else None,
+                thinking_blocks=list(reply.thinking_blocks) if first else [],
+                responses_reasoning_item=reply.responses_reasoning_item if first else None,
                 tool_name=tool_call.name,
                 tool_call_id=tool_call.id,
                 tool_call=tool_call,
-                action=action.model_dump(mode="json") if action is not None else None,
+                action=action,
                 llm_response_id=response_id,
             )
             on_event(event)
@@ -124,7 +128,7 @@ class Agent(AgentBase):
             arguments = json.loads(call.arguments or "{}")
             if not isinstance(arguments, dict):
                 raise ValueError("arguments must be a JSON object")
-            return tool.action_type.model_validate(arguments), None
+            return tool.action_from_arguments(arguments), None
         except (ValueError, ValidationError) as exc:
             return None, f"Invalid arguments for tool {call.name!r}: {exc}"
 
@@ -225,9 +229,7 @@ class Agent(AgentBase):
                 tool_name=event.tool_name,
                 tool_call_id=event.tool_call_id,
                 action_id=event.id,
-                content=observation.to_llm_content(),
-                observation=observation.model_dump(mode="json"),
-                is_error=observation.is_error,
+                observation=observation,
             )
         )
         conversation.hook_runner.run(
@@ -235,7 +237,7 @@ class Agent(AgentBase):
             {
                 "tool_name": event.tool_name,
                 "tool_input": _tool_input(event),
-                "tool_response": observation.content,
+                "tool_response": observation.text,
             },
             tool_name=event.tool_name,
             action_id=event.id,

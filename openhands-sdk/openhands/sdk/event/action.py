@@ -1,18 +1,36 @@
-"""Events for tool calls, their results and their failures."""
+"""Events for tool calls, their results and their failures.
 
-from __future__ import annotations
+`ActionEvent.action` and `ObservationEvent.observation` hold the tool's typed `Action` and
+`Observation` objects; they are stored as `{"kind": "<class name>", ...fields}` and read back
+as the same classes (see `openhands.sdk.tool.schema` for what happens when a class is not
+loaded). Logs written before these fields were typed still load.
+"""
 
-from typing import Any
+from typing import Any, Literal
 
 from openhands.sdk.event.base import EventSource, LLMConvertibleEvent
 from openhands.sdk.llm.message import (
     ImageContent,
     Message,
     MessageToolCall,
+    ReasoningItemModel,
+    RedactedThinkingBlock,
     TextContent,
+    ThinkingBlock,
     scrub_surrogates,
 )
-from pydantic import Field, field_validator
+from openhands.sdk.tool.schema import (
+    Action,
+    Observation,
+    action_from_data,
+    dump_with_kind,
+    observation_from_data,
+)
+from pydantic import Field, SerializationInfo, field_serializer, field_validator, model_validator
+
+
+def _empty(value: Any) -> bool:
+    return not value
 
 
 class ActionEvent(LLMConvertibleEvent):
@@ -20,16 +38,56 @@ class ActionEvent(LLMConvertibleEvent):
 
     source: EventSource = "agent"
     thought: list[TextContent] = Field(default_factory=list)
+    reasoning_content: str | None = Field(
+        default=None, description="The reasoning the model gave with this reply.", exclude_if=_empty
+    )
+    thinking_blocks: list[ThinkingBlock | RedactedThinkingBlock] = Field(
+        default_factory=list,
+        description="Anthropic thinking blocks of the reply.",
+        exclude_if=_empty,
+    )
+    responses_reasoning_item: ReasoningItemModel | None = Field(
+        default=None, description="OpenAI Responses reasoning item of the reply.", exclude_if=_empty
+    )
     tool_name: str
     tool_call_id: str
     tool_call: MessageToolCall
-    action: dict[str, Any] | None = Field(
+    action: Action | None = Field(
         default=None, description="The validated arguments, or None when validation failed."
     )
     llm_response_id: str = ""
+    security_risk: str = Field(
+        default="UNKNOWN",
+        description="The risk the LLM or an analyzer gave the call: UNKNOWN, LOW, MEDIUM, HIGH.",
+        exclude_if=lambda risk: str(getattr(risk, "value", risk)) == "UNKNOWN",
+    )
+    summary: str | None = Field(
+        default=None,
+        description="A short summary of the call, if the LLM gave one.",
+        exclude_if=_empty,
+    )
+    critic_result: dict[str, Any] | None = Field(
+        default=None, description="A critic's evaluation of the call, if any.", exclude_if=_empty
+    )
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _typed_action(cls, value: Any) -> Any:
+        return None if value is None else action_from_data(value)
+
+    @field_serializer("action")
+    def _action_with_kind(self, value: Action | None, info: SerializationInfo) -> Any:
+        return None if value is None else dump_with_kind(value, info.mode)
 
     def to_llm_message(self) -> Message:
-        return Message(role="assistant", content=list(self.thought), tool_calls=[self.tool_call])
+        return Message(
+            role="assistant",
+            content=list(self.thought),
+            tool_calls=[self.tool_call],
+            reasoning_content=self.reasoning_content,
+            thinking_blocks=list(self.thinking_blocks),
+            responses_reasoning_item=self.responses_reasoning_item,
+        )
 
 
 class ObservationEvent(LLMConvertibleEvent):
@@ -39,19 +97,63 @@ class ObservationEvent(LLMConvertibleEvent):
     tool_name: str
     tool_call_id: str
     action_id: str
-    content: list[TextContent | ImageContent] = Field(default_factory=list)
-    observation: dict[str, Any] = Field(default_factory=dict)
-    is_error: bool = False
+    observation: Observation
+    extended_content: list[TextContent] = Field(
+        default_factory=list,
+        description="Text the agent's context adds after the result (e.g. triggered rules).",
+        exclude_if=_empty,
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_shape(cls, data: Any) -> Any:
+        # Logs written before observations were typed kept the LLM's view of the result in
+        # `content` and `is_error` next to an untyped `observation` dict.
+        if not isinstance(data, dict) or ("content" not in data and "is_error" not in data):
+            return data
+        data = dict(data)
+        content = data.pop("content", None)
+        is_error = data.pop("is_error", None)
+        stored = data.get("observation")
+        if isinstance(stored, dict) and "kind" not in stored:
+            stored = dict(stored)
+            if content is not None:
+                stored["content"] = content
+            if is_error is not None:
+                stored["is_error"] = is_error
+            data["observation"] = stored
+        elif stored is None:
+            data["observation"] = {"content": content or [], "is_error": bool(is_error)}
+        return data
+
+    @field_validator("observation", mode="before")
+    @classmethod
+    def _typed_observation(cls, value: Any) -> Any:
+        return observation_from_data(value)
+
+    @field_serializer("observation")
+    def _observation_with_kind(self, value: Observation, info: SerializationInfo) -> Any:
+        return dump_with_kind(value, info.mode)
+
+    @property
+    def content(self) -> list[TextContent | ImageContent]:
+        """What the LLM reads back: the observation's LLM content plus any extension."""
+        return [*self.observation.to_llm_content, *self.extended_content]
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the tool reported a failure."""
+        return self.observation.is_error
 
     @property
     def text(self) -> str:
-        """The observation's text parts joined."""
+        """The text the LLM reads back, parts joined by newlines."""
         return "\n".join(p.text for p in self.content if isinstance(p, TextContent))
 
     def to_llm_message(self) -> Message:
         return Message(
             role="tool",
-            content=list(self.content),
+            content=self.content,
             tool_call_id=self.tool_call_id,
             name=self.tool_name,
         )
@@ -67,6 +169,9 @@ class AgentErrorEvent(LLMConvertibleEvent):
     tool_name: str
     tool_call_id: str
     error: str
+    classification: dict[str, Any] | None = Field(
+        default=None, description="Structured error kind, if classified.", exclude_if=_empty
+    )
 
     @field_validator("error", mode="after")
     @classmethod
@@ -91,6 +196,11 @@ class UserRejectObservation(LLMConvertibleEvent):
     tool_call_id: str
     action_id: str
     rejection_reason: str = "The user rejected this action."
+    rejection_source: Literal["user", "hook"] = Field(
+        default="user",
+        description="Who refused: 'user' or 'hook'.",
+        exclude_if=lambda source: source == "user",
+    )
 
     def to_llm_message(self) -> Message:
         return Message(

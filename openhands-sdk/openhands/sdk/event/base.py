@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
@@ -147,3 +148,10 @@ class LLMConvertibleEvent(Event):
     def to_llm_message(self) -> Message:
         """The chat message this event contributes to the LLM context."""
         raise NotImplementedError
+
+    @staticmethod
+    def events_to_messages(events: Iterable[Event]) -> list[Message]:
+        """The LLM message list for `events` (see `openhands.sdk.event.to_messages`)."""
+        from openhands.sdk.event.to_messages import events_to_messages
+
+        return events_to_messages(events)

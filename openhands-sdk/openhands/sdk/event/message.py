@@ -1,11 +1,15 @@
 """Events that carry chat messages and the system prompt."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from openhands.sdk.event.base import EventSource, LLMConvertibleEvent
-from openhands.sdk.llm.message import ImageContent, Message, TextContent
+from openhands.sdk.llm.message import (
+    ImageContent,
+    Message,
+    RedactedThinkingBlock,
+    TextContent,
+    ThinkingBlock,
+)
 from pydantic import Field
 
 
@@ -44,6 +48,9 @@ class MessageEvent(LLMConvertibleEvent):
     """
 
     llm_message: Message
+    llm_response_id: str | None = Field(
+        default=None, description="The LLM reply this message came from.", exclude_if=_empty
+    )
     activated_skills: list[str] = Field(
         default_factory=list, description="Skills this message triggered.", exclude_if=_empty
     )
@@ -52,6 +59,22 @@ class MessageEvent(LLMConvertibleEvent):
         description="Text added by the agent's context, sent after the message.",
         exclude_if=_empty,
     )
+    sender: str | None = Field(
+        default=None, description="Who sent it, in multi-agent setups.", exclude_if=_empty
+    )
+    critic_result: dict[str, Any] | None = Field(
+        default=None, description="A critic's evaluation of the message, if any.", exclude_if=_empty
+    )
+
+    @property
+    def reasoning_content(self) -> str:
+        """The reasoning the model gave with this message ('' if none)."""
+        return self.llm_message.reasoning_content or ""
+
+    @property
+    def thinking_blocks(self) -> list[ThinkingBlock | RedactedThinkingBlock]:
+        """Anthropic thinking blocks of this message."""
+        return list(self.llm_message.thinking_blocks)
 
     def to_llm_message(self) -> Message:
         if not self.extended_content:

@@ -1,5 +1,13 @@
-"""LLM access: messages, the `LLM` model, metrics and errors."""
+"""LLM access: messages, the `LLM` model, metrics, errors, registry, routing and fallback.
 
+`openhands.sdk.llm.streaming` (the streamed chunk type) imports litellm and so is not
+imported here; it, the registry, the profile store and the routers load on first use.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from openhands.sdk.llm.callbacks import AsyncTokenCallbackType, TokenCallbackType
 from openhands.sdk.llm.errors import (
     LLMAuthenticationError,
     LLMBadRequestError,
@@ -8,29 +16,81 @@ from openhands.sdk.llm.errors import (
     LLMResponseError,
     LLMTransientError,
 )
-from openhands.sdk.llm.llm import LLM, LLMResponse
+from openhands.sdk.llm.llm import LLM, LLM_PROFILE_SCHEMA_VERSION
+from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
 from openhands.sdk.llm.message import (
     ImageContent,
     Message,
     MessageToolCall,
+    ReasoningItemModel,
+    RedactedThinkingBlock,
     TextContent,
+    ThinkingBlock,
+    content_to_str,
     text_message,
 )
 from openhands.sdk.llm.metrics import Metrics
 
+if TYPE_CHECKING:
+    from openhands.sdk.llm.fallback_strategy import FallbackStrategy
+    from openhands.sdk.llm.llm_profile_store import LLMProfileStore
+    from openhands.sdk.llm.llm_registry import LLMRegistry, RegistryEvent
+    from openhands.sdk.llm.router import RouterLLM
+    from openhands.sdk.llm.streaming import LLMStreamChunk
+    from openhands.sdk.llm.usage import MetricsSnapshot, TokenUsage
+
+_LAZY = {
+    "FallbackStrategy": "openhands.sdk.llm.fallback_strategy",
+    "LLMProfileStore": "openhands.sdk.llm.llm_profile_store",
+    "LLMRegistry": "openhands.sdk.llm.llm_registry",
+    "LLMStreamChunk": "openhands.sdk.llm.streaming",
+    "MetricsSnapshot": "openhands.sdk.llm.usage",
+    "RegistryEvent": "openhands.sdk.llm.llm_registry",
+    "RouterLLM": "openhands.sdk.llm.router",
+    "TokenUsage": "openhands.sdk.llm.usage",
+}
+"""Names loaded on first use: the chunk type is litellm's (it imports litellm); the others
+are rarely used, and every import of the SDK would pay for their classes."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
     "LLM",
+    "LLM_PROFILE_SCHEMA_VERSION",
+    "AsyncTokenCallbackType",
+    "FallbackStrategy",
     "ImageContent",
     "LLMAuthenticationError",
     "LLMBadRequestError",
+    "LLMCallContext",
     "LLMConfigurationError",
     "LLMError",
+    "LLMProfileStore",
+    "LLMRegistry",
     "LLMResponse",
     "LLMResponseError",
+    "LLMStreamChunk",
     "LLMTransientError",
     "Message",
     "MessageToolCall",
     "Metrics",
+    "MetricsSnapshot",
+    "ReasoningItemModel",
+    "RedactedThinkingBlock",
+    "RegistryEvent",
+    "RouterLLM",
     "TextContent",
+    "ThinkingBlock",
+    "TokenCallbackType",
+    "TokenUsage",
+    "content_to_str",
     "text_message",
 ]

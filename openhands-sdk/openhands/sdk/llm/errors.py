@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from openhands.sdk.errors import OpenHandsError
 
+ENV_HELP = (
+    "Set LLM_MODEL (any litellm model, e.g. 'openai/gpt-4o-mini'), LLM_API_KEY and, for a "
+    "local OpenAI-compatible server, LLM_BASE_URL (e.g. 'http://127.0.0.1:8080/v1')."
+)
+"""How to configure an LLM from the environment (quoted by configuration errors)."""
+
 
 class LLMError(OpenHandsError, RuntimeError):
     """Base class of every error raised while calling an LLM."""

@@ -1,21 +1,31 @@
-"""`LLM`: one configured model, called through litellm (imported lazily)."""
+"""`LLM`: one configured model, called through litellm (imported lazily).
 
-from __future__ import annotations
+One pydantic class holds every setting and the calls (a settings base class would cost every
+SDK import a copy of each field); which settings reach litellm is decided in `options.py`,
+the call itself in `transport.py`.
 
-import functools
+Metrics belong to a usage slot: an LLM and its copies under the same `usage_id` (e.g. a
+non-streaming copy made for one call) count into the same `Metrics`; a copy under another
+`usage_id` (`copy_for`, `model_copy(update={"usage_id": ...})`) starts with fresh metrics.
+`reset_metrics()` gives any LLM fresh metrics.
+"""
+
+import json
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Self
 
+from openhands.sdk.llm._litellm import import_litellm as _import_litellm
 from openhands.sdk.llm.errors import (
-    LLMAuthenticationError,
-    LLMBadRequestError,
+    ENV_HELP,
     LLMConfigurationError,
-    LLMError,
     LLMResponseError,
     LLMTransientError,
 )
-from openhands.sdk.llm.message import ImageContent, Message, MessageToolCall, TextContent
+from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
+from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
 from pydantic import (
     BaseModel,
@@ -25,54 +35,133 @@ from pydantic import (
     SecretStr,
     SerializationInfo,
     field_serializer,
+    field_validator,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 
 if TYPE_CHECKING:
+    from openhands.sdk.llm.callbacks import TokenCallbackType
+    from openhands.sdk.llm.fallback_strategy import FallbackStrategy
+    from openhands.sdk.tool.tool import ToolDefinition
     from tenacity import RetryCallState, Retrying
+
+__all__ = ["LLM", "LLM_PROFILE_SCHEMA_VERSION", "LLMCallContext", "LLMResponse"]
 
 logger = logging.getLogger(__name__)
 
-ENV_HELP = (
-    "Set LLM_MODEL (any litellm model, e.g. 'openai/gpt-4o-mini'), LLM_API_KEY and, for a "
-    "local OpenAI-compatible server, LLM_BASE_URL (e.g. 'http://127.0.0.1:8080/v1')."
-)
+LLM_PROFILE_SCHEMA_VERSION = 1
+"""Version of the saved-profile format (`LLMProfileStore`)."""
+
+SECRET_FIELDS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_session_token")
+"""Fields that hold credentials: never logged, dropped from JSON unless asked for."""
+
+RetryListener = Callable[[int, int, BaseException | None], None]
 
 
-MISSING_KEY_MARKERS = ("Missing credentials", "api_key client option must be set")
-"""What providers' clients say when they find no API key (litellm wraps it as a 500)."""
-
-
-class LLMResponse(BaseModel):
-    """The result of one completion: the assistant message plus what it cost."""
-
-    model_config = ConfigDict(defer_build=True)
-
-    message: Message
-    id: str = ""
-    cost: float = 0.0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+def _default_log_folder() -> str:
+    return os.path.join(os.environ.get("LOG_DIR", "logs"), "completions")
 
 
 class LLM(BaseModel):
     """A language model reachable through litellm, with retries and cost metrics.
 
-    litellm is imported on the first real completion, never at import time.
+    litellm is imported on the first real completion, never at import time. Settings the
+    reference SDK has but this one does not act on are accepted and documented as such.
     """
 
-    model_config = ConfigDict(defer_build=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
 
+    # -- which model, and how to reach it ------------------------------------------------------
     model: str = Field(min_length=1, description="litellm model name, e.g. 'openai/gpt-4o-mini'.")
     api_key: SecretStr | None = Field(default=None, description="Provider key; never logged.")
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint URL.")
+    api_version: str | None = Field(default=None, description="API version (Azure).")
+    custom_llm_provider: str | None = Field(
+        default=None, description="litellm provider name, when the model name has no prefix."
+    )
+    ollama_base_url: str | None = Field(
+        default=None, description="Endpoint for `ollama/...` models when `base_url` is unset."
+    )
+    aws_access_key_id: SecretStr | None = Field(default=None, description="Bedrock credential.")
+    aws_secret_access_key: SecretStr | None = Field(default=None, description="Bedrock secret.")
+    aws_session_token: SecretStr | None = Field(default=None, description="Bedrock session.")
+    aws_region_name: str | None = None
+    aws_profile_name: str | None = None
+    aws_role_name: str | None = None
+    aws_session_name: str | None = None
+    aws_bedrock_runtime_endpoint: str | None = None
+    openrouter_site_url: str = Field(
+        default="https://docs.all-hands.dev/",
+        description="Sent as HTTP-Referer to `openrouter/...` models (app attribution).",
+    )
+    openrouter_app_name: str = Field(
+        default="OpenHands", description="Sent as X-Title to `openrouter/...` models."
+    )
+    extra_headers: dict[str, str] | None = Field(
+        default=None, description="HTTP headers added to every request."
+    )
+    litellm_extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="Passed to litellm as `extra_body` (proxies, vLLM)."
+    )
     usage_id: str = Field(default="default", description="Name under which metrics are kept.")
+    auth_type: Literal["api_key", "subscription"] = Field(
+        default="api_key", description="Only 'api_key' is supported here."
+    )
+    subscription_vendor: Literal["openai"] | None = Field(
+        default=None, description="Accepted for the reference SDK's profiles; unused."
+    )
+    provider_connection_id: str | None = Field(
+        default=None, description="Accepted for the reference SDK's profiles; unused."
+    )
+
+    # -- sampling and limits -------------------------------------------------------------------
     temperature: float | None = Field(
         default=0.0, ge=0.0, le=2.0, description="Sampling temperature; None sends none."
     )
+    top_p: float | None = Field(default=None, ge=0.0, le=1.0, description="Nucleus sampling.")
+    top_k: float | None = Field(default=None, ge=0.0, description="Top-k sampling.")
+    seed: int | None = Field(default=None, description="Seed for providers that take one.")
     max_output_tokens: int | None = Field(
         default=None, ge=1, description="Cap on tokens per reply; None means the provider's."
     )
+    max_input_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="The model's context window; None: litellm's value (used for routing).",
+    )
+    max_message_chars: int = Field(
+        default=30_000,
+        ge=1,
+        description="Accepted for the reference SDK; tools bound their own output here.",
+    )
+    reasoning_effort: str | None = Field(
+        default=None,
+        description="'low', 'medium', 'high'...: sent to models that support it; None: none.",
+    )
+    reasoning_summary: Literal["auto", "concise", "detailed"] | None = Field(
+        default=None, description="Responses API reasoning summary detail."
+    )
+    enable_encrypted_reasoning: bool = Field(
+        default=True, description="Responses API: ask for encrypted reasoning to send back."
+    )
+    extended_thinking_budget: int | None = Field(
+        default=None,
+        ge=1,
+        description="Anthropic extended-thinking token budget for Claude reasoning models "
+        "(used when reasoning_effort is None); None: off.",
+    )
+    prompt_cache_retention: str | None = Field(
+        default=None, description="Accepted for the reference SDK; not sent."
+    )
+    input_cost_per_token: float | None = Field(
+        default=None, ge=0.0, description="USD per prompt token; overrides litellm's prices."
+    )
+    output_cost_per_token: float | None = Field(
+        default=None, ge=0.0, description="USD per completion token; overrides litellm's prices."
+    )
+
+    # -- transport ------------------------------------------------------------------------------
     # Bounded so that an absurd spec fails validation instead of overflowing the OS timers
     # (OverflowError) or sleeping for years in a thread no pause reaches.
     num_retries: int = Field(
@@ -84,19 +173,102 @@ class LLM(BaseModel):
     retry_max_wait: float = Field(
         default=20.0, ge=0.0, le=3600, description="Largest backoff, seconds (<= 1 hour)."
     )
+    retry_multiplier: float | None = Field(
+        default=None, gt=1.0, le=100, description="Backoff growth per retry; None: 2."
+    )
     timeout: float | None = Field(
         default=120.0, gt=0, le=86_400, description="Seconds per HTTP request (<= 1 day)."
     )
-    stream: bool = Field(default=False, description="Stream tokens (the judge never streams).")
+    stream: bool = Field(
+        default=False,
+        description="Stream replies; `completion(on_token=...)` then sees each chunk (the "
+        "goal judge never streams).",
+    )
+    drop_params: bool = Field(
+        default=True, description="Let litellm drop parameters the provider does not accept."
+    )
+    modify_params: bool = Field(
+        default=True, description="Accepted for the reference SDK; unused (deprecated there)."
+    )
+    api_mode: Literal["auto", "chat", "responses"] = Field(
+        default="auto",
+        description="'responses' calls the OpenAI Responses API; 'auto' and 'chat' use chat "
+        "completions.",
+    )
+    native_tool_calling: bool = Field(
+        default=True,
+        description="Send tools natively. False (prompt-based tool calling) is not supported: "
+        "a completion with tools then fails with a clear error.",
+    )
+    force_string_serializer: bool | None = Field(
+        default=None, description="Send message content as one string (drops images)."
+    )
+    inline_image_urls: bool | None = Field(
+        default=None, description="Accepted for the reference SDK; image URLs are sent as is."
+    )
+    disable_vision: bool | None = Field(
+        default=None, description="Never send images, even to a vision model."
+    )
+    disable_stop_word: bool | None = Field(
+        default=False, description="Accepted for the reference SDK; no stop words are sent."
+    )
+    caching_prompt: bool = Field(
+        default=True, description="Mark prompt-cache breakpoints for models that need them."
+    )
+    capability_overrides: dict[str, bool | str] = Field(
+        default_factory=dict,
+        description='What the model can do, when litellm does not know it: e.g. {"supports_'
+        'vision": true, "supports_reasoning_effort": false, "supports_prompt_cache": true}.',
+    )
+    model_canonical_name: str | None = Field(
+        default=None, description="Model name for capability lookups (for aliases, proxies)."
+    )
+    custom_tokenizer: str | None = Field(
+        default=None, description="Accepted for the reference SDK; litellm's counter is used."
+    )
+    log_completions: bool = Field(
+        default=False, description="Write one JSON file per completion (see completion_log)."
+    )
+    log_completions_folder: str = Field(
+        default_factory=_default_log_folder,
+        description="Where `log_completions` writes ($LOG_DIR/completions by default).",
+    )
+    # A FallbackStrategy, loaded with the first LLM that has one (see `_fallback_strategy`).
+    if TYPE_CHECKING:
+        fallback_strategy: FallbackStrategy | None = None
+    else:
+        fallback_strategy: SkipJsonSchema[Any] = Field(
+            default=None,
+            exclude=True,
+            description="LLM profiles to try when this one keeps failing; not serialized.",
+        )
+    retry_listener: SkipJsonSchema[RetryListener | None] = Field(
+        default=None,
+        exclude=True,
+        description="Called as (attempt, num_retries, error) before each retry.",
+    )
 
-    _metrics: Metrics = PrivateAttr()
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_reference_dumps(cls, data: Any) -> Any:
+        # The reference SDK's dumps carry a computed `is_subscription`; it is not a setting.
+        if isinstance(data, dict) and "is_subscription" in data:
+            data = {key: value for key, value in data.items() if key != "is_subscription"}
+        return data
 
-    def model_post_init(self, __context: Any) -> None:
-        """Start with empty metrics under this LLM's `usage_id`."""
-        self._metrics = Metrics(usage_id=self.usage_id)
+    @field_validator("fallback_strategy", mode="before")
+    @classmethod
+    def _fallback_strategy(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        from openhands.sdk.llm.fallback_strategy import FallbackStrategy
+
+        return (
+            value if isinstance(value, FallbackStrategy) else FallbackStrategy.model_validate(value)
+        )
 
     @model_validator(mode="after")
-    def _check_retry_waits(self) -> LLM:
+    def _check_retry_waits(self) -> Self:
         if self.retry_max_wait < self.retry_min_wait:
             raise ValueError(
                 f"retry_max_wait ({self.retry_max_wait}) must be >= retry_min_wait "
@@ -104,18 +276,26 @@ class LLM(BaseModel):
             )
         return self
 
-    @field_serializer("api_key", when_used="always")
-    def _serialize_api_key(self, value: SecretStr | None, info: SerializationInfo) -> Any:
-        # Secrets never reach disk or logs: JSON dumps drop the key unless the caller asks for
-        # it explicitly with context={"expose_secrets": True} (e.g. sending a spec to a server).
+    @field_serializer(*SECRET_FIELDS, when_used="always")
+    def _serialize_secret(self, value: SecretStr | None, info: SerializationInfo) -> Any:
+        # Secrets never reach disk or logs: JSON dumps drop them unless the caller asks for
+        # them explicitly with context={"expose_secrets": True} (e.g. sending a spec to a server).
         if value is None:
             return None
         if isinstance(info.context, dict) and info.context.get("expose_secrets"):
             return value.get_secret_value()
         return None if info.mode == "json" else value
 
+    _metrics: Metrics = PrivateAttr()
+
+    def model_post_init(self, __context: Any) -> None:
+        """Start with empty metrics under this LLM's `usage_id`."""
+        self._metrics = Metrics(usage_id=self.usage_id, model_name=self.model)
+
+    # -- construction --------------------------------------------------------------------------
+
     @classmethod
-    def from_env(cls, usage_id: str = "default", **overrides: Any) -> LLM:
+    def from_env(cls, usage_id: str = "default", **overrides: Any) -> "LLM":
         """Build an LLM from LLM_MODEL, LLM_API_KEY and LLM_BASE_URL, or say what to set."""
         model = os.environ.get("LLM_MODEL", "").strip()
         if not model:
@@ -130,106 +310,281 @@ class LLM(BaseModel):
             **overrides,
         )
 
+    @classmethod
+    def load_from_env(cls, prefix: str = "LLM_") -> "LLM":
+        """Build an LLM from `<prefix><FIELD>` variables (e.g. LLM_MODEL, LLM_TOP_P).
+
+        Values that look like JSON objects or lists are parsed as JSON.
+        """
+        data: dict[str, Any] = {}
+        for name in cls.model_fields:
+            raw = os.environ.get(f"{prefix}{name.upper()}")
+            if raw is None or raw == "":
+                continue
+            data[name] = json.loads(raw) if raw.strip()[:1] in ("{", "[") else raw
+        if "model" not in data:
+            raise LLMConfigurationError(f"No LLM configured: set {prefix}MODEL. {ENV_HELP}")
+        return cls.model_validate(data)
+
+    @classmethod
+    def load_from_json(cls, path: str | Path) -> "LLM":
+        """Build an LLM from a JSON file of its settings (e.g. a saved profile)."""
+        return cls.model_validate_json(Path(path).read_text(encoding="utf-8"))
+
+    # -- metrics and copies --------------------------------------------------------------------
+
     @property
     def metrics(self) -> Metrics:
-        """Cost and token usage accumulated by this LLM object."""
+        """Cost and token usage accumulated under this LLM's usage slot."""
         return self._metrics
 
-    def copy_for(self, usage_id: str, **changes: Any) -> LLM:
-        """A copy with another `usage_id` and fresh metrics (e.g. a judge from an agent LLM)."""
+    def reset_metrics(self) -> None:
+        """Count from zero in fresh metrics (copies made earlier keep the old ones)."""
+        self._metrics = Metrics(usage_id=self.usage_id, model_name=self.model)
+
+    def restore_metrics(self, metrics: Metrics) -> None:
+        """Count into `metrics` from now on (e.g. counts saved with a conversation)."""
+        self._metrics = metrics
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; it shares this LLM's metrics unless `update` changes the `usage_id`."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update and "usage_id" in update and update["usage_id"] != self.usage_id:
+            copied.reset_metrics()
+        return copied
+
+    def copy_for(self, usage_id: str, **changes: Any) -> "LLM":
+        """A validated copy with another `usage_id` and fresh metrics (e.g. a goal judge)."""
         data = {name: getattr(self, name) for name in type(self).model_fields}
         data.update(changes, usage_id=usage_id)
         return type(self)(**data)
 
+    # -- what the model can do -----------------------------------------------------------------
+
+    def _supports(self, feature: Any) -> bool | None:
+        from openhands.sdk.llm.capabilities import supports
+
+        return supports(
+            self.model_canonical_name or self.model,
+            feature,
+            overrides=self.capability_overrides,
+            provider=self.custom_llm_provider,
+        )
+
+    def vision_is_active(self) -> bool:
+        """Whether images are sent: not disabled, and the model is not known to be blind.
+
+        A model litellm does not know gets the benefit of the doubt (set
+        `capability_overrides={"supports_vision": False}` or `disable_vision` to stop it).
+        """
+        if self.disable_vision:
+            return False
+        return self._supports("vision") is not False
+
+    def is_caching_prompt_active(self) -> bool:
+        """Whether prompt caching is on and the model is known to support it."""
+        return self.caching_prompt and self._supports("prompt_cache") is True
+
+    def uses_responses_api(self) -> bool:
+        """Whether completions go through the OpenAI Responses API (`api_mode="responses"`)."""
+        if self.api_mode != "auto":
+            return self.api_mode == "responses"
+        return self.capability_overrides.get("supports_responses_api") is True
+
+    @property
+    def model_info(self) -> dict[str, Any] | None:
+        """litellm's information on this model (context window, prices), or None."""
+        from openhands.sdk.llm.capabilities import model_info
+
+        return model_info(self.model_canonical_name or self.model, self.custom_llm_provider)
+
+    @property
+    def effective_max_input_tokens(self) -> int | None:
+        """`max_input_tokens`, else litellm's context window for the model (None: unknown)."""
+        if self.max_input_tokens:
+            return self.max_input_tokens
+        info = self.model_info
+        value = info.get("max_input_tokens") if info else None
+        return value if isinstance(value, int) else None
+
+    @property
+    def effective_max_output_tokens(self) -> int | None:
+        """`max_output_tokens`, else litellm's output limit for the model (None: unknown)."""
+        from openhands.sdk.llm.options import output_token_cap
+
+        return output_token_cap(self)
+
+    def get_token_count(self, messages: list[Message]) -> int:
+        """Tokens `messages` take for this model (litellm's counter; 0 if it cannot tell)."""
+        try:
+            return int(
+                _import_litellm().token_counter(
+                    model=self.model_canonical_name or self.model,
+                    messages=self.format_messages_for_llm(messages),
+                )
+            )
+        except Exception:
+            return 0
+
+    # -- message formatting --------------------------------------------------------------------
+
+    def format_messages_for_llm(self, messages: list[Message]) -> list[dict[str, Any]]:
+        """`messages` as the chat-completions dicts this LLM would send (JSON-ready)."""
+        from openhands.sdk.llm.options import format_chat_messages
+
+        return format_chat_messages(self, messages)
+
+    def format_messages_for_responses(
+        self, messages: list[Message]
+    ) -> tuple[str | None, list[dict[str, Any]]]:
+        """`messages` as the Responses API wants them: (instructions, input items)."""
+        vision = self.vision_is_active()
+        instructions: list[str] = []
+        items: list[dict[str, Any]] = []
+        for message in messages:
+            value = message.to_responses_value(vision_enabled=vision)
+            if isinstance(value, str):
+                if value:
+                    instructions.append(value)
+            else:
+                items.extend(value)
+        return ("\n\n".join(instructions) or None), items
+
+    # -- completion ----------------------------------------------------------------------------
+
     def completion(
         self,
         messages: list[Message],
-        tools: list[dict[str, Any]] | None = None,
+        tools: "Sequence[ToolDefinition | dict[str, Any]] | None" = None,
+        add_security_risk_prediction: bool = False,
+        on_token: "TokenCallbackType | None" = None,
+        call_context: LLMCallContext | None = None,
         *,
         stream: bool | None = None,
+        **kwargs: Any,
     ) -> LLMResponse:
-        """Ask the model for the next assistant message (tool calls included)."""
+        """Ask the model for the next assistant message (tool calls included).
+
+        `tools` are tool definitions or OpenAI tool dicts. The call streams when `stream`
+        (or, if None, the `stream` field) says so; `on_token` then receives every raw chunk
+        (a litellm `ModelResponseStream`) as it arrives. Extra keyword arguments go to
+        litellm as they are. On a persistent failure, `fallback_strategy` is tried.
+        """
         if not messages:
             raise ValueError("completion() needs at least one message")
+        tool_dicts = _tool_dicts(tools, add_security_risk_prediction)
+        if tool_dicts and not self.native_tool_calling:
+            raise LLMConfigurationError(
+                f"LLM {self.model!r} has native_tool_calling=False, but prompt-based tool "
+                "calling is not supported: use a model with tool calling and leave "
+                "native_tool_calling=True.",
+                model=self.model,
+            )
+        if self.auth_type != "api_key":
+            raise LLMConfigurationError(
+                f"LLM {self.model!r}: auth_type={self.auth_type!r} is not supported; use "
+                "auth_type='api_key' with an api_key.",
+                model=self.model,
+            )
         use_stream = self.stream if stream is None else stream
-        response = self._complete(messages, tools or None, use_stream)
+        extra: dict[str, Any] = {}
+        if on_token is not None:
+            extra["on_token"] = on_token
+        if call_context is not None:
+            extra["call_context"] = call_context
+        if kwargs:
+            extra["params"] = kwargs
+        try:
+            response = self._complete(messages, tool_dicts, use_stream, **extra)
+        except (LLMTransientError, LLMResponseError) as error:
+            fallback = self.fallback_strategy
+            if fallback is None or not fallback.should_fallback(error):
+                raise
+            rescued = fallback.try_fallback(
+                primary_model=self.model,
+                primary_error=error,
+                primary_metrics=self._metrics,
+                call_fn=lambda other: other.completion(
+                    messages, tool_dicts, on_token=on_token, stream=stream, **kwargs
+                ),
+            )
+            if rescued is None:
+                raise
+            return rescued
         self._metrics.add(
             cost=response.cost,
             prompt_tokens=response.prompt_tokens,
             completion_tokens=response.completion_tokens,
+            cache_read_tokens=response.cache_read_tokens,
+            cache_write_tokens=response.cache_write_tokens,
+            reasoning_tokens=response.reasoning_tokens,
+            context_window=self._context_window(response),
+            response_id=response.id,
+            latency=response.latency,
+            model=self.model,
         )
+        response.metrics = self._metrics.get_snapshot()
         return response
 
-    # -- transport ---------------------------------------------------------------------------
+    def _context_window(self, response: LLMResponse) -> int:
+        # litellm's figure only for real calls: a scripted reply must not import litellm.
+        if self.max_input_tokens or response.raw_response is None:
+            return self.max_input_tokens or 0
+        return self.effective_max_input_tokens or 0
 
     def _complete(
-        self, messages: list[Message], tools: list[dict[str, Any]] | None, stream: bool
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        stream: bool,
+        *,
+        on_token: "TokenCallbackType | None" = None,
+        call_context: LLMCallContext | None = None,
+        params: dict[str, Any] | None = None,
     ) -> LLMResponse:
         """One completion with retries; subclasses (TestLLM) replace this."""
-        litellm = _import_litellm()
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": [m.to_chat_dict() for m in messages],
-            "num_retries": 0,
-            "drop_params": True,
-        }
-        if tools:
-            kwargs["tools"] = tools
-            if _litellm_knows_mcp_skip_flag():
-                # Our tools are plain functions. Without this flag, litellm >= 1.80 imports its
-                # MCP gateway (which needs the optional `mcp` package) for any call with tools.
-                kwargs["_skip_mcp_handler"] = True
-        if self.api_key is not None:
-            kwargs["api_key"] = self.api_key.get_secret_value()
-        if self.base_url:
-            kwargs["base_url"] = self.base_url
-        if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
-        if self.max_output_tokens is not None:
-            kwargs["max_tokens"] = self.max_output_tokens
-        if self.timeout is not None:
-            kwargs["timeout"] = self.timeout
+        from openhands.sdk.llm.options import chat_params, format_chat_messages
+        from openhands.sdk.llm.transport import complete_chat
 
-        def attempt() -> LLMResponse:
-            try:
-                if stream:
-                    # include_usage makes OpenAI-style providers report tokens in the last chunk.
-                    chunks = list(
-                        litellm.completion(
-                            stream=True, stream_options={"include_usage": True}, **kwargs
-                        )
-                    )
-                    raw = litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
-                else:
-                    raw = litellm.completion(**kwargs)
-                return self._parse(raw, litellm)
-            except LLMError:
-                raise
-            except Exception as exc:  # litellm raises many exception types; classify them
-                raise self._classify(exc, litellm) from exc
+        if self.uses_responses_api():
+            from openhands.sdk.llm.responses_api import complete_responses
 
-        return self._retrying()(attempt)
+            request = chat_params(self, stream=False, call_context=call_context, overrides=params)
+            response = complete_responses(self, messages, tools, request)
+        else:
+            request = chat_params(self, stream=stream, call_context=call_context, overrides=params)
+            request["messages"] = format_chat_messages(self, messages)
+            if tools:
+                request["tools"] = tools
+            response = complete_chat(self, request, on_token=on_token)
+        if self.log_completions:
+            from openhands.sdk.llm.completion_log import write_completion_log
 
-    def _retrying(self) -> Retrying:
+            write_completion_log(self.log_completions_folder, request, response)
+        return response
+
+    def _retrying(self) -> "Retrying":
         """The retry policy: only `LLMTransientError` is retried, `num_retries` times at most.
 
-        Backoff is exponential from `retry_min_wait`, capped at `retry_max_wait`, with "equal
-        jitter": half the step is fixed and half is random, so waits stay within the bounds
-        and parallel callers spread out.
+        Backoff is exponential from `retry_min_wait` (growing `retry_multiplier` times per
+        retry, 2 by default), capped at `retry_max_wait`, with "equal jitter": half the step
+        is fixed and half is random, so waits stay within the bounds and parallel callers
+        spread out.
         """
         import tenacity  # lazily, like litellm: only a real completion needs it
 
         half_min, half_max = self.retry_min_wait / 2, self.retry_max_wait / 2
+        base = self.retry_multiplier or 2
         return tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(LLMTransientError),
             stop=tenacity.stop_after_attempt(self.num_retries + 1),
-            wait=tenacity.wait_exponential(multiplier=half_min, max=half_max)
-            + tenacity.wait_random_exponential(multiplier=half_min, max=half_max),
+            wait=tenacity.wait_exponential(multiplier=half_min, max=half_max, exp_base=base)
+            + tenacity.wait_random_exponential(multiplier=half_min, max=half_max, exp_base=base),
             before_sleep=self._log_retry,
             reraise=True,
         )
 
-    def _log_retry(self, state: RetryCallState) -> None:
+    def _log_retry(self, state: "RetryCallState") -> None:
         error = state.outcome.exception() if state.outcome is not None else None
         cause = getattr(error, "__cause__", None) or error
         logger.warning(
@@ -240,104 +595,23 @@ class LLM(BaseModel):
             self.num_retries,
             state.next_action.sleep if state.next_action is not None else 0.0,
         )
-
-    def _classify(self, exc: Exception, litellm: Any) -> LLMError:
-        """The LLMError for a litellm failure; only an `LLMTransientError` is retried."""
-        status = getattr(exc, "status_code", None)
-        detail = str(exc).strip() or type(exc).__name__
-        if isinstance(exc, litellm.AuthenticationError) or status in (401, 403):
-            return LLMAuthenticationError(
-                f"The provider rejected the API key for model {self.model!r} "
-                f"(HTTP {status or 401}). Check LLM_API_KEY (the `api_key` field). {detail}",
-                model=self.model,
-            )
-        if self.api_key is None and any(marker in detail for marker in MISSING_KEY_MARKERS):
-            # The provider's client found no key before sending anything; litellm reports that
-            # as a server error, but no retry can fix it.
-            return LLMAuthenticationError(
-                f"No API key for model {self.model!r}: set LLM_API_KEY (the `api_key` "
-                f"field) or the provider's own key variable. {detail}",
-                model=self.model,
-            )
-        retryable = (
-            litellm.RateLimitError,
-            litellm.Timeout,
-            litellm.APIConnectionError,
-            litellm.InternalServerError,
-            litellm.ServiceUnavailableError,
-        )
-        if isinstance(exc, retryable) or status == 429 or (status or 0) >= 500:
-            return LLMTransientError(
-                f"LLM {self.model!r} kept failing after {self.num_retries} retries: {detail}",
-                model=self.model,
-            )
-        if isinstance(exc, litellm.BadRequestError) or (status and 400 <= status < 500):
-            hint = ""
-            if "LLM Provider NOT provided" in detail:
-                hint = f" The model name needs a provider prefix. {ENV_HELP}"
-            return LLMBadRequestError(
-                f"LLM {self.model!r} refused the request (HTTP {status}): {detail}{hint}",
-                model=self.model,
-            )
-        return LLMError(f"LLM {self.model!r} call failed: {detail}", model=self.model)
-
-    def _parse(self, raw: Any, litellm: Any) -> LLMResponse:
-        choices = getattr(raw, "choices", None) or []
-        if not choices:
-            raise LLMResponseError(f"LLM {self.model!r} returned no choices", model=self.model)
-        msg = choices[0].message
-        content: list[TextContent | ImageContent] = (
-            [TextContent(text=msg.content)] if msg.content else []
-        )
-        calls = [
-            MessageToolCall(
-                id=call.id or f"call_{index}",
-                name=call.function.name or "",
-                arguments=call.function.arguments or "{}",
-            )
-            for index, call in enumerate(getattr(msg, "tool_calls", None) or [])
-        ]
-        usage = getattr(raw, "usage", None)
-        return LLMResponse(
-            message=Message(role="assistant", content=content, tool_calls=calls or None),
-            id=getattr(raw, "id", "") or "",
-            cost=_response_cost(raw, litellm),
-            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-        )
+        if self.retry_listener is not None:
+            try:
+                self.retry_listener(state.attempt_number, self.num_retries, error)
+            except Exception as exc:  # a listener must not change how the call goes
+                logger.warning("retry_listener of LLM %s raised %r", self.model, exc)
 
 
-def _response_cost(raw: Any, litellm: Any) -> float:
-    hidden = getattr(raw, "_hidden_params", None) or {}
-    cost = hidden.get("response_cost")
-    if cost is None:
-        try:
-            cost = litellm.completion_cost(completion_response=raw)
-        except Exception:  # unknown models have no price; that is not an error
-            cost = 0.0
-    return float(cost or 0.0)
-
-
-@functools.cache
-def _litellm_knows_mcp_skip_flag() -> bool:
-    """True when litellm strips `_skip_mcp_handler` itself, so it never reaches a provider."""
-    try:
-        from litellm.litellm_core_utils.core_helpers import filter_internal_params
-    except ImportError:
-        return False
-    return "_skip_mcp_handler" not in filter_internal_params({"_skip_mcp_handler": True})
-
-
-def _import_litellm() -> Any:
-    """Import litellm on first use, without its import-time side effects unless asked.
-
-    By default litellm fetches its model price map from the network and loads a `.env` file
-    from the working directory into `os.environ` when imported. We use the price map it ships
-    and leave the environment alone; a user who sets either variable keeps their choice.
-    """
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    return litellm
+def _tool_dicts(
+    tools: "Sequence[ToolDefinition | dict[str, Any]] | None", add_security_risk: bool
+) -> list[dict[str, Any]] | None:
+    """OpenAI tool dicts for `tools` (definitions are rendered, dicts kept)."""
+    if not tools:
+        return None
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        if isinstance(tool, dict):
+            out.append(tool)
+        else:
+            out.append(tool.to_openai_tool(add_security_risk_prediction=add_security_risk))
+    return out

@@ -1,11 +1,11 @@
 """Messages exchanged with an LLM, in a provider-neutral shape."""
 
-from __future__ import annotations
-
+import json
 import re
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -16,6 +16,10 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def scrub_surrogates(text: str) -> str:
     """`text` with lone surrogates (undecodable bytes in OS strings) replaced by U+FFFD."""
     return LONE_SURROGATE.sub("\ufffd", text)
+
+
+def _empty(value: Any) -> bool:
+    return not value
 
 
 class TextContent(BaseModel):
@@ -39,6 +43,40 @@ class ImageContent(BaseModel):
 Content = TextContent | ImageContent
 
 
+class ThinkingBlock(BaseModel):
+    """A reasoning block an Anthropic model returned (extended thinking).
+
+    Anthropic requires it to be sent back, unchanged, with the assistant turn it came with.
+    """
+
+    model_config = ConfigDict(defer_build=True)
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str = Field(description="The model's reasoning text.")
+    signature: str | None = Field(default=None, description="The provider's signature.")
+
+
+class RedactedThinkingBlock(BaseModel):
+    """A reasoning block the provider returned encrypted (sent back as is)."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str = Field(description="The encrypted reasoning.")
+
+
+class ReasoningItemModel(BaseModel):
+    """A reasoning item of the OpenAI Responses API (never shown or logged when encrypted)."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    id: str | None = None
+    summary: list[str] = Field(default_factory=list)
+    content: list[str] | None = None
+    encrypted_content: str | None = None
+    status: str | None = None
+
+
 class MessageToolCall(BaseModel):
     """A tool call requested by the assistant: the tool name and its JSON arguments."""
 
@@ -47,6 +85,37 @@ class MessageToolCall(BaseModel):
     id: str
     name: str
     arguments: str = Field(default="{}", description="The arguments as a JSON object string.")
+    origin: Literal["completion", "responses"] = Field(
+        default="completion",
+        description="Which API produced the call.",
+        exclude_if=lambda origin: origin == "completion",
+    )
+    responses_item_id: str | None = Field(
+        default=None,
+        description="The Responses API item id, echoed back unchanged.",
+        exclude_if=_empty,
+    )
+
+    def to_chat_dict(self) -> dict[str, Any]:
+        """The call in the Chat Completions `tool_calls` shape."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+    def to_responses_dict(self) -> dict[str, Any]:
+        """The call as a Responses API `function_call` input item."""
+        item_id = self.responses_item_id or (
+            self.id if self.id.startswith("fc") else f"fc_{self.id}"
+        )
+        return {
+            "type": "function_call",
+            "id": item_id,
+            "call_id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+        }
 
 
 class Message(BaseModel):
@@ -61,16 +130,61 @@ class Message(BaseModel):
         default=None, description="For role 'tool': the id of the call this message answers."
     )
     name: str | None = Field(default=None, description="For role 'tool': the tool's name.")
+    reasoning_content: str | None = Field(
+        default=None,
+        description="The reasoning a reasoning model gave with this reply.",
+        exclude_if=_empty,
+    )
+    thinking_blocks: list[ThinkingBlock | RedactedThinkingBlock] = Field(
+        default_factory=list,
+        description="Anthropic thinking blocks of this reply (sent back with it).",
+        exclude_if=_empty,
+    )
+    responses_reasoning_item: ReasoningItemModel | None = Field(
+        default=None,
+        description="The OpenAI Responses reasoning item of this reply.",
+        exclude_if=_empty,
+    )
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _coerce_content(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [TextContent(text=value)] if value else []
+        return value
 
     @property
     def text(self) -> str:
         """All text parts joined by newlines (images are skipped)."""
         return "\n".join(part.text for part in self.content if isinstance(part, TextContent))
 
-    def to_chat_dict(self) -> dict[str, Any]:
-        """Render in the OpenAI chat-completions shape that litellm accepts."""
+    @property
+    def contains_image(self) -> bool:
+        """True when any content part is an image."""
+        return any(isinstance(part, ImageContent) for part in self.content)
+
+    def to_chat_dict(
+        self,
+        *,
+        vision_enabled: bool = True,
+        force_string_serializer: bool = False,
+        send_reasoning_content: bool = False,
+        cache_enabled: bool = False,
+        function_calling_enabled: bool = True,
+    ) -> dict[str, Any]:
+        """Render in the OpenAI chat-completions shape that litellm accepts.
+
+        Images are sent only with `vision_enabled`; `force_string_serializer` sends the text
+        as one string (for providers that refuse content lists). `cache_enabled` and
+        `function_calling_enabled` are accepted for the reference SDK's signature (prompt
+        caching marks are added by the LLM, not here).
+        """
+        del cache_enabled, function_calling_enabled
         content: str | list[dict[str, Any]]
-        if any(isinstance(part, ImageContent) for part in self.content):
+        with_images = vision_enabled and self.contains_image and not force_string_serializer
+        if with_images:
             content = []
             for part in self.content:
                 if isinstance(part, TextContent):
@@ -82,22 +196,114 @@ class Message(BaseModel):
         else:
             content = self.text
         out: dict[str, Any] = {"role": self.role, "content": content}
+        if self.role == "assistant" and self.thinking_blocks and not force_string_serializer:
+            out["thinking_blocks"] = [block.model_dump() for block in self.thinking_blocks]
         if self.tool_calls:
-            out["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": call.arguments},
-                }
-                for call in self.tool_calls
-            ]
+            out["tool_calls"] = [call.to_chat_dict() for call in self.tool_calls]
         if self.role == "tool":
             out["tool_call_id"] = self.tool_call_id
             if self.name:
                 out["name"] = self.name
+        if send_reasoning_content and self.reasoning_content:
+            out["reasoning_content"] = self.reasoning_content
         return out
+
+    def to_responses_value(self, *, vision_enabled: bool = True) -> str | list[dict[str, Any]]:
+        """For the Responses API: the instructions text (system) or the input items."""
+        if self.role == "system":
+            return "\n".join(
+                part.text for part in self.content if isinstance(part, TextContent) and part.text
+            )
+        return self.to_responses_dict(vision_enabled=vision_enabled)
+
+    def to_responses_dict(self, *, vision_enabled: bool = True) -> list[dict[str, Any]]:
+        """This message as Responses API input items."""
+        if self.role == "tool":
+            return [
+                {
+                    "type": "function_call_output",
+                    "call_id": self.tool_call_id or "",
+                    "output": self.text,
+                }
+            ]
+        items: list[dict[str, Any]] = []
+        if self.role == "assistant":
+            reasoning = self.responses_reasoning_item
+            if reasoning is not None and reasoning.id:
+                item: dict[str, Any] = {
+                    "type": "reasoning",
+                    "id": reasoning.id,
+                    "summary": [{"type": "summary_text", "text": s} for s in reasoning.summary],
+                }
+                if reasoning.encrypted_content:
+                    item["encrypted_content"] = reasoning.encrypted_content
+                items.append(item)
+            if self.text:
+                items.append(
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": self.text}],
+                    }
+                )
+            items.extend(call.to_responses_dict() for call in self.tool_calls or [])
+            return items
+        parts: list[dict[str, Any]] = []
+        for part in self.content:
+            if isinstance(part, TextContent):
+                parts.append({"type": "input_text", "text": part.text})
+            elif vision_enabled:
+                parts.extend({"type": "input_image", "image_url": url} for url in part.image_urls)
+        return [{"type": "message", "role": self.role, "content": parts}]
+
+    @classmethod
+    def from_llm_chat_message(cls, message: Any) -> "Message":
+        """Our message for a litellm chat-completions message (reasoning and thinking kept)."""
+        content = getattr(message, "content", None)
+        calls = [
+            MessageToolCall(
+                id=getattr(call, "id", None) or f"call_{index}",
+                name=call.function.name or "",
+                arguments=_arguments_text(call.function.arguments),
+            )
+            for index, call in enumerate(getattr(message, "tool_calls", None) or [])
+            if getattr(call, "type", "function") in (None, "function")
+        ]
+        blocks: list[ThinkingBlock | RedactedThinkingBlock] = []
+        for block in getattr(message, "thinking_blocks", None) or []:
+            data = block if isinstance(block, dict) else getattr(block, "__dict__", {})
+            if data.get("type") == "redacted_thinking":
+                blocks.append(RedactedThinkingBlock(data=str(data.get("data", ""))))
+            elif data.get("type") == "thinking":
+                blocks.append(
+                    ThinkingBlock(
+                        thinking=str(data.get("thinking", "")), signature=data.get("signature")
+                    )
+                )
+        reasoning = getattr(message, "reasoning_content", None)
+        return cls(
+            role="assistant",
+            content=[TextContent(text=content)] if isinstance(content, str) and content else [],
+            tool_calls=calls or None,
+            reasoning_content=reasoning if isinstance(reasoning, str) and reasoning else None,
+            thinking_blocks=blocks,
+        )
+
+
+def _arguments_text(arguments: Any) -> str:
+    if arguments is None:
+        return "{}"
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
 def text_message(role: Role, text: str) -> Message:
     """Build a message holding a single text part."""
     return Message(role=role, content=[TextContent(text=text)])
+
+
+def content_to_str(contents: Sequence[TextContent | ImageContent]) -> list[str]:
+    """One display string per content part: the text, or `[Image: N URLs]` for images."""
+    return [
+        part.text if isinstance(part, TextContent) else f"[Image: {len(part.image_urls)} URLs]"
+        for part in contents
+    ]

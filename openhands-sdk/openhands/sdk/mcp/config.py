@@ -27,7 +27,6 @@ from pydantic import (
     SerializationInfo,
     TypeAdapter,
     field_serializer,
-    model_serializer,
     model_validator,
 )
 
@@ -60,6 +59,20 @@ def _secret_map_for_json(value: dict[str, SecretStr] | None, info: Serialization
     return value
 
 
+# Only what was set is dumped: a stored agent reads like the JSON the user wrote. (Per field
+# rather than a model serializer, so the OpenAPI output schema stays the model's.)
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _is_true(value: object) -> bool:
+    return value is True
+
+
+def _is_default_startup_timeout(value: object) -> bool:
+    return value == DEFAULT_STARTUP_TIMEOUT
+
+
 class MCPServer(BaseModel):
     """One MCP server: a command to run (stdio) or a URL to reach (streamable HTTP or SSE).
 
@@ -71,53 +84,78 @@ class MCPServer(BaseModel):
     model_config = ConfigDict(defer_build=True, extra="forbid")
 
     url: str | None = Field(
-        default=None, min_length=1, description="Endpoint of a remote server (http/sse)."
+        default=None,
+        exclude_if=_is_none,
+        min_length=1,
+        description="Endpoint of a remote server (http/sse).",
     )
     transport: MCPTransport | None = Field(
         default=None,
+        exclude_if=_is_none,
         description="stdio, http (= streamable-http) or sse. Default: stdio with a `command`; "
         "with a `url`, sse when its path ends in /sse, else http.",
     )
     command: str | None = Field(
-        default=None, min_length=1, description="Program that runs a stdio server."
+        default=None,
+        exclude_if=_is_none,
+        min_length=1,
+        description="Program that runs a stdio server.",
     )
-    args: list[str] | None = Field(default=None, description="Arguments of `command`.")
+    args: list[str] | None = Field(
+        default=None, exclude_if=_is_none, description="Arguments of `command`."
+    )
     env: dict[str, SecretStr] | None = Field(
         default=None,
+        exclude_if=_is_none,
         description="Variables added to the server's environment (the agent's environment: "
         "this process's minus its secrets). Secret: never logged or dumped in clear.",
     )
     cwd: str | None = Field(
         default=None,
+        exclude_if=_is_none,
         description="Working directory of a stdio server; relative to the conversation's "
         "workspace, which is the default.",
     )
     headers: dict[str, SecretStr] | None = Field(
-        default=None, description="HTTP headers sent to a remote server. Secret, like `env`."
+        default=None,
+        exclude_if=_is_none,
+        description="HTTP headers sent to a remote server. Secret, like `env`.",
     )
     timeout: float | None = Field(
         default=None,
+        exclude_if=_is_none,
         gt=0,
         description="Seconds one request (a tool call) may take; None means "
         f"{DEFAULT_TOOL_TIMEOUT:.0f} s. There is no unlimited: a call always ends.",
     )
     startup_timeout: float = Field(
         default=DEFAULT_STARTUP_TIMEOUT,
+        exclude_if=_is_default_startup_timeout,
         gt=0,
         description="Seconds to start the server, answer the handshake and list its tools.",
     )
     sse_read_timeout: float | None = Field(
-        default=None, gt=0, description="Seconds an HTTP/SSE stream may stay silent (300 s)."
+        default=None,
+        exclude_if=_is_none,
+        gt=0,
+        description="Seconds an HTTP/SSE stream may stay silent (300 s).",
     )
     keep_alive: bool | None = Field(
         default=None,
+        exclude_if=_is_none,
         description="Accepted for compatibility; servers live as long as the "
         "conversation either way.",
     )
-    description: str | None = Field(default=None, description="What the server is for.")
-    icon: str | None = Field(default=None, description="An icon for user interfaces.")
+    description: str | None = Field(
+        default=None, exclude_if=_is_none, description="What the server is for."
+    )
+    icon: str | None = Field(
+        default=None, exclude_if=_is_none, description="An icon for user interfaces."
+    )
     enabled: bool = Field(
-        default=True, description="A disabled server stays configured but is never started."
+        default=True,
+        exclude_if=_is_true,
+        description="A disabled server stays configured but is never started.",
     )
 
     @model_validator(mode="before")
@@ -188,20 +226,6 @@ class MCPServer(BaseModel):
     @field_serializer("env", "headers", when_used="always")
     def _dump_secrets(self, value: dict[str, SecretStr] | None, info: SerializationInfo) -> Any:
         return _secret_map_for_json(value, info)
-
-    @model_serializer(mode="wrap")
-    def _compact(self, handler: Any) -> Any:
-        # Only what was set: a stored agent reads like the JSON the user wrote.
-        dumped = handler(self)
-        if isinstance(dumped, dict):
-            return {
-                key: value
-                for key, value in dumped.items()
-                if value is not None
-                and not (key == "enabled" and value is True)
-                and not (key == "startup_timeout" and value == DEFAULT_STARTUP_TIMEOUT)
-            }
-        return dumped
 
 
 _SERVERS: TypeAdapter[dict[str, MCPServer]] | None = None

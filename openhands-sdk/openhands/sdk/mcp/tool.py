@@ -94,21 +94,9 @@ class MCPToolAction(Action):
 
 
 class MCPToolObservation(Observation):
-    """What an MCP tool returned: its text in `content`, its images in `images`.
-
-    `images` are given to the LLM but not repeated in the stored observation (the event's
-    `content` already holds them).
-    """
+    """What an MCP tool returned: its text and images, in the order the LLM reads them."""
 
     tool_name: str = Field(default="", description="The tool's name on its server.")
-    images: list[ImageContent] = Field(default_factory=list, exclude=True)
-
-    def to_llm_content(self) -> list[TextContent | ImageContent]:
-        parts: list[TextContent | ImageContent] = []
-        if self.content or not self.images:
-            parts.append(TextContent(text=self.content))
-        parts.extend(self.images)
-        return parts
 
     @classmethod
     def from_call_tool_result(
@@ -139,12 +127,14 @@ class MCPToolObservation(Observation):
         text = "\n".join(texts)
         if not text and not images:
             text = "(the tool returned no content)"
-        return cls(content=text, images=images, is_error=bool(result.is_error), tool_name=tool_name)
+        parts: list[TextContent | ImageContent] = [TextContent(text=text)] if text else []
+        parts.extend(images)
+        return cls(content=parts, is_error=bool(result.is_error), tool_name=tool_name)
 
     @classmethod
     def from_error(cls, tool_name: str, message: str) -> MCPToolObservation:
         """An error the agent reads instead of a result (server gone, timeout...)."""
-        return cls(content=message, is_error=True, tool_name=tool_name)
+        return cls.from_text(message, is_error=True, tool_name=tool_name)
 
 
 class MCPToolExecutor:
@@ -190,11 +180,15 @@ class MCPToolDefinition(ToolDefinition):
         tool_name = llm_tool_name(name or mcp_tool.name)
         schema = _parameters(mcp_tool.input_schema)
         camel = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", tool_name))
-        action_type = type(f"MCP{camel}Action", (MCPToolAction,), {"input_schema": schema})
+        action_type = type(
+            f"MCP{camel}Action", (MCPToolAction,), {"__module__": __name__, "input_schema": schema}
+        )
         definition = type(
             f"MCP{camel}Tool",
             (cls,),
             {
+                # pydantic's metaclass reads the module of a class it builds.
+                "__module__": __name__,
                 "name": tool_name,
                 "description": mcp_tool.description
                 or mcp_tool.title

@@ -171,7 +171,7 @@ def agent_definition_to_factory(
     Tools become `Tool(name=...)` specs (an unregistered name is refused when the agent is
     built); the definition's `system_prompt` becomes `AgentContext.system_message_suffix`;
     `mcp_config` passes through. `model: inherit` runs on the given LLM; another model names
-    an LLM profile, which needs an LLM profile store. Skills by name are not loadable here
+    a profile saved in an `LLMProfileStore` (`profile_store_dir`, default the user's). Skills by name are not loadable here
     yet: a definition naming skills is refused at once (put their text in `system_prompt`).
     `work_dir` is where named skills would be looked up.
     """
@@ -213,13 +213,8 @@ def _agent_llm(agent_def: AgentDefinition, llm: LLM) -> LLM:
     """The given LLM for `model: inherit`; otherwise the named LLM profile."""
     if not agent_def.model or agent_def.model == "inherit":
         return llm
-    try:
-        from openhands.sdk.llm import LLMProfileStore  # type: ignore[attr-defined]
-    except ImportError:
-        raise AgentDefinitionError(
-            f"Agent {agent_def.name!r} asks for model {agent_def.model!r}, an LLM profile, but "
-            "this SDK has no LLM profile store; use `model: inherit`."
-        ) from None
+    from openhands.sdk.llm.llm_profile_store import LLMProfileStore
+
     store = LLMProfileStore(agent_def.profile_store_dir)
     profile = agent_def.model.removesuffix(".json")
     available = [name.removesuffix(".json") for name in store.list()]

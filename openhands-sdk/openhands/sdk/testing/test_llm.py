@@ -65,7 +65,11 @@ class TestLLM(LLM):
         return list(self._calls)
 
     def _complete(
-        self, messages: list[Message], tools: list[dict[str, Any]] | None, stream: bool
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        stream: bool,
+        **_: Any,  # on_token, call_context, params: a script neither streams nor sends
     ) -> LLMResponse:
         with self._lock:
             self._calls.append(list(messages))

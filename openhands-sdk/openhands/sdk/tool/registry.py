@@ -16,7 +16,8 @@ from types import ModuleType
 from typing import Any, cast
 
 from openhands.sdk.errors import OpenHandsError
-from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
+from openhands.sdk.tool.spec import Tool
+from openhands.sdk.tool.tool import ToolContext, ToolDefinition
 
 ToolFactory = Callable[..., Sequence[ToolDefinition]]
 
@@ -38,22 +39,42 @@ _lock = threading.Lock()
 _factories: dict[str, ToolFactory] = {}
 
 
-def register_tool(name: str, factory: type[ToolDefinition] | ToolFactory) -> None:
-    """Register a tool class (or a `factory(context, **params)`) under `name`.
+def register_tool(name: str, factory: type[ToolDefinition] | ToolDefinition | ToolFactory) -> None:
+    """Register a tool class, a ready tool instance, or a `factory(context, **params)`.
 
-    A ToolDefinition subclass is also reachable by its class name and its `name`.
+    A ToolDefinition subclass is also reachable by its class name and its `name`; an
+    instance (which must have an executor) is returned as is and takes no params.
     """
-    if not name:
+    if not isinstance(name, str) or not name.strip():
         raise ValueError("register_tool needs a non-empty name")
     names = {name}
+    make: ToolFactory
     if isinstance(factory, type) and issubclass(factory, ToolDefinition):
         names |= {factory.__name__, factory.name}
-        make: ToolFactory = factory.create
-    else:
+        make = factory.create
+    elif isinstance(factory, ToolDefinition):
+        if factory.executor is None:
+            raise ValueError(f"Tool instance {name!r} needs an executor to be registered")
+        make = _fixed(name, factory)
+    elif callable(factory):
         make = factory
+    else:
+        raise TypeError(
+            f"register_tool({name!r}, ...) takes a ToolDefinition class or instance, or a "
+            f"factory function; got {type(factory).__name__}"
+        )
     with _lock:
         for key in names:
             _factories[key] = make
+
+
+def _fixed(name: str, tool: ToolDefinition) -> ToolFactory:
+    def make(context: ToolContext, **params: Any) -> list[ToolDefinition]:
+        if params:
+            raise ValueError(f"Tool {name!r} is a fixed instance and takes no params")
+        return [tool]
+
+    return make
 
 
 def registered_tools() -> list[str]:
@@ -65,8 +86,32 @@ def registered_tools() -> list[str]:
         return sorted(declared | set(_factories))
 
 
+def list_registered_tools() -> list[str]:
+    """Every name a tool can be resolved by (the reference SDK's name for `registered_tools`)."""
+    return registered_tools()
+
+
+def load_declared_tools() -> None:
+    """Load every tool package declared in the `openhands.tools` entry-point group.
+
+    Used when a stored event names an Action or Observation class that is not loaded yet.
+    A package that fails to load is logged and skipped.
+    """
+    from importlib import metadata
+
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        with _lock:
+            known = entry.name in _factories
+        if not known:
+            _load_entry_point(entry.name)
+
+
 def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[ToolDefinition]:
-    """Build the tool definitions a spec names, for one conversation."""
+    """Build the tool definitions a spec names, for one conversation.
+
+    `params["response_schema"]` is not passed to the factory: it is attached to the one tool
+    the spec builds (structured output; see `ToolDefinition.set_response_schema`).
+    """
     tool = spec if isinstance(spec, Tool) else Tool.model_validate(spec)
     with _lock:
         factory = _factories.get(tool.name)
@@ -78,11 +123,22 @@ def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[Tool
             f"No tool registered as {tool.name!r}. Registered: {known}. Install the package "
             "that declares it (entry-point group 'openhands.tools') or call register_tool()."
         )
+    params = dict(tool.params)
+    response_schema = params.pop("response_schema", None)
     try:
-        return list(factory(context, **tool.params))
-    except TypeError as exc:
+        tools = list(factory(context, **params))
+        if response_schema is None:
+            return tools
+        if len(tools) != 1:
+            raise ValueError(
+                f"response_schema needs a spec that builds exactly one tool; {tool.name!r} "
+                f"builds {len(tools)}"
+            )
+        return [tools[0].set_response_schema(response_schema)]
+    except (TypeError, AttributeError) as exc:
         # Params the factory cannot take (`context`, or a null/list where it wants a number)
-        # are the spec's fault, like a value the factory refuses.
+        # are the spec's fault, like a value the factory refuses; so is a factory asking the
+        # context for something it does not have.
         raise InvalidToolSpecError(
             f"Tool {tool.name!r} cannot be built with params {sorted(tool.params)}: {exc}"
         ) from exc

@@ -1,110 +1,342 @@
-"""Tool contracts: `Action`/`Observation` models, `ToolExecutor`, `ToolDefinition`, `Tool`."""
+"""Tool contracts: `ToolDefinition`, `ToolExecutor`, `ToolAnnotations` and `ToolContext`.
+
+A `ToolDefinition` is a frozen pydantic model: a description, the `Action` model the LLM's
+arguments are validated into, the `Observation` model it returns, optional annotations and
+an executor. `ToolDefinition[MyAction, MyObservation]` and `ToolExecutor[MyAction,
+MyObservation]` are generic for type checkers. A tool class sets its fields either as
+annotated fields or as plain class attributes (`description = "..."`), and builds instances
+for a conversation in `create(context, **params)`.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from types import FunctionType
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
-from openhands.sdk.llm.message import ImageContent, TextContent, scrub_surrogates
+from openhands.sdk.tool.schema import Action, Observation
+from openhands.sdk.tool.spec import Tool
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic._internal._model_construction import ModelMetaclass
+from pydantic.json_schema import SkipJsonSchema
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
+    from openhands.sdk.tool.response_schema import ResponseSchema
+    from openhands.sdk.workspace.local import LocalWorkspace
+
+__all__ = [
+    "Action",
+    "Observation",
+    "Tool",
+    "ToolAnnotations",
+    "ToolContext",
+    "ToolDefinition",
+    "ToolExecutor",
+]
+
+ActionT = TypeVar("ActionT", bound=Action)
+ObservationT = TypeVar("ObservationT", bound=Observation)
+
+SECURITY_RISK_PROPERTY: dict[str, Any] = {
+    "type": "string",
+    "enum": ["LOW", "MEDIUM", "HIGH"],
+    "description": "Your assessment of this action's security risk.",
+}
 
 
-class Action(BaseModel):
-    """The validated arguments of one tool call; its JSON schema is what the LLM sees."""
+class ToolAnnotations(BaseModel):
+    """Hints about a tool's behaviour (the MCP tool annotations)."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
-
-class Observation(BaseModel):
-    """What a tool returns. `content` is the text the LLM reads back."""
-
-    model_config = ConfigDict(defer_build=True)
-
-    content: str = ""
-    is_error: bool = False
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _encodable_text(cls, value: Any) -> Any:
-        # Undecodable file names and bytes reach Python as lone surrogates, which JSON cannot
-        # encode: one such character would make the event unwritable and fail the whole run.
-        return scrub_surrogates(value) if isinstance(value, str) else value
-
-    def to_llm_content(self) -> list[TextContent | ImageContent]:
-        """The content parts given back to the LLM as the tool's answer."""
-        return [TextContent(text=self.content)]
+    title: str | None = Field(default=None, description="A human-readable title.")
+    readOnlyHint: bool = Field(default=False, description="It changes nothing.")
+    destructiveHint: bool = Field(default=True, description="It may destroy data.")
+    idempotentHint: bool = Field(default=False, description="Repeating it changes nothing.")
+    openWorldHint: bool = Field(default=True, description="It reaches outside systems.")
 
 
-class ToolExecutor(Protocol):
-    """Runs one validated action and returns its observation."""
+class ToolExecutor(ABC, Generic[ActionT, ObservationT]):
+    """Runs one validated action and returns its observation.
 
-    def __call__(self, action: Any, conversation: BaseConversation | None = None) -> Observation:
+    Subclassing is optional: any callable `(action, conversation=None) -> Observation` can be
+    a tool's executor. `close()` releases resources; `interrupt()` may stop a running call
+    from another thread. Both do nothing by default.
+    """
+
+    @abstractmethod
+    def __call__(
+        self, action: ActionT, conversation: BaseConversation | None = None
+    ) -> ObservationT:
         """Execute `action` on behalf of `conversation`."""
-        ...
+
+    def close(self) -> None:
+        """Release processes, files or connections held by the executor."""
+
+    def interrupt(self) -> None:
+        """Stop an execution in progress (called from another thread; idempotent)."""
 
 
 @dataclass
 class ToolContext:
-    """What a tool factory may use when it builds tools for one conversation."""
+    """What a tool factory may use when it builds tools for one conversation.
+
+    It also answers the reference SDK's conversation-state names: `workspace.working_dir`,
+    `persistence_dir` (the conversation's own folder, or None) and `id`.
+    """
 
     working_dir: str
     persistence_dir: str | None = None
     conversation_id: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    _workspace: Any = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def workspace(self) -> LocalWorkspace:
+        """The conversation's workspace (a `LocalWorkspace` on `working_dir`)."""
+        given = self.extras.get("workspace")
+        if given is not None:
+            return given
+        if self._workspace is None:
+            from openhands.sdk.workspace.local import LocalWorkspace
+
+            self._workspace = LocalWorkspace(working_dir=self.working_dir)
+        return self._workspace
+
+    @property
+    def id(self) -> Any:
+        """The conversation id (a `uuid.UUID` when it is one, else the string, or None)."""
+        if self.conversation_id is None:
+            return None
+        import uuid
+
+        try:
+            return uuid.UUID(str(self.conversation_id))
+        except ValueError:
+            return self.conversation_id
 
 
 def _snake_name(class_name: str) -> str:
-    base = class_name.removesuffix("Tool") or class_name
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
+    """`TerminalTool` -> `terminal`, `BashAndGrepToolSet` -> `bash_and_grep_tool_set`."""
+    spaced = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
+    snake = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", spaced).lower()
+    return snake.removesuffix("_tool") or snake
 
 
-class ToolDefinition:
+# Fields a tool class may set with a plain class attribute (`description = "..."`).
+_CLASS_LEVEL_FIELDS: dict[str, Any] = {
+    "description": str,
+    "action_type": type[Action],
+    "observation_type": type[Observation] | None,
+    "annotations": ToolAnnotations | None,
+    "meta": dict[str, Any] | None,
+}
+
+
+class _ToolMeta(ModelMetaclass):
+    """Lets tool classes set fields with plain class attributes, as they always could."""
+
+    def __new__(
+        mcs, cls_name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
+    ) -> type:
+        annotations = dict(namespace.get("__annotations__", {}))
+        for name, annotation in _CLASS_LEVEL_FIELDS.items():
+            if name not in namespace or name in annotations:
+                continue
+            if isinstance(namespace[name], property | classmethod | staticmethod | FunctionType):
+                continue
+            annotations[name] = annotation
+        namespace["__annotations__"] = annotations
+        return super().__new__(mcs, cls_name, bases, namespace, **kwargs)
+
+
+class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolMeta):
     """A tool the agent can call: its name, description, Action model and executor.
 
-    Subclasses set `action_type` (and usually `description`); `name` defaults to the
-    snake_case class name without `Tool` (`TerminalTool.name == "terminal"`). Override
-    `create` to build the tool for a conversation from a `ToolContext` and params.
+    `name` is the snake_case class name without `Tool` (`TerminalTool.name == "terminal"`)
+    unless the class sets it. Subclasses override `create` to build the tool for a
+    conversation from a `ToolContext` and params, or `__call__` to run inline.
     """
 
+    model_config = ConfigDict(
+        defer_build=True, frozen=True, arbitrary_types_allowed=True, extra="forbid"
+    )
+
     name: ClassVar[str] = ""
-    description: ClassVar[str] = ""
-    action_type: ClassVar[type[Action]] = Action
-    observation_type: ClassVar[type[Observation]] = Observation
+
+    description: str = Field(default="", description="What the tool does, for the LLM.")
+    action_type: type[Action] = Field(default=Action, description="The arguments' model.")
+    observation_type: type[Observation] | None = Field(
+        default=None, description="The result's model (None: any Observation)."
+    )
+    annotations: ToolAnnotations | None = None
+    meta: dict[str, Any] | None = None
+    executor: SkipJsonSchema[Any] = Field(default=None, exclude=True, repr=False)
+    response_schema: SkipJsonSchema[Any] = Field(default=None, exclude=True, repr=False)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "name" not in cls.__dict__:
             cls.name = _snake_name(cls.__name__)
 
-    def __init__(self, executor: ToolExecutor | None = None) -> None:
-        self.executor = executor
+    if not TYPE_CHECKING:
+
+        def __class_getitem__(cls, params: Any) -> Any:
+            # `ToolDefinition[A, O]` is for type checkers; no field depends on A or O, so at
+            # run time it is the class itself (pydantic's parametrized subclasses would cost
+            # a model build per tool class at import).
+            return cls
+
+    if TYPE_CHECKING:
+        # `ToolDefinition(executor)` positionally, as before it became a model.
+        def __init__(self, executor: Any = None, /, **data: Any) -> None: ...
+    else:
+
+        def __init__(self, executor: Any = None, /, **data: Any) -> None:
+            if executor is not None:
+                data["executor"] = executor
+            super().__init__(**data)
+
+    @field_validator("executor")
+    @classmethod
+    def _callable_executor(cls, value: Any) -> Any:
+        if value is not None and not callable(value):
+            raise ValueError(f"executor must be callable, got {type(value).__name__}")
+        return value
+
+    @field_validator("response_schema")
+    @classmethod
+    def _valid_response_schema(cls, value: Any) -> Any:
+        if value is not None:
+            from openhands.sdk.tool.response_schema import schema_json
+
+            schema_json(value)
+        return value
+
+    # -- building ------------------------------------------------------------------------------
 
     @classmethod
-    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
+    def create(cls, context: ToolContext, **params: Any) -> Sequence[Self]:
         """Build this tool for one conversation; the default takes no params."""
         if params:
             raise ValueError(f"Tool {cls.name!r} takes no params, got {sorted(params)}")
         return [cls()]
 
-    def to_openai_tool(self) -> dict[str, Any]:
-        """The function schema given to the LLM, derived from `action_type`."""
-        schema = self.action_type.model_json_schema()
+    @classmethod
+    def is_usable(cls) -> bool:
+        """Whether the tool can work here (e.g. its program is installed); True by default."""
+        return True
+
+    def set_executor(self, executor: Any) -> Self:
+        """A copy of this tool that runs with `executor`."""
+        return self.model_copy(update={"executor": executor})
+
+    def set_response_schema(self, response_schema: ResponseSchema | None) -> Self:
+        """A copy whose calls must also fill `response_schema`'s fields (None removes it)."""
+        from openhands.sdk.tool import response_schema as rs
+
+        if response_schema is not None:
+            own = set(self.action_type.model_json_schema().get("properties", {}))
+            rs.check_response_schema(response_schema, own)
+        return self.model_copy(update={"response_schema": response_schema})
+
+    @property
+    def title(self) -> str:
+        """The annotations' title, else the tool's name."""
+        return (self.annotations.title if self.annotations else None) or self.name
+
+    # -- the LLM's view ------------------------------------------------------------------------
+
+    def to_openai_tool(
+        self,
+        add_security_risk_prediction: bool = False,
+        action_type: type[Action] | None = None,
+    ) -> dict[str, Any]:
+        """The function schema given to the LLM, derived from `action_type`.
+
+        With `add_security_risk_prediction`, a tool that is not read-only asks the LLM for a
+        `security_risk` (LOW, MEDIUM, HIGH) too. A response schema's fields are merged in.
+        """
+        schema = (action_type or self.action_type).model_json_schema()
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
+        read_only = self.annotations is not None and self.annotations.readOnlyHint
+        if add_security_risk_prediction and not read_only:
+            schema.setdefault("properties", {})["security_risk"] = dict(SECURITY_RISK_PROPERTY)
+        if self.response_schema is not None:
+            from openhands.sdk.tool.response_schema import merge_into
+
+            schema = merge_into(schema, self.response_schema)
         return {
             "type": "function",
             "function": {
                 "name": self.name,
-                "description": self.description or (self.__doc__ or "").strip(),
+                "description": self.description or (type(self).__doc__ or "").strip(),
                 "parameters": schema,
             },
         }
+
+    def to_mcp_tool(self) -> dict[str, Any]:
+        """This tool in the MCP tool-listing shape (name, description, inputSchema...)."""
+        function = self.to_openai_tool()["function"]
+        out: dict[str, Any] = {
+            "name": self.name,
+            "description": function["description"],
+            "inputSchema": function["parameters"],
+        }
+        if self.annotations is not None:
+            out["annotations"] = self.annotations.model_dump(exclude_none=True)
+        if self.meta is not None:
+            out["_meta"] = self.meta
+        return out
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def action_from_arguments(self, arguments: dict[str, Any]) -> Action:
+        """The validated Action for the LLM's `arguments` (response-schema fields split off).
+
+        Raises pydantic's ValidationError (a ValueError) when they do not fit.
+        """
+        from openhands.sdk.tool import response_schema as rs
+
+        own, structured = rs.split_arguments(arguments, self.response_schema)
+        action = self.action_type.model_validate(own)
+        action.structured_output = structured
+        return action
+
+    def parse_response(self, action: Action) -> BaseModel | dict[str, Any]:
+        """The structured output `action` carried, as the response schema's model."""
+        from openhands.sdk.tool import response_schema as rs
+
+        if self.response_schema is None:
+            raise ValueError(f"Tool {self.name!r} has no response_schema")
+        if action.structured_output is None:
+            raise ValueError(f"{type(action).__name__} carries no structured output")
+        return rs.parse_output(self.response_schema, action.structured_output)
+
+    def parse_last_response(self, events: Sequence[Any]) -> BaseModel | dict[str, Any] | None:
+        """The structured output of this tool's latest call in `events`, or None."""
+        from openhands.sdk.event.action import ActionEvent
+        from openhands.sdk.tool import response_schema as rs
+
+        if self.response_schema is None:
+            return None
+        for event in reversed(events):
+            if isinstance(event, ActionEvent) and event.tool_name == self.name and event.action:
+                arguments = json.loads(event.tool_call.arguments or "{}")
+                _, structured = rs.split_arguments(arguments, self.response_schema)
+                return (
+                    None
+                    if structured is None
+                    else rs.parse_output(self.response_schema, structured)
+                )
+        return None
 
     def __call__(self, action: Action, conversation: BaseConversation | None = None) -> Observation:
         """Run the action through this tool's executor."""
@@ -117,14 +349,3 @@ class ToolDefinition:
         closer = getattr(self.executor, "close", None)
         if callable(closer):
             closer()
-
-
-class Tool(BaseModel):
-    """The spec an agent is built with: a registered tool name plus its params."""
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
-
-    name: str = Field(
-        min_length=1, description="Registered name, e.g. 'terminal' or 'TerminalTool'."
-    )
-    params: dict[str, Any] = Field(default_factory=dict)

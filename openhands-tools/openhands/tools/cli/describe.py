@@ -56,7 +56,7 @@ def describe_event(event: Event, workdir: Path | None = None) -> str | None:
 
 
 def _arguments(event: ActionEvent, workdir: Path | None) -> str:
-    args: dict[str, Any] = event.action or {}
+    args: dict[str, Any] = event.action.model_dump(mode="json") if event.action is not None else {}
     if not args:
         try:
             parsed = json.loads(event.tool_call.arguments or "{}")

@@ -166,8 +166,8 @@ class DelegateExecutor:
             if task_id is not None:
                 self.manager.evict(task_id)
         listed = ", ".join(f"{name} ({kind})" for name, kind in zip(ids, resolved, strict=True))
-        return DelegateObservation(
-            content=f"Successfully spawned {len(ids)} sub-agent(s): {listed}", command="spawn"
+        return DelegateObservation.from_text(
+            f"Successfully spawned {len(ids)} sub-agent(s): {listed}", command="spawn"
         )
 
     # -- delegate -----------------------------------------------------------------------------
@@ -234,8 +234,8 @@ class DelegateExecutor:
         head = f"Completed delegation of {len(tasks)} task(s)"
         if errors:
             head += f" with {len(errors)} error(s)"
-        return DelegateObservation(
-            content=f"{head}\n\nResults:\n" + "\n".join(lines),
+        return DelegateObservation.from_text(
+            f"{head}\n\nResults:\n" + "\n".join(lines),
             is_error=not results,
             command="delegate",
             results=results,
@@ -244,7 +244,7 @@ class DelegateExecutor:
 
 
 def _error(command: CommandLiteral, text: str) -> DelegateObservation:
-    return DelegateObservation(content=f"Error: {text}", is_error=True, command=command)
+    return DelegateObservation.from_text(f"Error: {text}", is_error=True, command=command)
 
 
 class DelegateTool(ToolDefinition):
@@ -253,21 +253,6 @@ class DelegateTool(ToolDefinition):
     description = DESCRIPTION
     action_type = DelegateAction
     observation_type = DelegateObservation
-
-    def __init__(self, executor: DelegateExecutor | None = None, working_dir: str = "") -> None:
-        super().__init__(executor)
-        max_children = executor.max_children if executor is not None else 5
-        self.full_description = DESCRIPTION.format(
-            workspace=working_dir or "the workspace",
-            max_children=max_children,
-            agent_types=describe_subagents(),
-        )
-
-    def to_openai_tool(self) -> dict[str, Any]:
-        """The function schema, with the sub-agent types known when the tool was built."""
-        schema = super().to_openai_tool()
-        schema["function"]["description"] = self.full_description
-        return schema
 
     @classmethod
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
@@ -283,4 +268,9 @@ class DelegateTool(ToolDefinition):
             max_iterations=settings.max_iterations,
         )
         executor = DelegateExecutor(manager, max_children=settings.max_children)
-        return [cls(executor, working_dir=context.working_dir)]
+        description = DESCRIPTION.format(
+            workspace=context.working_dir or "the workspace",
+            max_children=settings.max_children,
+            agent_types=describe_subagents(),
+        )
+        return [cls(executor, description=description)]

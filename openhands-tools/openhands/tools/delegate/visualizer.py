@@ -194,5 +194,8 @@ def _sender(event: MessageEvent) -> str | None:
 
 def _arguments(event: ActionEvent) -> str:
     if event.action is not None:
-        return ", ".join(f"{key}={json.dumps(value)}" for key, value in event.action.items())
+        return ", ".join(
+            f"{key}={json.dumps(value)}"
+            for key, value in event.action.model_dump(mode="json", exclude_none=True).items()
+        )
     return event.tool_call.arguments or ""

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition, ToolExecutor
 from openhands.tools.file_editor.editor import FileEditor
 from openhands.tools.file_editor.views import EditorError
 from pydantic import Field
@@ -56,7 +56,7 @@ class FileEditorObservation(Observation):
     path: str = ""
 
 
-class FileEditorExecutor:
+class FileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
     """Dispatches file_editor actions to one `FileEditor` (one undo history per conversation)."""
 
     def __init__(self, working_dir: str) -> None:
@@ -82,20 +82,20 @@ class FileEditorExecutor:
                 else:
                     text = editor.undo_edit(action.path)
             except EditorError as exc:
-                return FileEditorObservation(
-                    content=f"Error: {exc}", is_error=True, command=action.command, path=action.path
+                return FileEditorObservation.from_text(
+                    f"Error: {exc}", is_error=True, command=action.command, path=action.path
                 )
             except OSError as exc:
-                return FileEditorObservation(
-                    content=f"Error: {exc.strerror or exc} ({exc.filename or action.path}).",
+                return FileEditorObservation.from_text(
+                    f"Error: {exc.strerror or exc} ({exc.filename or action.path}).",
                     is_error=True,
                     command=action.command,
                     path=action.path,
                 )
-        return FileEditorObservation(content=text, command=action.command, path=path)
+        return FileEditorObservation.from_text(text, command=action.command, path=path)
 
 
-class FileEditorTool(ToolDefinition):
+class FileEditorTool(ToolDefinition[FileEditorAction, FileEditorObservation]):
     """Views and edits text files with exact-match replacements and undo."""
 
     description = DESCRIPTION
@@ -103,7 +103,7 @@ class FileEditorTool(ToolDefinition):
     observation_type = FileEditorObservation
 
     @classmethod
-    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
+    def create(cls, context: ToolContext, **params: Any) -> Sequence[FileEditorTool]:
         """Build the editor for one conversation; it takes no params."""
         if params:
             raise ValueError(f"file_editor takes no params, got {sorted(params)}")

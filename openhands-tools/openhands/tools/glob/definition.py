@@ -57,12 +57,12 @@ class GlobExecutor:
         try:
             root = search_root(self.working_dir, action.path)
         except ValueError as exc:
-            return GlobObservation(content=f"Error: {exc}", is_error=True, pattern=action.pattern)
+            return GlobObservation.from_text(f"Error: {exc}", is_error=True, pattern=action.pattern)
         found: dict[str, Path] = {}
         for pattern in expand_braces(action.pattern):
             if pattern.startswith("/") or ".." in pattern.split("/"):
-                return GlobObservation(
-                    content="Error: the pattern must stay inside `path` (no leading / or ..).",
+                return GlobObservation.from_text(
+                    "Error: the pattern must stay inside `path` (no leading / or ..).",
                     is_error=True,
                     pattern=action.pattern,
                     search_path=str(root),
@@ -72,8 +72,8 @@ class GlobExecutor:
                 if path.is_file() and not SKIPPED_DIRS.intersection(parts):
                     found[str(path)] = path
         text, files, truncated = listing(list(found.values()), what="files")
-        return GlobObservation(
-            content=text,
+        return GlobObservation.from_text(
+            text,
             files=files,
             pattern=action.pattern,
             search_path=str(root),

@@ -66,7 +66,7 @@ class GrepExecutor:
             regex = re.compile(action.pattern)
             root = search_root(self.working_dir, action.path)
         except (re.error, ValueError) as exc:
-            return GrepObservation(content=f"Error: {exc}", is_error=True, pattern=action.pattern)
+            return GrepObservation.from_text(f"Error: {exc}", is_error=True, pattern=action.pattern)
         includes = expand_braces(action.include) if action.include else None
         matches = [
             path
@@ -75,8 +75,8 @@ class GrepExecutor:
             and _matches(path, regex)
         ]
         text, files, truncated = listing(matches, what="matching files")
-        return GrepObservation(
-            content=text,
+        return GrepObservation.from_text(
+            text,
             matches=files,
             pattern=action.pattern,
             search_path=str(root),

@@ -84,8 +84,8 @@ class PlanningFileEditorExecutor:
             else:
                 problem = ""
             if target is None or target != self.plan_path:
-                return PlanningFileEditorObservation(
-                    content=f"Error: {problem or f'only the plan ({self.plan_path}) may be edited'}"
+                return PlanningFileEditorObservation.from_text(
+                    f"Error: {problem or f'only the plan ({self.plan_path}) may be edited'}"
                     f"; `{action.command}` on {action.path} was refused. View other files.",
                     is_error=True,
                     command=action.command,
@@ -102,17 +102,6 @@ class PlanningFileEditorTool(ToolDefinition):
     action_type = PlanningFileEditorAction
     observation_type = PlanningFileEditorObservation
 
-    def __init__(self, executor: PlanningFileEditorExecutor | None = None) -> None:
-        super().__init__(executor)
-        plan = str(executor.plan_path) if executor is not None else "PLAN.md"
-        self.full_description = DESCRIPTION.replace("{plan_path}", plan)
-
-    def to_openai_tool(self) -> dict[str, Any]:
-        """The function schema, naming this conversation's plan file."""
-        schema = super().to_openai_tool()
-        schema["function"]["description"] = self.full_description
-        return schema
-
     @classmethod
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
         """Build the tool for one conversation; writes the plan's headers if it is new.
@@ -128,4 +117,9 @@ class PlanningFileEditorTool(ToolDefinition):
 
             plan.parent.mkdir(parents=True, exist_ok=True)
             plan.write_text(plan_headers(), encoding="utf-8")
-        return [cls(PlanningFileEditorExecutor(context.working_dir, plan))]
+        return [
+            cls(
+                PlanningFileEditorExecutor(context.working_dir, plan),
+                description=DESCRIPTION.replace("{plan_path}", str(plan)),
+            )
+        ]

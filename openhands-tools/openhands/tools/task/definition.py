@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition, ToolExecutor
 from openhands.tools.params import parse_params
 from openhands.tools.task.index import TaskRecord
 from openhands.tools.task.manager import DEFAULT_MAX_ITERATIONS, TaskError, TaskManager
@@ -52,7 +52,7 @@ class TaskObservation(Observation):
     conversation_id: str | None = None
 
 
-class TaskExecutor:
+class TaskExecutor(ToolExecutor[TaskAction, TaskObservation]):
     """Runs task actions through one `TaskManager`."""
 
     def __init__(self, manager: TaskManager) -> None:
@@ -79,7 +79,7 @@ class TaskExecutor:
                     visualizer=visualizer,
                 )
         except (TaskError, ValueError) as exc:
-            return TaskObservation(content=f"Error: {exc}", is_error=True, task_id=action.resume)
+            return TaskObservation.from_text(f"Error: {exc}", is_error=True, task_id=action.resume)
         return _observe(record)
 
     def close(self) -> None:
@@ -96,8 +96,8 @@ def _observe(record: TaskRecord) -> TaskObservation:
         head = f"Task {record.id}{label} failed: {record.error}"
         body = f"Its last message: {record.result}" if record.result else ""
     tail = f"[To continue this sub-agent, call task with resume={record.id!r} and a new prompt.]"
-    return TaskObservation(
-        content="\n\n".join(part for part in (head, body, tail) if part),
+    return TaskObservation.from_text(
+        "\n\n".join(part for part in (head, body, tail) if part),
         is_error=record.status != "completed",
         task_id=record.id,
         status=record.status,
@@ -115,7 +115,7 @@ class TaskParams(BaseModel):
     )
 
 
-class TaskTool(ToolDefinition):
+class TaskTool(ToolDefinition[TaskAction, TaskObservation]):
     """Runs sub-agents for self-contained tasks; their tasks can be resumed by task_id.
 
     Its description lists the sub-agent types available when the tool is built.
@@ -125,18 +125,8 @@ class TaskTool(ToolDefinition):
     action_type = TaskAction
     observation_type = TaskObservation
 
-    def __init__(self, executor: TaskExecutor | None = None) -> None:
-        super().__init__(executor)
-        self.full_description = DESCRIPTION.format(agent_types=describe_subagents())
-
-    def to_openai_tool(self) -> dict[str, Any]:
-        """The function schema, with the sub-agent types known when the tool was built."""
-        schema = super().to_openai_tool()
-        schema["function"]["description"] = self.full_description
-        return schema
-
     @classmethod
-    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
+    def create(cls, context: ToolContext, **params: Any) -> Sequence[TaskTool]:
         """Build the task tool and its `TaskManager` for one conversation.
 
         Params: `max_iterations` (sub-agent steps per run, default 100). Sub-conversations
@@ -148,7 +138,12 @@ class TaskTool(ToolDefinition):
             persistence_dir=context.persistence_dir,
             max_iterations=settings.max_iterations,
         )
-        return [cls(executor=TaskExecutor(manager))]
+        return [
+            cls(
+                TaskExecutor(manager),
+                description=DESCRIPTION.format(agent_types=describe_subagents()),
+            )
+        ]
 
 
 class TaskToolSet:

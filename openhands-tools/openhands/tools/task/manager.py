@@ -319,7 +319,7 @@ def final_message(events: Sequence[Event]) -> str | None:
     """The sub-agent's last word: its `finish` message or its last plain reply."""
     for event in reversed(events):
         if isinstance(event, ActionEvent) and event.tool_name == "finish":
-            return str((event.action or {}).get("message", ""))
+            return str(getattr(event.action, "message", ""))
         if isinstance(event, MessageEvent) and event.source == "agent":
             return event.llm_message.text
     return None

@@ -113,15 +113,15 @@ class TaskTrackerExecutor:
             text = f"Task list has been updated with {len(action.task_list)} item(s)."
             if problem:
                 text += f" It is kept for this session only: saving it failed ({problem})."
-            return TaskTrackerObservation(
-                content=text, command="plan", task_list=list(action.task_list)
+            return TaskTrackerObservation.from_text(
+                text, command="plan", task_list=list(action.task_list)
             )
         tasks = self.tasks
         if not tasks:
             text = 'No task list found. Use the "plan" command to create one.'
         else:
             text = format_task_list(tasks)
-        return TaskTrackerObservation(content=text, command="view", task_list=tasks)
+        return TaskTrackerObservation.from_text(text, command="view", task_list=tasks)
 
     # -- the file -----------------------------------------------------------------------------
 

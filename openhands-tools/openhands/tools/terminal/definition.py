@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.conversation.secret_registry import SecretRegistry, secret_registry_of
-from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.sdk.llm import ImageContent, TextContent
+from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition, ToolExecutor
 from openhands.sdk.utils.truncate import truncate_middle
 from openhands.tools.params import parse_params
 from openhands.tools.terminal.launch import resolve_user
@@ -66,7 +67,11 @@ class TerminalAction(Action):
 
 
 class TerminalObservation(Observation):
-    """The output of a terminal call and how the command ended."""
+    """The output of a terminal call and how the command ended.
+
+    `content` (and so `text`) is the command's output; `notes` say how it ended (exit code,
+    still running, truncation...). The LLM reads the output followed by the notes.
+    """
 
     command: str = ""
     exit_code: int | None = Field(
@@ -74,9 +79,23 @@ class TerminalObservation(Observation):
     )
     timed_out: bool = False
     working_dir: str | None = None
+    notes: list[str] = Field(
+        default_factory=list, description="How the call ended, shown to the LLM after the output."
+    )
+
+    @property
+    def to_llm_content(self) -> list[TextContent | ImageContent]:
+        """The output, then each note in brackets (an error gets a header line first)."""
+        lines = [self.text] if self.text else []
+        lines.extend(f"[{note}]" for note in self.notes)
+        parts: list[TextContent | ImageContent] = []
+        if self.is_error:
+            parts.append(TextContent(text=self.ERROR_MESSAGE_HEADER))
+        parts.append(TextContent(text="\n".join(lines)))
+        return parts
 
 
-class TerminalExecutor:
+class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
     """Runs terminal actions on one lazily started `TerminalSession` per conversation."""
 
     def __init__(
@@ -226,10 +245,9 @@ class TerminalExecutor:
                 f"The command is still running{since}. Send is_input=true with an empty command to wait for more output, with text to "
                 "give it input, or with C-c to interrupt it."
             )
-        parts = [output] if output else []
-        parts.extend(f"[{note}]" for note in [*notes, footer])
-        return TerminalObservation(
-            content="\n".join(parts),
+        return TerminalObservation.from_text(
+            output,
+            notes=[*notes, footer],
             is_error=is_error,
             command=action.command,
             exit_code=result.exit_code if result.finished else None,
@@ -239,7 +257,7 @@ class TerminalExecutor:
 
     @staticmethod
     def _error(action: TerminalAction, message: str) -> TerminalObservation:
-        return TerminalObservation(content=message, is_error=True, command=action.command)
+        return TerminalObservation.from_text(message, is_error=True, command=action.command)
 
 
 class TerminalParams(BaseModel):
@@ -277,7 +295,7 @@ class TerminalParams(BaseModel):
         return value
 
 
-class TerminalTool(ToolDefinition):
+class TerminalTool(ToolDefinition[TerminalAction, TerminalObservation]):
     """A persistent bash shell in the workspace (cd and variables survive between calls)."""
 
     description = DESCRIPTION
@@ -285,14 +303,19 @@ class TerminalTool(ToolDefinition):
     observation_type = TerminalObservation
 
     @classmethod
-    def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
+    def create(
+        cls, context: ToolContext, executor: TerminalExecutor | None = None, **params: Any
+    ) -> Sequence[TerminalTool]:
         """Build the terminal for one conversation.
 
         Params: `timeout` (default seconds per command), `max_output_chars`, `env` (extra
         environment variables), `no_change_timeout_seconds`, `username` (see `TerminalParams`).
-        The shell starts on the first command.
+        The shell starts on the first command. In Python, `executor=` gives a ready
+        `TerminalExecutor` to share (e.g. with another tool); the params are still checked.
         """
         settings = parse_params(TerminalParams, "terminal", params)
+        if executor is not None:
+            return [cls(executor=executor)]
         executor = TerminalExecutor(
             context.working_dir,
             default_timeout=settings.timeout,

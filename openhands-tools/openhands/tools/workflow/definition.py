@@ -118,8 +118,8 @@ class _WorkflowToolExecutor:
         self, action: WorkflowAction, conversation: BaseConversation | None = None
     ) -> WorkflowObservation:
         if conversation is None:
-            return WorkflowObservation(
-                content="Error: the workflow tool runs only inside a conversation.",
+            return WorkflowObservation.from_text(
+                "Error: the workflow tool runs only inside a conversation.",
                 is_error=True,
                 name=action.name,
                 status="error",
@@ -129,9 +129,9 @@ class _WorkflowToolExecutor:
         )
         text = truncate_middle(outcome.text, self.max_output_chars)
         if outcome.ok:
-            return WorkflowObservation(content=text, name=action.name, status="completed")
-        return WorkflowObservation(
-            content=f"Error: {text}", is_error=True, name=action.name, status="error"
+            return WorkflowObservation.from_text(text, name=action.name, status="completed")
+        return WorkflowObservation.from_text(
+            f"Error: {text}", is_error=True, name=action.name, status="error"
         )
 
 
@@ -141,16 +141,6 @@ class WorkflowTool(ToolDefinition):
     description = DESCRIPTION
     action_type = WorkflowAction
     observation_type = WorkflowObservation
-
-    def __init__(self, executor: _WorkflowToolExecutor | None = None) -> None:
-        super().__init__(executor)
-        self.full_description = DESCRIPTION.replace("{agent_types}", describe_subagents())
-
-    def to_openai_tool(self) -> dict[str, Any]:
-        """The function schema, with the sub-agent types known when the tool was built."""
-        schema = super().to_openai_tool()
-        schema["function"]["description"] = self.full_description
-        return schema
 
     @classmethod
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
@@ -166,7 +156,10 @@ class WorkflowTool(ToolDefinition):
             timeout=settings.timeout,
             max_iterations=settings.max_iterations,
         )
-        return [cls(_WorkflowToolExecutor(executor, settings.max_output_chars))]
+        description = DESCRIPTION.replace("{agent_types}", describe_subagents())
+        return [
+            cls(_WorkflowToolExecutor(executor, settings.max_output_chars), description=description)
+        ]
 
 
 class WorkflowToolSet:

@@ -18,6 +18,8 @@ from openhands.sdk import (
     SystemPromptEvent,
     TextContent,
 )
+from openhands.sdk.tool import Observation
+from openhands.sdk.tool.schema import action_from_data
 
 GoalConversation = Callable[..., LocalConversation]
 """The `goal_conversation` fixture: `build(replies, *, costs, persist, tools, **kwargs)`."""
@@ -81,12 +83,14 @@ def agent_event(message: str) -> MessageEvent:
 def tool_events(name: str, arguments: dict[str, Any], output: str, call_id: str) -> list[Event]:
     """A tool call and its observation."""
     call = MessageToolCall(id=call_id, name=name, arguments=json.dumps(arguments))
-    action = ActionEvent(tool_name=name, tool_call_id=call_id, tool_call=call, action=arguments)
+    action = ActionEvent(
+        tool_name=name, tool_call_id=call_id, tool_call=call, action=action_from_data(arguments)
+    )
     observation = ObservationEvent(
         tool_name=name,
         tool_call_id=call_id,
         action_id=action.id,
-        content=[TextContent(text=output)],
+        observation=Observation.from_text(output),
     )
     return [action, observation]
 

@@ -60,7 +60,10 @@ def test_every_turn_lands_in_the_conversation_events(goal_conversation: GoalConv
     conversation = goal_conversation([finish("one"), finish("two")])
     run_goal(conversation, "Do it", judge(judge_json(0.2), judge_json(1.0, True)))
     actions = [e for e in conversation.state.events if isinstance(e, ActionEvent)]
-    assert [a.action for a in actions] == [{"message": "one"}, {"message": "two"}]
+    assert [a.action and a.action.model_dump() for a in actions] == [
+        {"message": "one"},
+        {"message": "two"},
+    ]
 
 
 def test_chip_events_mark_start_each_phase_each_round_and_the_end(
