@@ -37,6 +37,7 @@ from openhands.sdk.conversation.goal.models import (
     DRIVER_ERROR,
     STOPPED,
 )
+from openhands.sdk.conversation.goal.runner import APPROVAL_POLL_SECONDS
 from openhands.sdk.conversation.goal.status import GOAL_STATE_KEY, last_goal_event
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM
@@ -291,6 +292,15 @@ class GoalDriver:
                     return
                 round_start = host.agent_cost()
                 end = await self._run_round(controller, round_start)
+                while controller.awaits_approval(end):
+                    await self._record(controller.running_status())
+                    decided = await self._decision()
+                    if decided is not None:
+                        end = decided
+                        break
+                    controller.enter_phase("agent")
+                    await self._record(controller.running_status())
+                    end = await self._run_round(controller, round_start)
                 spent = host.agent_cost() - round_start
                 interruption = controller.classify_run_end(end)
                 if interruption is not None:
@@ -349,6 +359,18 @@ class GoalDriver:
             self._round_cost_start = None
             if timer is not None:
                 timer.cancel()
+
+    async def _decision(self) -> RunEnd | None:
+        """Wait while the agent waits for approval (POST .../respond_to_confirmation decides,
+        and never runs the agent itself while a goal drives it). None: run again; a
+        `RunEnd` when the conversation was paused meanwhile."""
+        waiting = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+        while self._execution_status == waiting:
+            await asyncio.sleep(APPROVAL_POLL_SECONDS)
+        status = self._execution_status
+        if status == ConversationExecutionStatus.PAUSED:
+            return RunEnd(status=status)
+        return None
 
     def _time_up(self, controller: GoalController) -> None:
         if controller.time_up() is not None:

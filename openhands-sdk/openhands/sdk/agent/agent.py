@@ -4,8 +4,9 @@ A step: (1) the LLM message list, (2) one completion, (3) a reply without tool c
 run; otherwise every call is recorded as an ActionEvent, (4) each call is checked
 (PreToolUse hooks may reject it), (5) the calls run, one after another or up to
 `tool_concurrency_limit` at once, and (6) their results are recorded in call order, each
-followed by its PostToolUse hooks. Each stage is a method, so a condenser (1) or a
-confirmation policy (between 3 and 4) can be added without touching the others.
+followed by its PostToolUse hooks. Between (3) and (4) the conversation's confirmation policy
+may stop the run to wait for approval; the next step after `run()` approves starts at (4)
+with the calls that waited.
 """
 
 from __future__ import annotations
@@ -67,6 +68,11 @@ class Agent(AgentBase):
     def step(
         self, conversation: LocalConversation, on_event: OnEvent, on_token: OnToken | None = None
     ) -> bool:
+        approved = conversation.take_approved_actions()
+        if approved:
+            return self._run_calls(
+                conversation, self._approved_calls(conversation, approved), on_event
+            )
         messages = self._llm_messages(conversation)
         response = self._complete(conversation, messages, on_token)
         reply = response.message
@@ -74,7 +80,23 @@ class Agent(AgentBase):
             on_event(MessageEvent(source="agent", llm_message=reply))
             return True
         calls = self._record_calls(conversation, response, on_event)
+        if conversation.needs_approval([call.event for call in calls if call.error is None]):
+            conversation.wait_for_approval()
+            return False
         return self._run_calls(conversation, calls, on_event)
+
+    def _approved_calls(
+        self, conversation: LocalConversation, actions: list[ActionEvent]
+    ) -> list[_Call]:
+        """The calls that waited for approval, as the step that recorded them left them."""
+        calls: list[_Call] = []
+        for event in actions:
+            if event.action is None:
+                _, error, _ = self._validate(event.tool_call, conversation.tools)
+                calls.append(_Call(event, None, error or "the call's arguments were lost"))
+            else:
+                calls.append(_Call(event, event.action))
+        return calls
 
     # -- (1) and (2): ask the LLM --------------------------------------------------------------
 
@@ -100,7 +122,7 @@ class Agent(AgentBase):
         response_id = response.id or uuid.uuid4().hex
         calls: list[_Call] = []
         for index, tool_call in enumerate(reply.tool_calls or []):
-            action, error = self._validate(tool_call, conversation.tools)
+            action, error, stated_risk = self._validate(tool_call, conversation.tools)
             first = index == 0  # the reply's text and reasoning go with its first call
             event = ActionEvent(
                 thought=thought if first else [],
@@ -112,7 +134,10 @@ class Agent(AgentBase):
                 tool_call=tool_call,
                 action=action,
                 llm_response_id=response_id,
+                security_risk=stated_risk,
             )
+            if error is None:
+                event = conversation.rated(event)
             on_event(event)
             calls.append(_Call(event, action, error))
         return calls
@@ -120,17 +145,24 @@ class Agent(AgentBase):
     @staticmethod
     def _validate(
         call: MessageToolCall, tools: dict[str, ToolDefinition]
-    ) -> tuple[Any, str | None]:
+    ) -> tuple[Any, str | None, str]:
+        """(the action or None, why not, the `security_risk` the LLM stated or UNKNOWN)."""
         tool = tools.get(call.name)
         if tool is None:
-            return None, f"Unknown tool {call.name!r}. Available tools: {', '.join(sorted(tools))}."
+            known = ", ".join(sorted(tools))
+            return None, f"Unknown tool {call.name!r}. Available tools: {known}.", "UNKNOWN"
+        risk = "UNKNOWN"
         try:
             arguments = json.loads(call.arguments or "{}")
             if not isinstance(arguments, dict):
                 raise ValueError("arguments must be a JSON object")
-            return tool.action_from_arguments(arguments), None
+            # Asked of every tool while an LLM analyzer is set; not the tool's own argument.
+            stated = arguments.pop("security_risk", None)
+            if isinstance(stated, str) and stated.upper() in ("LOW", "MEDIUM", "HIGH"):
+                risk = stated.upper()
+            return tool.action_from_arguments(arguments), None, risk
         except (ValueError, ValidationError) as exc:
-            return None, f"Invalid arguments for tool {call.name!r}: {exc}"
+            return None, f"Invalid arguments for tool {call.name!r}: {exc}", risk
 
     # -- (4) to (6): check, run, record --------------------------------------------------------
 

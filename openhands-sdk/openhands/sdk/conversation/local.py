@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openhands.sdk.agent.agent import AgentBase
+from openhands.sdk.conversation.approvals import Approvals
 from openhands.sdk.conversation.ask import ASK_AGENT_USAGE_ID, answer_question
 from openhands.sdk.conversation.base import (
     BaseConversation,
@@ -98,7 +99,7 @@ class _StepInterrupted(BaseException):
     """Unwinds an agent step after `interrupt()` (a BaseException, so no tool handler eats it)."""
 
 
-class LocalConversation(BaseConversation):
+class LocalConversation(Approvals, BaseConversation):
     """An agent working in a local workspace; every event goes to the log, then to callbacks.
 
     Callbacks run in the thread that produced the event, one event at a time and in log order,
@@ -212,7 +213,7 @@ class LocalConversation(BaseConversation):
         try:
             state.workspace.ensure_exists()
             self.tools: dict[str, ToolDefinition] = state.agent.init_tools(context)
-            self.tool_schemas = [tool.to_openai_tool() for tool in self.tools.values()]
+            self.tool_schemas = self._tool_schemas()
             # Imported here: skill files and memory are only read when a conversation starts.
             from openhands.sdk.context.conversation_context import ConversationContext
 
@@ -355,6 +356,7 @@ class LocalConversation(BaseConversation):
                 # A pause requested before this run started (or left from the last) is spent.
                 self._pause_requested.clear()
                 self._interrupted.clear()
+                self._approve_if_waiting()
                 self._set_status(Status.RUNNING)
         except BaseException:
             # Not started (the disk refused `running`): nothing to end, the status is unchanged.
@@ -631,6 +633,9 @@ class LocalConversation(BaseConversation):
             except Exception as exc:
                 return _RunOutcome(Status.ERROR, type(exc).__name__, str(exc) or repr(exc), exc)
             self._steps += 1
+            if self._awaiting_approval:
+                self._awaiting_approval = False
+                return _RunOutcome(Status.WAITING_FOR_CONFIRMATION)
             if wants_to_finish:
                 if self._user_spoke_since_step():
                     continue

@@ -56,6 +56,7 @@ from openhands.sdk.conversation.snapshot import (
     read_snapshot,
 )
 from openhands.sdk.conversation.types import ConversationTags, validate_tags
+from openhands.sdk.event.action import ActionEvent
 from openhands.sdk.event.base import ROOT_PARENT_ID, Event
 from openhands.sdk.event.state import ConversationStateUpdateEvent
 from openhands.sdk.event.to_messages import MessageHistory
@@ -63,6 +64,8 @@ from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.io import write_atomic
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
+from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import (
     BaseModel,
@@ -125,6 +128,13 @@ class ConversationState(BaseModel):
         "chars). A fork's title is also kept under 'title', as the reference SDK does.",
     )
     created_at: datetime = Field(default_factory=_now)
+    confirmation_policy: ConfirmationPolicy = Field(
+        default_factory=NeverConfirm,
+        description="Which tool calls wait for approval (see set_confirmation_policy).",
+    )
+    security_analyzer: SecurityAnalyzer | None = Field(
+        default=None, description="Rates each tool call's risk for the confirmation policy."
+    )
 
     # -- derived from the event log (base_state.json keeps a snapshot) --------------------------
     execution_status: ConversationExecutionStatus = ConversationExecutionStatus.IDLE
@@ -448,6 +458,14 @@ class ConversationState(BaseModel):
                     "not branch points either); pick an id from state.events."
                 )
 
+    @staticmethod
+    def get_unmatched_actions(events: Any) -> list[ActionEvent]:
+        """The tool calls of the newest LLM reply that have no result yet: while the
+        conversation is `waiting_for_confirmation`, the calls that wait for approval."""
+        from openhands.sdk.conversation.confirmation import unmatched_actions
+
+        return unmatched_actions(events)
+
     def llm_messages(self) -> list[Message]:
         """The LLM message list of the active branch, converting only new events.
 
@@ -473,6 +491,8 @@ _CONFIG_FIELDS: set[str] = {
     "title",
     "tags",
     "created_at",
+    "confirmation_policy",
+    "security_analyzer",
 }
 """The fields whose change rewrites base_state.json (the others are derived from events)."""
 

@@ -20,7 +20,7 @@ import mcp_types
 from openhands.sdk.llm.message import ImageContent, TextContent
 from openhands.sdk.mcp.client import MCPClient
 from openhands.sdk.mcp.errors import MCPError
-from openhands.sdk.tool.tool import Action, Observation, ToolDefinition
+from openhands.sdk.tool.tool import SECURITY_RISK_PROPERTY, Action, Observation, ToolDefinition
 from pydantic import ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
@@ -200,13 +200,19 @@ class MCPToolDefinition(ToolDefinition):
         )
         return [definition(MCPToolExecutor(mcp_tool.name, mcp_client))]
 
-    def to_openai_tool(self) -> dict[str, Any]:
+    def to_openai_tool(
+        self, add_security_risk_prediction: bool = False, action_type: type[Action] | None = None
+    ) -> dict[str, Any]:
+        parameters = copy.deepcopy(self.action_type.input_schema)  # type: ignore[attr-defined]
+        read_only = bool(self.annotations and self.annotations.readOnlyHint)
+        if add_security_risk_prediction and not read_only:
+            parameters.setdefault("properties", {})["security_risk"] = dict(SECURITY_RISK_PROPERTY)
         return {
             "type": "function",
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": copy.deepcopy(self.action_type.input_schema),  # type: ignore[attr-defined]
+                "parameters": parameters,
             },
         }
 

@@ -313,6 +313,19 @@ class GoalController:
             return GoalInterruption(reason=PAUSED)
         return None
 
+    def awaits_approval(self, end: RunEnd) -> bool:
+        """Whether the run stopped for a person to approve a tool call.
+
+        Then the round is not over: nothing is judged, and the driver waits until the call is
+        approved or rejected (the conversation leaves `waiting_for_confirmation`), runs the
+        agent again without a message, and asks this again. The phase says so meanwhile.
+        """
+        waiting = (
+            end.status == ConversationExecutionStatus.WAITING_FOR_CONFIRMATION and end.error is None
+        )
+        self._phase = "waiting_for_approval" if waiting else "agent"
+        return waiting
+
     def enter_phase(self, phase: GoalPhase) -> None:
         """Note what the goal does next (a driver that runs the steps itself calls this)."""
         self._phase = phase

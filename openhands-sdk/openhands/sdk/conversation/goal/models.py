@@ -21,8 +21,9 @@ GoalStatusName = Literal["running", "complete", "capped", "interrupted"]
 GoalOutcomeStatus = Literal["complete", "capped", "interrupted"]
 """How a goal ended."""
 
-GoalPhase = Literal["agent", "verifying", "judging"]
-"""What an active goal is doing: the agent works, the verify command runs, the judge decides."""
+GoalPhase = Literal["agent", "waiting_for_approval", "verifying", "judging"]
+"""What an active goal is doing: the agent works (or waits for a person to approve a tool
+call), the verify command runs, the judge decides."""
 
 # Why a goal was interrupted (`GoalStatus.reason`); drivers use these words, clients match them.
 PAUSED = "conversation paused"
@@ -163,8 +164,9 @@ class GoalStatus(BaseModel):
     objective: str
     phase: GoalPhase | None = Field(
         default=None,
-        description="What the goal is doing now: the agent works, verify runs, or the judge "
-        "decides; None once the goal is not active.",
+        description="What the goal is doing now: the agent works, it waits for a person to "
+        "approve a tool call, verify runs, or the judge decides; None once the goal is not "
+        "active.",
     )
     verdict: GoalVerdict | None = Field(default=None, description="The latest judge verdict.")
     verify: VerifyResult | None = Field(default=None, description="The latest verify result.")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from openhands.sdk.contracts import DrivableConversation, ObservableConversation
@@ -167,6 +168,24 @@ def _run_once(conversation: DrivableConversation) -> RunEnd:
     return RunEnd.after_run(state.execution_status, state.events)
 
 
+APPROVAL_POLL_SECONDS = 0.1
+"""How often a goal waiting for approval looks whether the call was approved or rejected."""
+
+
+def _wait_for_decision(conversation: DrivableConversation) -> RunEnd | None:
+    """Block until the conversation leaves `waiting_for_confirmation`: a person approved
+    (`approve_pending_actions`), rejected (`reject_pending_actions`) or paused it. A
+    `run()` from elsewhere would approve and run it at once, so the goal never calls it here.
+    None when the goal goes on with a run; how the round ended when it was paused.
+    """
+    waiting = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+    while conversation.state.execution_status == waiting:
+        time.sleep(APPROVAL_POLL_SECONDS)
+    status = conversation.state.execution_status
+    # Paused meanwhile: that ends the wait like a run that ended paused (no run here).
+    return RunEnd(status=status) if status == ConversationExecutionStatus.PAUSED else None
+
+
 def _count_judge_cost(conversation: DrivableConversation, judge_llm: LLM) -> None:
     """Register the judge's LLM in the conversation's stats, so its cost is kept with it.
 
@@ -223,6 +242,15 @@ def drive_goal(
             cost_before = agent_cost_of(conversation)
             with guard.armed(cost_before) if guard else contextlib.nullcontext():
                 end = _run_once(conversation)
+                while controller.awaits_approval(end):
+                    record(controller.running_status())
+                    decided = _wait_for_decision(conversation)
+                    if decided is not None:
+                        end = decided
+                        break
+                    controller.enter_phase("agent")
+                    record(controller.running_status())
+                    end = _run_once(conversation)
             spent = agent_cost_of(conversation) - cost_before
             interruption = controller.classify_run_end(end)
             if interruption is not None:

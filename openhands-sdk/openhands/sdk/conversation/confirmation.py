@@ -1,0 +1,75 @@
+"""Which tool calls wait for approval, and which ones are waiting.
+
+The rule lives here and the agent and the conversation use it: after the LLM's reply is
+recorded, its calls are rated by the conversation's security analyzer (UNKNOWN without one)
+and the confirmation policy decides; if any call needs approval, none of the reply's calls
+runs until `run()` approves them or `reject_pending_actions(reason)` rejects them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from openhands.sdk.event.action import (
+    ActionEvent,
+    AgentErrorEvent,
+    ObservationEvent,
+    UserRejectObservation,
+)
+from openhands.sdk.security.analyzer import SecurityAnalyzerBase
+from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
+from openhands.sdk.security.risk import SecurityRisk
+
+PENDING_SEARCH = 500
+"""How many of the newest events are searched for the calls that wait (a reply's calls and
+their results are always among the newest)."""
+
+_RESULTS = (ObservationEvent, AgentErrorEvent, UserRejectObservation)
+
+
+def unmatched_actions(events: Any) -> list[ActionEvent]:
+    """The calls of the newest LLM reply that have no result yet (no observation, error or
+    rejection), in call order. `events` is a list of events or a conversation's history."""
+    total = len(events)
+    start = max(0, total - PENDING_SEARCH)
+    window: Sequence[Any] = events.read(start, total) if hasattr(events, "read") else events
+    window = list(window)[-PENDING_SEARCH:]
+    waiting: dict[str, ActionEvent] = {}  # by event id, in call order
+    newest_reply: str | None = None
+    for event in window:
+        if isinstance(event, ActionEvent):
+            waiting[event.id] = event
+            newest_reply = event.llm_response_id
+        elif isinstance(event, _RESULTS):
+            # A result names its call by event id when it can; an error only by the LLM's
+            # call id, which a provider may reuse: it answers the newest such call.
+            action_id = getattr(event, "action_id", None)
+            if action_id in waiting:
+                del waiting[action_id]
+                continue
+            for key in reversed(list(waiting)):
+                if waiting[key].tool_call_id == event.tool_call_id:
+                    del waiting[key]
+                    break
+    return [action for action in waiting.values() if action.llm_response_id == newest_reply]
+
+
+def rate(
+    analyzer: SecurityAnalyzerBase | None, actions: Sequence[ActionEvent]
+) -> list[tuple[ActionEvent, SecurityRisk]]:
+    """Each call with its risk (UNKNOWN for every call without an analyzer)."""
+    if analyzer is None:
+        return [(action, SecurityRisk.UNKNOWN) for action in actions]
+    return analyzer.analyze_pending_actions(actions)
+
+
+def needs_approval(
+    policy: ConfirmationPolicyBase,
+    analyzer: SecurityAnalyzerBase | None,
+    actions: Sequence[ActionEvent],
+) -> bool:
+    """Whether any of `actions` must wait for approval under `policy`."""
+    if not actions:
+        return False
+    return any(policy.should_confirm(risk) for _, risk in rate(analyzer, actions))

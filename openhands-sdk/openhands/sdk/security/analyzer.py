@@ -1,0 +1,45 @@
+"""`SecurityAnalyzerBase`: rates a tool call's risk before it runs.
+
+The conversation asks its analyzer (`conversation.set_security_analyzer(...)`) for the risk of
+each call, and its confirmation policy decides from that risk whether the call waits for
+approval. Without an analyzer every call is UNKNOWN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from openhands.sdk.security.risk import SecurityRisk
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from openhands.sdk.event.action import ActionEvent
+
+
+class SecurityAnalyzerBase(BaseModel):
+    """Rates tool calls; subclasses implement `security_risk`."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+
+    def security_risk(self, action: ActionEvent) -> SecurityRisk:
+        """The risk of running `action`."""
+        raise NotImplementedError
+
+    def analyze_pending_actions(
+        self, actions: Sequence[ActionEvent]
+    ) -> list[tuple[ActionEvent, SecurityRisk]]:
+        """Each action with its risk; an analyzer that fails rates its call UNKNOWN."""
+        rated: list[tuple[ActionEvent, SecurityRisk]] = []
+        for action in actions:
+            try:
+                risk = self.security_risk(action)
+            except Exception:  # a broken analyzer must not run a call unchecked: UNKNOWN
+                risk = SecurityRisk.UNKNOWN
+            rated.append((action, risk))
+        return rated
+
+
+def call_text(action: ActionEvent) -> str:
+    """What a rule-based analyzer reads of a call: its tool name and raw arguments."""
+    return f"{action.tool_name} {action.tool_call.arguments or ''}"

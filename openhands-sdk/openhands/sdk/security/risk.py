@@ -1,0 +1,59 @@
+"""`SecurityRisk`: how risky a tool call is, as the LLM or an analyzer rates it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+_ORDER = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
+
+
+class SecurityRisk(StrEnum):
+    """LOW, MEDIUM or HIGH, or UNKNOWN when nobody rated the call.
+
+    LOW < MEDIUM < HIGH; UNKNOWN compares with nothing (`<` and friends raise TypeError), so
+    a policy must say what it does with an unrated call.
+    """
+
+    UNKNOWN = "UNKNOWN"
+    LOW = "LOW"
+    MEDIUM = "MEDIUM"
+    HIGH = "HIGH"
+
+    @classmethod
+    def parse(cls, value: object) -> SecurityRisk:
+        """The risk named by `value` (any case); UNKNOWN for anything else."""
+        text = str(getattr(value, "value", value) or "").strip().upper()
+        return cls(text) if text in cls.__members__ else cls.UNKNOWN
+
+    def is_riskier(self, other: SecurityRisk, reflexive: bool = True) -> bool:
+        """Whether this risk is above `other` (or equal, with `reflexive`).
+
+        Raises ValueError when either is UNKNOWN: an unrated call is not comparable.
+        """
+        if self is SecurityRisk.UNKNOWN or other is SecurityRisk.UNKNOWN:
+            raise ValueError(f"cannot compare {self.value} with {other.value}")
+        mine, theirs = _ORDER[self.value], _ORDER[other.value]
+        return mine >= theirs if reflexive else mine > theirs
+
+    def _rank(self, other: object) -> tuple[int, int]:
+        if not isinstance(other, SecurityRisk):
+            raise TypeError(f"cannot compare SecurityRisk with {type(other).__name__}")
+        if self is SecurityRisk.UNKNOWN or other is SecurityRisk.UNKNOWN:
+            raise TypeError("UNKNOWN risk is not ordered")
+        return _ORDER[self.value], _ORDER[other.value]
+
+    def __lt__(self, other: object) -> bool:
+        mine, theirs = self._rank(other)
+        return mine < theirs
+
+    def __le__(self, other: object) -> bool:
+        mine, theirs = self._rank(other)
+        return mine <= theirs
+
+    def __gt__(self, other: object) -> bool:
+        mine, theirs = self._rank(other)
+        return mine > theirs
+
+    def __ge__(self, other: object) -> bool:
+        mine, theirs = self._rank(other)
+        return mine >= theirs
