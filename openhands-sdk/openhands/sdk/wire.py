@@ -26,6 +26,8 @@ from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
+from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import (
     BaseModel,
@@ -186,6 +188,9 @@ class ConversationInfo(BaseModel):
     goal: GoalStatus | None = Field(
         default=None, description="The latest goal status, or null if no goal was started."
     )
+    confirmation_policy: ConfirmationPolicy = Field(
+        default_factory=NeverConfirm, description="Which tool calls wait for approval."
+    )
 
     @field_validator("agent", mode="before")
     @classmethod
@@ -238,6 +243,43 @@ class EventPage(BaseModel):
             except (UnknownEventKindError, ValidationError) as exc:
                 logger.warning("Ignoring an item that is not a known event: %s", _first(exc))
         return events
+
+
+# -- human approval ---------------------------------------------------------------------------
+
+
+class ConfirmationResponseRequest(BaseModel):
+    """Body of POST /events/respond_to_confirmation: approve or reject the waiting calls."""
+
+    model_config = _REQUEST
+
+    accept: bool = Field(description="true runs the waiting tool calls; false rejects them.")
+    reason: str = Field(
+        default="User rejected the action.",
+        max_length=10_000,
+        description="Why they were rejected (the agent reads it); ignored when accepting.",
+    )
+
+
+class SetConfirmationPolicyRequest(BaseModel):
+    """Body of POST /confirmation_policy."""
+
+    model_config = _REQUEST
+
+    policy: ConfirmationPolicy = Field(
+        description='{"kind": "AlwaysConfirm"}, {"kind": "NeverConfirm"} or {"kind": '
+        '"ConfirmRisky", "threshold": "HIGH", "confirm_unknown": true}.'
+    )
+
+
+class SetSecurityAnalyzerRequest(BaseModel):
+    """Body of POST /security_analyzer."""
+
+    model_config = _REQUEST
+
+    security_analyzer: SecurityAnalyzer | None = Field(
+        description='e.g. {"kind": "LLMSecurityAnalyzer"}; null removes the analyzer.'
+    )
 
 
 # -- goals ------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from openhands.sdk.conversation import ConversationExecutionStatus
 from openhands.sdk.wire import (
     ConversationInfo,
     ConversationPage,
+    SetConfirmationPolicyRequest,
+    SetSecurityAnalyzerRequest,
     StartConversationRequest,
     Success,
 )
@@ -98,6 +100,30 @@ async def run_conversation(conversation: Live) -> Success:
 async def pause_conversation(conversation: Live) -> Success:
     """Ask the agent to stop after its current step."""
     await conversation.pause()
+    return Success()
+
+
+@router.post(
+    "/{conversation_id}/confirmation_policy",
+    response_model=Success,
+    responses=error_responses(404, *STORAGE),
+)
+async def set_confirmation_policy(
+    request: SetConfirmationPolicyRequest, conversation: Live
+) -> Success:
+    """Choose which tool calls wait for approval (AlwaysConfirm, NeverConfirm, ConfirmRisky)."""
+    await conversation.set_confirmation_policy(request.policy)
+    return Success()
+
+
+@router.post(
+    "/{conversation_id}/security_analyzer",
+    response_model=Success,
+    responses=error_responses(404, *STORAGE),
+)
+async def set_security_analyzer(request: SetSecurityAnalyzerRequest, conversation: Live) -> Success:
+    """Choose what rates each tool call's risk for the confirmation policy (null: none)."""
+    await conversation.set_security_analyzer(request.security_analyzer)
     return Success()
 
 

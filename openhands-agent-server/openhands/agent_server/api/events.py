@@ -12,7 +12,12 @@ from openhands.agent_server.errors import InvalidRequestError
 from openhands.agent_server.services.event_queries import EventSortOrder
 from openhands.agent_server.services.live import LiveConversation
 from openhands.sdk.event import Event, EventSource
-from openhands.sdk.wire import EventPage, SendMessageRequest, Success
+from openhands.sdk.wire import (
+    ConfirmationResponseRequest,
+    EventPage,
+    SendMessageRequest,
+    Success,
+)
 
 router = APIRouter(
     prefix="/api/conversations/{conversation_id}/events", tags=["events"], route_class=CheckedRoute
@@ -39,6 +44,20 @@ def _check_kind(kind: str | None) -> None:
 async def send_message(request: SendMessageRequest, conversation: Live) -> Success:
     """Append a user message (it interrupts an active goal first); `run` starts the agent."""
     await conversation.send_message(request.to_message(), run=request.run)
+    return Success()
+
+
+@router.post(
+    "/respond_to_confirmation",
+    response_model=Success,
+    responses=error_responses(404, 409, *STORAGE),
+)
+async def respond_to_confirmation(
+    request: ConfirmationResponseRequest, conversation: Live
+) -> Success:
+    """Approve (`accept: true`) or reject (with a `reason` the agent reads) the tool calls
+    that wait for approval; the agent then goes on. 409 when nothing waits."""
+    await conversation.respond_to_confirmation(request.accept, request.reason)
     return Success()
 
 

@@ -141,6 +141,7 @@ class Catalog:
             updated_at=summary.updated_at,
             metrics=dict(summary.stats.usage_to_metrics),
             goal=self._goal(summary),
+            confirmation_policy=summary.confirmation_policy,
         )
 
     def _goal(self, summary: ConversationSummary) -> GoalStatus | None:

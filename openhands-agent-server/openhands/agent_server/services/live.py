@@ -36,6 +36,8 @@ from openhands.sdk.conversation.goal import GoalOutcome
 from openhands.sdk.errors import StorageError
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM, Message
+from openhands.sdk.security.analyzer import SecurityAnalyzerBase
+from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.wire import ConversationInfo
 
 logger = logging.getLogger(__name__)
@@ -146,6 +148,7 @@ class LiveConversation:
             updated_at=state.updated_at,
             metrics={usage: m.model_copy() for usage, m in list(state.metrics.items())},
             goal=self.goal.status,
+            confirmation_policy=state.confirmation_policy,
         )
 
     # -- events -----------------------------------------------------------------------------
@@ -252,6 +255,41 @@ class LiveConversation:
         if self.is_busy:
             self._repause = True
         self.conversation.pause()
+
+    # -- human approval ---------------------------------------------------------------------
+
+    async def respond_to_confirmation(self, accept: bool, reason: str) -> None:
+        """Approve or reject the tool calls that wait; ConflictError when none waits.
+
+        An approval runs them: a goal driving the conversation runs the agent (the goal waits
+        for this answer), otherwise a run starts here. A rejection only records it, as the
+        reference server does; the goal (or the client's next run) lets the agent go on.
+        """
+        self.ensure_open()
+        await self.settle()
+        conversation = self.conversation
+        if conversation.state.execution_status != Status.WAITING_FOR_CONFIRMATION:
+            raise ConflictError(
+                f"No tool call of conversation {self.id} waits for approval (its status is "
+                f"{conversation.state.execution_status.value})."
+            )
+        if accept:
+            self._check_keys()
+            await self._controls.run_to_completion(conversation.approve_pending_actions)
+        else:
+            await self._controls.run_to_completion(conversation.reject_pending_actions, reason)
+        if accept and not self.goal.active and not self.is_busy:
+            self._submit_run()
+
+    async def set_confirmation_policy(self, policy: ConfirmationPolicyBase) -> None:
+        """Choose which tool calls wait for approval (saved with the conversation)."""
+        self.ensure_open()
+        await self._controls.run_to_completion(self.conversation.set_confirmation_policy, policy)
+
+    async def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
+        """Choose what rates each call's risk (saved with the conversation)."""
+        self.ensure_open()
+        await self._controls.run_to_completion(self.conversation.set_security_analyzer, analyzer)
 
     # -- messages ---------------------------------------------------------------------------
 

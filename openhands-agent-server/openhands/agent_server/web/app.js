@@ -148,7 +148,7 @@ function openSocket(reconnecting = false) {
     app.pending.observe(event);
     progressEvent(event);
     showEvent(event);
-    updateApproval(app.conversationId, app.status, app.pending);
+    updateApproval(app.conversationId, app.status, app.pending, Boolean(app.goal && app.goal.active));
     applyPendingInfo();
   });
   socket.addEventListener("close", (close) => {
@@ -230,7 +230,7 @@ function setExecStatus(status, timestamp, listToo = true) {
   badge.className = `badge status-${status}`;
   setGoalExecutionStatus(status);
   progressStatus(status, timestamp);
-  updateApproval(app.conversationId, status, app.pending);
+  updateApproval(app.conversationId, status, app.pending, Boolean(app.goal && app.goal.active));
   if (listToo) updateListItem(app.conversationId, { execution_status: status });
   updatePause();
   scheduleUsage();

@@ -6,12 +6,13 @@ import { api } from "./api.js";
 import { $, el, replaceIfChanged, setDisabled } from "./dom.js";
 import { notify } from "./notices.js";
 
-const state = { conversationId: null, status: "idle", pending: null, sending: false, answered: false };
+const state = { conversationId: null, status: "idle", pending: null, sending: false, answered: false, goalActive: false };
 
-/** Show or hide the approval panel for conversation `id` in `status`; `pending` is its PendingActions. */
-export function updateApproval(id, status, pending) {
+/** Show or hide the approval panel for conversation `id` in `status`; `pending` is its
+ * PendingActions; `goalActive` whether a goal drives it (then the goal runs the agent). */
+export function updateApproval(id, status, pending, goalActive = false) {
   if (id !== state.conversationId || status !== state.status) state.answered = false;
-  Object.assign(state, { conversationId: id, status, pending });
+  Object.assign(state, { conversationId: id, status, pending, goalActive });
   render();
 }
 
@@ -56,6 +57,9 @@ async function respond(accept) {
   render();
   try {
     await api("POST", `/api/conversations/${id}/events/respond_to_confirmation`, body);
+    // A rejection is only recorded (an approval runs the calls); without a goal driving the
+    // conversation, run it so the agent reads the rejection and goes on.
+    if (!accept && !state.goalActive) await api("POST", `/api/conversations/${id}/run`);
     if (id === state.conversationId) {
       state.answered = true;
       $("reject-reason").value = "";

@@ -36,6 +36,7 @@ from openhands.sdk.conversation.snapshot import (
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.errors import storage_error
 from openhands.sdk.hooks.config import HookConfig
+from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -63,6 +64,9 @@ class ConversationSummary(BaseModel):
     hook_config: HookConfig | None = None
     stats: ConversationStats = Field(default_factory=ConversationStats)
     persistence_dir: str = Field(description="The conversation's own folder.")
+    confirmation_policy: ConfirmationPolicy = Field(
+        default_factory=NeverConfirm, description="Which tool calls wait for approval."
+    )
 
     @field_validator("agent", mode="before")
     @classmethod

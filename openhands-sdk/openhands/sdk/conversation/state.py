@@ -91,8 +91,10 @@ class ConversationExecutionStatus(StrEnum):
 
     @property
     def is_terminal(self) -> bool:
-        """True for statuses that end a run (finished, error, stuck, paused)."""
+        """True for statuses that end a run (finished, error, stuck, paused, or waiting for
+        a person to approve a tool call)."""
         return self in (
+            ConversationExecutionStatus.WAITING_FOR_CONFIRMATION,
             ConversationExecutionStatus.FINISHED,
             ConversationExecutionStatus.ERROR,
             ConversationExecutionStatus.STUCK,

@@ -159,6 +159,15 @@ class RemoteClient:
             not_found=f"Conversation {conversation_id}",
         )
 
+    def post_json(self, conversation_id: uuid.UUID, route: str, body: dict[str, Any]) -> None:
+        """POST `body` to /{id}/<route> (a setting or an answer; 409 when it does not apply)."""
+        self.request(
+            "POST",
+            f"{self._conv(conversation_id)}/{route}",
+            json=body,
+            not_found=f"Conversation {conversation_id}",
+        )
+
     def pause(self, conversation_id: uuid.UUID) -> None:
         """POST /{id}/pause: ask the running agent to stop after its current step."""
         self.request(

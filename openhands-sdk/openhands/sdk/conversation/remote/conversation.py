@@ -27,7 +27,16 @@ from openhands.sdk.event.state import ConversationErrorEvent, ConversationStateU
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import Message
-from openhands.sdk.wire import SendMessageRequest, StartConversationRequest
+from openhands.sdk.security.analyzer import SecurityAnalyzerBase
+from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
+from openhands.sdk.wire import (
+    ConfirmationResponseRequest,
+    SendMessageRequest,
+    SetConfirmationPolicyRequest,
+    SetSecurityAnalyzerRequest,
+    StartConversationRequest,
+    to_wire,
+)
 from openhands.sdk.workspace.remote import RemoteWorkspace
 
 if TYPE_CHECKING:
@@ -154,6 +163,29 @@ class RemoteConversation(BaseConversation):
     def pause(self) -> None:
         self._check_open()
         self._client.pause(self._id)
+
+    # -- human approval -----------------------------------------------------------------------
+
+    def set_confirmation_policy(self, policy: ConfirmationPolicyBase) -> None:
+        """Choose which tool calls wait for approval on the server (`run()` then approves)."""
+        self._check_open()
+        self._client.post_json(
+            self._id,
+            "confirmation_policy",
+            to_wire(SetConfirmationPolicyRequest.model_validate({"policy": policy})),
+        )
+
+    def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
+        """Choose what rates each call's risk on the server (None: every call UNKNOWN)."""
+        self._check_open()
+        request = SetSecurityAnalyzerRequest.model_validate({"security_analyzer": analyzer})
+        self._client.post_json(self._id, "security_analyzer", to_wire(request))
+
+    def reject_pending_actions(self, reason: str = "User rejected the action.") -> None:
+        """Reject the calls that wait for approval; `run()` lets the agent go on."""
+        self._check_open()
+        request = ConfirmationResponseRequest(accept=False, reason=reason)
+        self._client.post_json(self._id, "events/respond_to_confirmation", to_wire(request))
 
     def close(self) -> None:
         """Disconnect (socket and HTTP); the conversation stays on the server."""
