@@ -23,10 +23,16 @@ class OpenPage(Protocol):
 
 
 def create_conversation(
-    page: Page, fake_llm: FakeOpenAIServer, workdir: Path, model: str | None = None
+    page: Page,
+    fake_llm: FakeOpenAIServer,
+    workdir: Path,
+    model: str | None = None,
+    approval: str = "never",
 ) -> str:
-    """Fill the new-conversation form (a fresh model name unless `model`); return the name."""
+    """Fill the new-conversation form (a fresh model name unless `model`; `approval`: never,
+    risky or always); return the model name."""
     model = model or f"web-{uuid.uuid4().hex[:8]}"
+    page.get_by_label("Ask me before running tools").select_option(approval)
     page.get_by_label("Model", exact=True).fill(f"openai/{model}")
     page.get_by_label("Base URL (optional)", exact=True).fill(fake_llm.base_url)
     page.get_by_label("LLM API key").fill("fake-key")

@@ -170,7 +170,8 @@ def test_status_rows_are_folded_into_one_expandable_group(
 
 
 def test_approval_panel_shows_the_waiting_call_and_sends_the_answer(page: Page) -> None:
-    """The panel's wiring, with the server's answer stubbed (its route is tested elsewhere)."""
+    """The panel's wiring, with the server's answers stubbed (test_approval.py uses the real
+    routes)."""
     sent: list[dict[str, Any]] = []
 
     def answer(route: Any) -> None:
@@ -178,6 +179,7 @@ def test_approval_panel_shows_the_waiting_call_and_sends_the_answer(page: Page) 
         route.fulfill(json={"success": True})
 
     page.route("**/events/respond_to_confirmation", answer)
+    page.route("**/api/conversations/conv-1/run", answer)  # after a rejection the agent goes on
     page.evaluate(
         """async () => {
           const { PendingActions } = await import('/static/pending.js');
@@ -197,12 +199,18 @@ def test_approval_panel_shows_the_waiting_call_and_sends_the_answer(page: Page) 
     panel.get_by_label("Reason for rejecting").fill("not in my repo")
     panel.get_by_role("button", name="Reject").click()
     expect(panel.get_by_role("button", name="Approve")).to_be_disabled()
-    assert sent == [
-        {
-            "url": page.url.split("#")[0].rstrip("/")
-            + "/api/conversations/conv-1/events/respond_to_confirmation",
-            "body": {"accept": False, "reason": "not in my repo"},
-        }
+    base = page.url.split("#")[0].rstrip("/") + "/api/conversations/conv-1"
+    for _ in range(100):  # both requests are answered at once by the stubs
+        if len(sent) == 2:
+            break
+        page.wait_for_timeout(50)
+    assert sent[0] == {
+        "url": base + "/events/respond_to_confirmation",
+        "body": {"accept": False, "reason": "not in my repo"},
+    }
+    assert [entry["url"] for entry in sent] == [
+        base + "/events/respond_to_confirmation",
+        base + "/run",
     ]
     page.evaluate("() => window.showWaiting()")  # unchanged status: still answered
     page.evaluate(
@@ -215,7 +223,9 @@ def test_approval_panel_shows_the_waiting_call_and_sends_the_answer(page: Page) 
     page.evaluate("() => window.showWaiting()")  # waiting again: a new question
     panel.get_by_role("button", name="Approve").click()
     expect(page.locator("#notices .notice-error")).to_have_count(0)
+    expect(panel.get_by_role("button", name="Approve")).to_be_disabled()
     assert sent[-1]["body"] == {"accept": True}
+    assert len(sent) == 3  # an approval runs the calls itself: no separate run
 
 
 def test_goal_chip_says_waiting_for_approval_while_its_agent_waits(page: Page) -> None:

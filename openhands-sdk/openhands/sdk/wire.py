@@ -156,6 +156,15 @@ class StartConversationRequest(BaseModel):
     )
     max_iterations: int = Field(default=500, ge=1, description="Agent steps allowed per run.")
     hook_config: HookConfig | None = Field(default=None, description="Command hooks (Stop, ...).")
+    confirmation_policy: ConfirmationPolicy = Field(
+        default_factory=NeverConfirm,
+        description='Which tool calls wait for approval: {"kind": "AlwaysConfirm"}, '
+        '{"kind": "ConfirmRisky", "threshold": "HIGH"} or the default {"kind": "NeverConfirm"}.',
+    )
+    security_analyzer: SecurityAnalyzer | None = Field(
+        default=None,
+        description='What rates each call\'s risk, e.g. {"kind": "LLMSecurityAnalyzer"}.',
+    )
 
     @staticmethod
     def server_workspace(working_dir: str) -> LocalWorkspace:

@@ -40,6 +40,7 @@ from openhands.sdk.conversation import (
     list_conversation_ids,
 )
 from openhands.sdk.errors import StorageError
+from openhands.sdk.security.confirmation_policy import NeverConfirm
 from openhands.sdk.wire import ConversationInfo, StartConversationRequest
 from openhands.sdk.workspace import LocalWorkspace
 
@@ -343,6 +344,10 @@ class ConversationRegistry:
         except BaseException:
             self.credentials.forget(conversation_id)
             raise
+        if request.security_analyzer is not None:
+            conversation.set_security_analyzer(request.security_analyzer)
+        if not isinstance(request.confirmation_policy, NeverConfirm):
+            conversation.set_confirmation_policy(request.confirmation_policy)
         return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:

@@ -322,6 +322,11 @@ async function createConversation(event) {
   if (form.working_dir.value.trim()) {
     request.workspace = { kind: "LocalWorkspace", working_dir: form.working_dir.value.trim() };
   }
+  if (form.approval.value === "always") request.confirmation_policy = { kind: "AlwaysConfirm" };
+  if (form.approval.value === "risky") {
+    request.confirmation_policy = { kind: "ConfirmRisky", threshold: "HIGH" };
+    request.security_analyzer = { kind: "LLMSecurityAnalyzer" };
+  }
   const button = $("create");
   setDisabled(button, "Creating the conversation…");
   try {

@@ -17,7 +17,10 @@ export function updateApproval(id, status, pending, goalActive = false) {
 }
 
 function argumentsText(action) {
-  if (action.action) return JSON.stringify(action.action, null, 2);
+  if (action.action) {
+    const { kind, ...args } = action.action; // the action's class name is not an argument
+    return JSON.stringify(args, null, 2);
+  }
   return (action.tool_call && action.tool_call.arguments) || "{}";
 }
 
