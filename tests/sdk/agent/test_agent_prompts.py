@@ -83,3 +83,19 @@ def test_security_policy_filename_is_accepted_and_saved() -> None:
     assert Agent.model_validate(agent.model_dump()).security_policy_filename == "custom_policy.md"
     assert Agent(llm=_llm()).security_policy_filename == "security_policy.j2"
     assert none_given.security_policy_filename == ""
+
+
+def test_a_security_policy_file_is_added_verbatim_after_the_prompt(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.md"
+    policy.write_text("# House rules\nNever push to main.\n")
+    agent = Agent(llm=_llm(), security_policy_filename=str(policy))
+    assert (
+        agent.static_system_message
+        == DEFAULT_SYSTEM_PROMPT + "\n\n# House rules\nNever push to main."
+    )
+
+
+def test_a_missing_security_policy_file_says_which_and_how_to_fix(tmp_path: Path) -> None:
+    agent = Agent(llm=_llm(), security_policy_filename=str(tmp_path / "nope.md"))
+    with pytest.raises(PromptTemplateError, match="nope.md.*or '' for none"):
+        _ = agent.static_system_message

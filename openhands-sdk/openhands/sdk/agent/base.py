@@ -60,8 +60,10 @@ class AgentBase(BaseModel):
     )
     security_policy_filename: str = Field(
         default=DEFAULT_SECURITY_POLICY_FILENAME,
-        description="The security policy for the prompt ('security_policy.j2': the built-in "
-        "one; '' none). Accepted and saved; it has no effect yet.",
+        description="A security policy for the system prompt: a file (absolute, or in the agent "
+        "class's prompts folder) whose text is added verbatim after the prompt. "
+        "'security_policy.j2' (the default) and '' add nothing: the built-in prompt already "
+        "asks for care, and a `security_risk` argument explains the risk scale to the LLM.",
     )
     include_default_tools: list[str] = Field(
         default_factory=lambda: list(BUILTIN_TOOL_NAMES),
@@ -150,7 +152,30 @@ class AgentBase(BaseModel):
     @property
     def static_system_message(self) -> str:
         """The system prompt without the per-conversation part (the same for every
-        conversation of this agent). Raises PromptTemplateError for a missing template."""
+        conversation of this agent), with the security policy file's text after it. Raises
+        PromptTemplateError for a missing template or policy file."""
+        prompt = self._base_system_message()
+        policy = self._security_policy_text()
+        return f"{prompt}\n\n{policy}" if policy else prompt
+
+    def _security_policy_text(self) -> str:
+        filename = self.security_policy_filename
+        if not filename:
+            return ""
+        path = Path(filename) if Path(filename).is_absolute() else Path(self.prompt_dir) / filename
+        if filename == DEFAULT_SECURITY_POLICY_FILENAME and not path.is_file():
+            return ""
+        try:
+            return path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            from openhands.sdk.agent.prompts.templates import PromptTemplateError
+
+            raise PromptTemplateError(
+                f"security_policy_filename {filename!r}: cannot read {path} ({exc}); give an "
+                "existing file, or '' for none."
+            ) from exc
+
+    def _base_system_message(self) -> str:
         if self.system_prompt is not None:
             return self.system_prompt
         filename = self.system_prompt_filename
