@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from openhands.sdk.event.action import ActionEvent
 
 _HIGH_PATTERNS = [
-    r"\brm\s+(-[a-zA-Z]*[rR][a-zA-Z]*\s+|--recursive\s+)+(-[a-zA-Z]+\s+)*(/|~|\$HOME|/\*)(\s|$|\")",
+    # A recursive delete of /, home, or everything here (`*`, `./*`, `.`).
+    r"\brm\s+(-[a-zA-Z]*[rR][a-zA-Z]*\s+|--recursive\s+)+(-[a-zA-Z]+\s+)*"
+    r"(/|~/?|\$HOME/?|/\*|\./?\*?|\*)(\s|$|\"|;|&)",
     r"\bmkfs(\.\w+)?\b",
     r"\bdd\s+[^|;]*\bof=/dev/",
     r">\s*/dev/(sd|nvme|hd)\w*",
