@@ -97,5 +97,5 @@ def test_a_security_policy_file_is_added_verbatim_after_the_prompt(tmp_path: Pat
 
 def test_a_missing_security_policy_file_says_which_and_how_to_fix(tmp_path: Path) -> None:
     agent = Agent(llm=_llm(), security_policy_filename=str(tmp_path / "nope.md"))
-    with pytest.raises(PromptTemplateError, match="nope.md.*or '' for none"):
+    with pytest.raises(PromptTemplateError, match=r"nope\.md.*or '' for none"):
         _ = agent.static_system_message

@@ -8,6 +8,7 @@ import pytest
 from openhands.sdk.event import (
     ActionEvent,
     AgentErrorEvent,
+    Condensation,
     ConversationErrorEvent,
     ConversationStateUpdateEvent,
     Event,
@@ -30,6 +31,7 @@ from pydantic import ValidationError
 CALL = MessageToolCall(id="call_1", name="echo", arguments='{"text": "hi"}')
 
 SAMPLES: list[Event] = [
+    Condensation(summary="made x.py", summary_offset=2, forgotten_messages=6),
     SystemPromptEvent(
         system_prompt=TextContent(text="You are helpful."),
         tools=[{"type": "function", "function": {"name": "think", "parameters": {}}}],

@@ -101,7 +101,17 @@ class Agent(AgentBase):
     # -- (1) and (2): ask the LLM --------------------------------------------------------------
 
     def _llm_messages(self, conversation: LocalConversation) -> list[Message]:
-        """The messages the LLM sees this step (kept incrementally by the state)."""
+        """The messages the LLM sees this step (kept incrementally by the state), condensed
+        first when the condenser says the view grew too long."""
+        messages = conversation.state.llm_messages()
+        if self.condenser is None:
+            return messages
+        for llm in self.condenser.llms:
+            conversation.conversation_stats.register_llm(llm)  # type: ignore[arg-type]
+        condensation = self.condenser.condense(messages)
+        if condensation is None:
+            return messages
+        conversation.append_event(condensation)
         return conversation.state.llm_messages()
 
     def _complete(

@@ -15,6 +15,7 @@ from openhands.sdk.agent.prompts import (
     DEFAULT_SYSTEM_PROMPT_FILENAME,
 )
 from openhands.sdk.context.agent_context import AgentContext
+from openhands.sdk.context.condenser import Condenser
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import SystemPromptEvent
 from openhands.sdk.llm.llm import LLM
@@ -64,6 +65,11 @@ class AgentBase(BaseModel):
         "class's prompts folder) whose text is added verbatim after the prompt. "
         "'security_policy.j2' (the default) and '' add nothing: the built-in prompt already "
         "asks for care, and a `security_risk` argument explains the risk scale to the LLM.",
+    )
+    condenser: Condenser | None = Field(
+        default=None,
+        description="Keeps the LLM's view of a long conversation short, e.g. "
+        "LLMSummarizingCondenser(llm=..., max_size=120, keep_first=2); None sends it all.",
     )
     include_default_tools: list[str] = Field(
         default_factory=lambda: list(BUILTIN_TOOL_NAMES),

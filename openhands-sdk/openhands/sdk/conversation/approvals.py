@@ -76,13 +76,6 @@ class Approvals:
             self.tool_schemas = self._tool_schemas()
             self._save_config()
 
-    @property
-    def pending_actions(self) -> list[ActionEvent]:
-        """The calls waiting for approval (empty unless `waiting_for_confirmation`)."""
-        if self._state.execution_status != Status.WAITING_FOR_CONFIRMATION:
-            return []
-        return unmatched_actions(self._state.events)
-
     def approve_pending_actions(self) -> None:
         """Approve the waiting calls without running them now: the next `run()` runs them
         first. (`run()` on a waiting conversation approves too.) No-op when nothing waits."""

@@ -12,6 +12,9 @@ from openhands.sdk.llm.message import Message, TextContent
 if TYPE_CHECKING:
     from openhands.sdk.agent.agent import AgentBase
     from openhands.sdk.conversation.conversation_stats import ConversationStats
+    from openhands.sdk.event.action import ActionEvent
+    from openhands.sdk.security.analyzer import SecurityAnalyzerBase
+    from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 
 
 def as_user_message(message: str | Message) -> Message:
@@ -88,6 +91,31 @@ class BaseConversation(ABC):
         """Stop the run as soon as possible (here: `pause()`; a local conversation cuts the
         current step short)."""
         self.pause()
+
+    # -- human approval (docs/confirmation.md) ---------------------------------------------------
+
+    @abstractmethod
+    def set_confirmation_policy(self, policy: ConfirmationPolicyBase) -> None:
+        """Choose which tool calls wait for approval; `run()` approves waiting calls."""
+
+    @abstractmethod
+    def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
+        """Choose what rates each tool call's risk for the confirmation policy."""
+
+    @abstractmethod
+    def reject_pending_actions(self, reason: str = "User rejected the action.") -> None:
+        """Reject the calls that wait for approval (the agent reads `reason`)."""
+
+    @property
+    def pending_actions(self) -> list[ActionEvent]:
+        """The tool calls waiting for approval (empty unless `waiting_for_confirmation`)."""
+        from openhands.sdk.conversation.confirmation import unmatched_actions
+        from openhands.sdk.conversation.state import ConversationExecutionStatus
+
+        state = self.state
+        if state.execution_status != ConversationExecutionStatus.WAITING_FOR_CONFIRMATION:
+            return []
+        return unmatched_actions(state.events)
 
     @abstractmethod
     def close(self) -> None:

@@ -7,6 +7,7 @@ from openhands.sdk.event.action import (
     UserRejectObservation,
 )
 from openhands.sdk.event.base import Event, EventSource, LLMConvertibleEvent, UnknownEventKindError
+from openhands.sdk.event.condenser import Condensation
 from openhands.sdk.event.hook_execution import HookExecutionEvent
 from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
 from openhands.sdk.event.state import (
@@ -20,6 +21,7 @@ from openhands.sdk.event.to_messages import events_to_messages
 __all__ = [
     "ActionEvent",
     "AgentErrorEvent",
+    "Condensation",
     "ConversationErrorEvent",
     "ConversationStateUpdateEvent",
     "Event",

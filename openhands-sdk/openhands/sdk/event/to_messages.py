@@ -11,6 +11,7 @@ from openhands.sdk.event.action import (
     UserRejectObservation,
 )
 from openhands.sdk.event.base import Event, LLMConvertibleEvent
+from openhands.sdk.event.condenser import SUMMARY_PREFIX, Condensation
 from openhands.sdk.llm.message import Message, TextContent
 
 ToolResultEvent = ObservationEvent | AgentErrorEvent | UserRejectObservation
@@ -46,6 +47,8 @@ class MessageHistory:
                 self._add_result(event)
             elif isinstance(event, LLMConvertibleEvent):
                 self._add_other(event.to_llm_message())
+            elif isinstance(event, Condensation):
+                self._condense(event)
 
     def _add_call(self, event: ActionEvent) -> None:
         same_reply = bool(event.llm_response_id) and event.llm_response_id == self._last_response_id
@@ -71,6 +74,16 @@ class MessageHistory:
             self._held.append(message)
             return
         self._messages.append(message)
+        self._last_response_id = None
+
+    def _condense(self, event: Condensation) -> None:
+        """Replace the messages the condensation forgot with its summary message."""
+        start = min(event.summary_offset, len(self._messages))
+        end = min(start + event.forgotten_messages, len(self._messages))
+        summary = Message(
+            role="user", content=[TextContent(text=f"{SUMMARY_PREFIX}\n{event.summary}")]
+        )
+        self._messages[start:end] = [summary]
         self._last_response_id = None
 
     def _close_dangling_calls(self) -> None:
