@@ -56,6 +56,7 @@ def _script(steps: int) -> list[Message]:
 
 def _run(condenser: NoOpCondenser | LLMSummarizingCondenser) -> dict[str, object]:
     llm = _Recording.from_messages(_script(STEPS), usage_id="agent")
+    assert isinstance(llm, _Recording)
     agent = Agent(llm=llm, tools=[], condenser=condenser)
     conversation = LocalConversation(agent, ".", max_iteration_per_run=STEPS + 10)
     conversation.send_message("think a lot")

@@ -63,7 +63,7 @@ from openhands.sdk.tool import (
     register_tool,
     resolve_tool,
 )
-from openhands.sdk.workspace import LocalWorkspace, RemoteWorkspace
+from openhands.sdk.workspace import LocalWorkspace, RemoteWorkspace, Workspace
 
 if TYPE_CHECKING:
     from openhands.sdk.llm import (
@@ -87,12 +87,20 @@ _FROM_LLM = frozenset(
 )
 
 
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.remote import RemoteConversation
+
+
 def __getattr__(name: str) -> Any:
     # Loaded on first use, like in `openhands.sdk.llm` (the chunk type imports litellm).
     if name in _FROM_LLM:
         from openhands.sdk import llm
 
         return getattr(llm, name)
+    if name == "RemoteConversation":  # its HTTP and WebSocket clients load with it
+        from openhands.sdk.conversation.remote import RemoteConversation
+
+        return RemoteConversation
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -138,6 +146,7 @@ __all__ = [
     "PauseEvent",
     "RedactedThinkingBlock",
     "RegistryEvent",
+    "RemoteConversation",
     "RemoteWorkspace",
     "StorageError",
     "StorageFullError",
@@ -151,6 +160,7 @@ __all__ = [
     "ToolDefinition",
     "ToolExecutor",
     "UserRejectObservation",
+    "Workspace",
     "agent_definition_to_factory",
     "get_logger",
     "list_registered_tools",

@@ -254,6 +254,40 @@ class EventPage(BaseModel):
         return events
 
 
+class ForkConversationRequest(BaseModel):
+    """Body of POST /{id}/fork (all optional)."""
+
+    model_config = _REQUEST
+
+    title: str | None = Field(default=None, max_length=500, description="The fork's title.")
+    tags: dict[str, str] | None = Field(
+        default=None, description="The fork's tags (keys: lowercase letters and digits)."
+    )
+
+
+class ExecuteCommandRequest(BaseModel):
+    """Body of POST /api/bash/execute_bash_command."""
+
+    model_config = _REQUEST
+
+    command: str = Field(min_length=1, description="A bash command.")
+    cwd: str | None = Field(
+        default=None,
+        description="Folder on the server to run it in (made if missing); default: the "
+        "server's workspace folder (OH_WORKSPACE_PATH).",
+    )
+    timeout: float = Field(
+        default=300.0, gt=0, le=86_400, description="Seconds before the command is killed."
+    )
+
+    @field_validator("command", "cwd")
+    @classmethod
+    def _no_nul(cls, value: str | None) -> str | None:
+        if value is not None and "\x00" in value:
+            raise ValueError("must not contain a NUL byte")
+        return value
+
+
 # -- human approval ---------------------------------------------------------------------------
 
 

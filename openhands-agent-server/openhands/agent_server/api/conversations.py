@@ -15,6 +15,7 @@ from openhands.sdk.conversation import ConversationExecutionStatus
 from openhands.sdk.wire import (
     ConversationInfo,
     ConversationPage,
+    ForkConversationRequest,
     SetConfirmationPolicyRequest,
     SetSecurityAnalyzerRequest,
     StartConversationRequest,
@@ -101,6 +102,23 @@ async def pause_conversation(conversation: Live) -> Success:
     """Ask the agent to stop after its current step."""
     await conversation.pause()
     return Success()
+
+
+@router.post(
+    "/{conversation_id}/fork",
+    response_model=ConversationInfo,
+    status_code=status.HTTP_201_CREATED,
+    responses=error_responses(404, *STORAGE),
+)
+async def fork_conversation(
+    conversation_id: uuid.UUID,
+    conversations: Registry,
+    request: ForkConversationRequest | None = None,
+) -> Response:
+    """A new conversation with a copy of this one's history (idle; its usage starts at zero)."""
+    body = request or ForkConversationRequest()
+    fork_id = await conversations.fork(conversation_id, title=body.title, tags=body.tags)
+    return _json(await conversations.info(fork_id), status.HTTP_201_CREATED)
 
 
 @router.post(

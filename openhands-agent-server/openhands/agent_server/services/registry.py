@@ -37,6 +37,7 @@ from openhands.agent_server.services.storage import (
 from openhands.sdk.conversation import (
     ConversationExecutionStatus,
     ConversationSummary,
+    LocalConversation,
     list_conversation_ids,
 )
 from openhands.sdk.errors import StorageError
@@ -322,6 +323,37 @@ class ConversationRegistry:
                 await self._delete(conversation_id)
                 raise
         return conversation_id, True
+
+    async def fork(
+        self, source_id: uuid.UUID, *, title: str | None, tags: dict[str, str] | None
+    ) -> uuid.UUID:
+        """A new conversation with a copy of `source_id`'s history (idle, fresh usage).
+
+        Its keys are the source's, sealed for it like a created conversation's.
+        """
+        source = await self.get(source_id)
+        fork_id = uuid.uuid4()
+        conversation = source.conversation
+        self.credentials.new_conversation(fork_id, conversation.agent)
+
+        def make() -> LocalConversation:
+            fork = conversation.fork(conversation_id=fork_id, title=title, tags=tags)
+            try:
+                self.credentials.created(fork_id)
+            except BaseException:
+                fork.close()
+                remove_folders(self.path / fork_id.hex)
+                raise
+            return fork
+
+        try:
+            fork = await self.pools.controls.run_to_completion(make)
+        except BaseException:
+            self.credentials.forget(fork_id)
+            raise
+        self._live[fork_id] = LiveConversation(fork, self.pools, asyncio.get_running_loop())
+        self.catalog.add(fork_id, fork.state.created_at)
+        return fork_id
 
     async def _create(
         self, conversation_id: uuid.UUID, request: StartConversationRequest

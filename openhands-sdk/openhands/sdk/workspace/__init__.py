@@ -6,6 +6,7 @@ from openhands.sdk.workspace.agent_env import (
     configure_agent_environment,
     is_denied,
 )
+from openhands.sdk.workspace.factory import Workspace
 from openhands.sdk.workspace.local import LocalWorkspace
 from openhands.sdk.workspace.processes import (
     kill_process_group,
@@ -20,6 +21,7 @@ __all__ = [
     "CommandResult",
     "LocalWorkspace",
     "RemoteWorkspace",
+    "Workspace",
     "agent_environment",
     "configure_agent_environment",
     "is_denied",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+if TYPE_CHECKING:
+    from openhands.sdk.workspace.shell import CommandResult
 
 
 class RemoteWorkspace(BaseModel):
@@ -23,3 +26,24 @@ class RemoteWorkspace(BaseModel):
         if not value.startswith(("http://", "https://")):
             raise ValueError(f"host must be an http(s) URL, got {value!r}")
         return value.rstrip("/")
+
+    def execute_command(
+        self, command: str, cwd: str | None = None, timeout: float = 300.0
+    ) -> CommandResult:
+        """Run `command` with bash on the server, in `cwd` (default: `working_dir`), and
+        return its result (a failing command is a result, not an exception). Raises the remote
+        client's errors when the server cannot be reached or refuses (e.g. a wrong key)."""
+        # The HTTP client lives with the remote conversation; loaded only when used.
+        from openhands.sdk.conversation.remote.client import RemoteClient
+        from openhands.sdk.wire import ExecuteCommandRequest, to_wire
+        from openhands.sdk.workspace.shell import CommandResult
+
+        request = ExecuteCommandRequest(
+            command=command, cwd=cwd or self.working_dir, timeout=timeout
+        )
+        client = RemoteClient(self.host, self.api_key, timeout=timeout + 30)
+        try:
+            body = client.request("POST", "/api/bash/execute_bash_command", json=to_wire(request))
+        finally:
+            client.close()
+        return CommandResult.model_validate(body)

@@ -31,6 +31,7 @@ from openhands.sdk.security.analyzer import SecurityAnalyzerBase
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.wire import (
     ConfirmationResponseRequest,
+    ForkConversationRequest,
     SendMessageRequest,
     SetConfirmationPolicyRequest,
     SetSecurityAnalyzerRequest,
@@ -104,6 +105,8 @@ class RemoteConversation(BaseConversation):
             self._events = RemoteEventCache()
             for event in self._client.iter_events(self._id):
                 self._events.add(event)
+            # The reference SDK's scripts append to `_callbacks`; the stream reads this list.
+            self._callbacks = listeners
             self._stream = EventStream(self._client, self._id, self._events, listeners)
             self._stream.start()
         except BaseException:
@@ -163,6 +166,31 @@ class RemoteConversation(BaseConversation):
     def pause(self) -> None:
         self._check_open()
         self._client.pause(self._id)
+
+    def fork(
+        self, *, title: str | None = None, tags: dict[str, str] | None = None
+    ) -> RemoteConversation:
+        """A new conversation on the server with a copy of this one's history (its usage
+        starts at zero), attached and streaming like this one."""
+        self._check_open()
+        body = to_wire(ForkConversationRequest(title=title, tags=tags))
+        answer = self._client.request(
+            "POST",
+            f"/api/conversations/{self._id}/fork",
+            json=body,
+            not_found=f"Conversation {self._id}",
+        )
+        fork_id = uuid.UUID(str(answer["id"]))
+        return RemoteConversation(self._agent, self._workspace, conversation_id=fork_id)
+
+    def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
+        """A title from the first user message: with `llm` (default: the agent's), one
+        non-streaming completion on this machine; without an answer, the message cut."""
+        from openhands.sdk.conversation.title_utils import generate_conversation_title
+
+        self._check_open()
+        chosen = llm if llm is not None else self._agent.llm.copy_for("title", stream=False)
+        return generate_conversation_title(self.state.events, llm=chosen, max_length=max_length)
 
     # -- human approval -----------------------------------------------------------------------
 
