@@ -49,6 +49,7 @@ PUBLIC_NAMES = [
     "PauseEvent",
     "RedactedThinkingBlock",
     "RegistryEvent",
+    "RemoteConversation",
     "RemoteWorkspace",
     "StorageError",
     "StorageFullError",
@@ -62,6 +63,7 @@ PUBLIC_NAMES = [
     "ToolDefinition",
     "ToolExecutor",
     "UserRejectObservation",
+    "Workspace",
     "agent_definition_to_factory",
     "get_logger",
     "list_registered_tools",
@@ -134,7 +136,8 @@ HOME_MODULES = {
         "register_tool",
         "resolve_tool",
     ],
-    "openhands.sdk.workspace": ["LocalWorkspace", "RemoteWorkspace"],
+    "openhands.sdk.workspace": ["LocalWorkspace", "RemoteWorkspace", "Workspace"],
+    "openhands.sdk.conversation.remote": ["RemoteConversation"],
 }
 
 
