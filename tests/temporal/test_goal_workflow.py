@@ -4,6 +4,7 @@ and worker processes; the REST routes answer as with the built-in driver."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,7 +18,7 @@ from agent_server.harness import (
 )
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from .conftest import Worker
+from .conftest import TemporalDevServer, Worker
 
 
 def _create(client: httpx.Client, fake_llm: FakeOpenAIServer, model: str) -> str:
@@ -99,3 +100,72 @@ def test_stop_interrupts_the_workflow_and_resume_completes_it(
             lambda: client.get(f"/api/conversations/{cid}/goal").json(), timeout=90
         )
         assert resumed["status"] == "complete"
+
+
+def test_twenty_goals_over_two_servers_complete_with_each_message_once(
+    temporal_server: TemporalDevServer,
+    queue: str,
+    workers: Callable[[], Worker],
+    fake_llm: FakeOpenAIServer,
+    tmp_path: Path,
+) -> None:
+    workers()
+    workers()
+    env = {
+        "OH_GOAL_BACKEND": "temporal",
+        "OH_TEMPORAL_ADDRESS": temporal_server.address,
+        "OH_TEMPORAL_TASK_QUEUE": queue,
+    }
+    for n in (0, 1):
+        (tmp_path / f"s{n}").mkdir()
+    servers = [ServerProcess(tmp_path / f"s{n}" / "conversations", env=env).start() for n in (0, 1)]
+    try:
+        goals: list[tuple[ServerProcess, str]] = []
+        for n in range(20):
+            server = servers[n % 2]
+            agent_model, judge_model = unique("agent"), unique("judge")
+            fake_llm.script(agent_model, [FakeReply.text("try"), FakeReply.text("done")])
+            fake_llm.script(judge_model, [verdict(False, "more"), verdict(True)])
+            with server.client() as client:
+                cid = _create(client, fake_llm, agent_model)
+                body = {"objective": f"goal {n}", "judge_llm": llm_spec(fake_llm, judge_model)}
+                assert client.post(f"/api/conversations/{cid}/goal", json=body).status_code == 200
+            goals.append((server, cid))
+        for server, cid in goals:
+            with server.client() as client:
+                ended = wait_goal_end(
+                    lambda c=client, i=cid: c.get(f"/api/conversations/{i}/goal").json(),
+                    timeout=120,
+                )
+                assert ended["status"] == "complete" and ended["iteration"] == 2
+                assert len(_user_texts(client, cid)) == 2
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def test_a_worker_killed_mid_round_is_replaced_and_nothing_is_sent_twice(
+    agent_server: ServerProcess, workers: Callable[[], Worker], fake_llm: FakeOpenAIServer
+) -> None:
+    doomed = workers()
+    agent_model, judge_model = unique("agent"), unique("judge")
+    slow = FakeReply.tool_call("think", {"thought": "working"}).delayed(4.0)
+    fake_llm.script(agent_model, [slow, FakeReply.text("done")])
+    fake_llm.script(judge_model, [verdict(True)])
+    with agent_server.client() as client:
+        cid = _create(client, fake_llm, agent_model)
+        body = {"objective": "survive", "judge_llm": llm_spec(fake_llm, judge_model)}
+        assert client.post(f"/api/conversations/{cid}/goal", json=body).status_code == 200
+        wait_until(
+            lambda: client.get(f"/api/conversations/{cid}").json()["execution_status"] == "running",
+            what="the agent running",
+        )
+        doomed.kill()  # SIGKILL in the middle of the round's run
+        workers()
+
+        ended = wait_goal_end(
+            lambda: client.get(f"/api/conversations/{cid}/goal").json(), timeout=120
+        )
+
+        assert ended["status"] == "complete"
+        assert _user_texts(client, cid) == ["survive"]

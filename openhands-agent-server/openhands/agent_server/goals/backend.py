@@ -31,6 +31,10 @@ class GoalBackend(Protocol):
         """Start the goal from `status` (already on disk); return the run's id."""
         ...
 
+    def run_id(self, conversation_id: uuid.UUID) -> str:
+        """The id of the conversation's goal run (to stop it after a server restart)."""
+        ...
+
     async def cancel(self, run_id: str) -> None:
         """Ask the run to stop; it records the goal `interrupted`."""
         ...

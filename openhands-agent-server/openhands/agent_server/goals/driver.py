@@ -93,6 +93,9 @@ class GoalDriver:
         self.status = None if event is None else goal_status_from(event, self._host.events)
         if event is not None and self.status is not None:
             self._writer.adopt(event, self.status.objective)
+        backend = goal_backend()
+        if backend is not None and self.status is not None and self.status.active:
+            self._remote_run = backend.run_id(self._host.id)  # it outlived the last server
         return self.status
 
     def recover_after_restart(self) -> ConversationStateUpdateEvent | None:

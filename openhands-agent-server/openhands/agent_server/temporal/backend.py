@@ -15,6 +15,12 @@ if TYPE_CHECKING:
     from openhands.sdk.llm import LLM
 
 
+def run_id_for(conversation_id: uuid.UUID) -> str:
+    """A conversation's goal workflow id: one goal runs at a time, so a restarted server
+    finds (and can stop) the workflow of a goal its log shows running."""
+    return f"goal-{conversation_id}"
+
+
 class TemporalGoalBackend:
     """One Temporal client per server, connected on first use."""
 
@@ -41,7 +47,7 @@ class TemporalGoalBackend:
         resume: bool,
     ) -> str:
         client = await self._connect()
-        run_id = f"goal-{conversation_id}-{uuid.uuid4().hex[:8]}"
+        run_id = run_id_for(conversation_id)
         # The judge's key stays out of the workflow's history: workers use their own.
         spec = judge.model_dump(mode="json", exclude={"api_key"})
         start = GoalInput(
@@ -53,6 +59,9 @@ class TemporalGoalBackend:
         )
         await client.start_workflow("GoalWorkflow", start, id=run_id, task_queue=self._queue)
         return run_id
+
+    def run_id(self, conversation_id: uuid.UUID) -> str:
+        return run_id_for(conversation_id)
 
     async def cancel(self, run_id: str) -> None:
         client = await self._connect()

@@ -14,6 +14,7 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import CancelledError
 
 with workflow.unsafe.imports_passed_through():
     from openhands.agent_server.temporal import activities
@@ -25,11 +26,28 @@ with workflow.unsafe.imports_passed_through():
         VerifyRequest,
     )
     from openhands.sdk.conversation.goal import GoalController, GoalDone, GoalStatus, RunEnd
-    from openhands.sdk.conversation.goal.models import STOPPED, GoalVerdict, VerifyResult
+    from openhands.sdk.conversation.goal.models import (
+        DRIVER_ERROR,
+        STOPPED,
+        GoalVerdict,
+        VerifyResult,
+    )
     from openhands.sdk.conversation.state import ConversationExecutionStatus
     from openhands.sdk.llm import LLM
 
 SHORT = timedelta(minutes=2)
+
+
+def _cancelled(exc: BaseException) -> bool:
+    """Whether `exc` is (or was caused by) the workflow's cancellation."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, asyncio.CancelledError | CancelledError):
+            return True
+        seen = seen.__cause__
+    return False
+
+
 RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=10))
 ROUND_TIMEOUT = timedelta(hours=6)
 HEARTBEAT = timedelta(seconds=20)
@@ -89,8 +107,15 @@ class GoalWorkflow:
                     return await self._end(start, controller, step.outcome)
                 await self._record(start, controller.running_status())
                 message = step.followup
-        except asyncio.CancelledError:
-            outcome = controller.interrupted(None, reason=STOPPED)
+        except BaseException as exc:
+            # A stop (cancellation, which an awaited activity reports as an ActivityError) or
+            # a failure: record it, so the chip never shows a dead goal as running.
+            if _cancelled(exc):
+                outcome = controller.interrupted(None, reason=STOPPED)
+            else:
+                outcome = controller.interrupted(
+                    f"{type(exc).__name__}: {exc}", reason=DRIVER_ERROR
+                )
             await self._end(start, controller, outcome)
             raise
 
