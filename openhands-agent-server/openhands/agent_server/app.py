@@ -30,6 +30,7 @@ from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.edge.docs import add_offline_docs
 from openhands.agent_server.edge.error_handlers import install_error_handlers
 from openhands.agent_server.edge.guard import EdgeGuard
+from openhands.agent_server.goals.backend import configure_goal_backend
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.agent_server.services.sealed_credentials import SealedCredentials
@@ -62,6 +63,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # The agent's terminal, verify and hooks get the variables OH_AGENT_ENV names.
         configure_agent_environment(passthrough=config.agent_env)
+        configure_goal_backend(config)
         pools = Pools.create(
             config.max_run_threads, config.control_threads, nice=config.worker_nice
         )

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from openhands.sdk.errors import OpenHandsError
@@ -161,6 +161,27 @@ class ServerConfig(BaseSettings):
         "(e.g. an LLM call) after goals are recorded `interrupted` and agents are paused; "
         "after that the server exits without it (0 = no wait). Nothing acknowledged is lost: "
         "every event is on disk before it is published.",
+    )
+
+    # -- where goals run ---------------------------------------------------------------------
+
+    goal_backend: Literal["builtin", "temporal"] = Field(
+        default="builtin",
+        description="`builtin`: each goal loop is a task in this server. `temporal`: goals are "
+        "Temporal workflows run by `openhands-goal-worker` processes (needs the `temporal` "
+        "extra); the REST routes stay the same.",
+    )
+    temporal_address: str = Field(
+        default="127.0.0.1:7233", description="host:port of the Temporal frontend."
+    )
+    temporal_namespace: str = Field(default="default", description="The Temporal namespace.")
+    temporal_task_queue: str = Field(
+        default="openhands-goals", description="The task queue the goal workers poll."
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="The URL goal workers use to reach this server (default: "
+        "http://<host>:<port>).",
     )
 
     # -- secrets and the agent's environment ----------------------------------------------

@@ -328,6 +328,16 @@ class SetSecurityAnalyzerRequest(BaseModel):
 # -- goals ------------------------------------------------------------------------------------
 
 
+class GoalRoundRequest(BaseModel):
+    """Body of POST /goal/run: what a goal's remote run (a worker) sends for one round."""
+
+    model_config = _REQUEST
+
+    message: str | None = Field(
+        default=None, description="The round's message to append first; null: run only."
+    )
+
+
 class ResumeGoalRequest(BaseModel):
     """Optional body of POST /goal/resume."""
 

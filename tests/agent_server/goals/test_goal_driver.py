@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -31,6 +32,7 @@ class Host:
 
     def __init__(self, *, wait_for_pause: bool = False) -> None:
         self.events = InMemoryEventLog()
+        self.id = uuid.uuid4()
         self.working_dir = "."
         self.agent_llm: LLM = _judge()
         self.is_busy = False

@@ -12,7 +12,7 @@ from openhands.agent_server.services.credentials import goal_judge
 from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.sdk.conversation.goal import GoalStatus
-from openhands.sdk.wire import ResumeGoalRequest, Success
+from openhands.sdk.wire import GoalRoundRequest, ResumeGoalRequest, Success
 
 router = APIRouter(
     prefix="/api/conversations/{conversation_id}/goal", tags=["goals"], route_class=CheckedRoute
@@ -48,6 +48,22 @@ async def start_goal(
 async def get_goal(conversation: Live) -> GoalStatus | None:
     """The latest goal status, or null if no goal was ever started."""
     return conversation.goal.status
+
+
+@router.post("/status", response_model=Success, responses=error_responses(404, *STORAGE))
+async def record_goal_status(status: GoalStatus, conversation: Live) -> Success:
+    """Record a goal status sent by the goal's remote run (OH_GOAL_BACKEND=temporal: the
+    workers call it at each phase); it is what GET /goal and the socket show."""
+    await conversation.goal.record_remote(status)
+    return Success()
+
+
+@router.post("/run", response_model=Success, responses=error_responses(404, 409, *STORAGE))
+async def run_goal_round(request: GoalRoundRequest, conversation: Live) -> Success:
+    """Send a round's message (if given) and run the agent, for the goal's remote run
+    (OH_GOAL_BACKEND=temporal); 409 when no remote run drives a goal here, or it runs."""
+    await conversation.run_remote_round(request.message)
+    return Success()
 
 
 @router.post("/stop", response_model=Success, responses=error_responses(404, *STORAGE))

@@ -16,6 +16,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from openhands.agent_server.errors import BadRequestError, ConflictError, InvalidRequestError
+from openhands.agent_server.goals.backend import goal_backend
 from openhands.agent_server.goals.host import GoalHost
 from openhands.agent_server.goals.judges import default_judge, requested_judge
 from openhands.agent_server.goals.restart import interrupted_by_restart
@@ -74,10 +75,14 @@ class GoalDriver:
         self._recording: tuple[str, GoalStatus] | None = None
         # The conversation's status as its log says (a pause while judging shows up here).
         self._execution_status: ConversationExecutionStatus | None = None
+        # The id of the goal's run on a remote backend (Temporal), when one drives it.
+        self._remote_run: str | None = None
 
     @property
     def active(self) -> bool:
-        """True while a driver task is working on the goal."""
+        """True while a driver task (or a remote run, see goals/backend.py) works on the goal."""
+        if self._remote_run is not None:
+            return self.status is not None and self.status.active
         return self.task is not None and not self.task.done()
 
     # -- loading ----------------------------------------------------------------------------
@@ -88,10 +93,15 @@ class GoalDriver:
         self.status = None if event is None else goal_status_from(event, self._host.events)
         if event is not None and self.status is not None:
             self._writer.adopt(event, self.status.objective)
+        backend = goal_backend()
+        if backend is not None and self.status is not None and self.status.active:
+            self._remote_run = backend.run_id(self._host.id)  # it outlived the last server
         return self.status
 
     def recover_after_restart(self) -> ConversationStateUpdateEvent | None:
         """If a dead server left the goal `running`, the event recording it interrupted."""
+        if goal_backend() is not None:
+            return None  # the remote run outlives this server: it goes on and records on
         recovered = None if self.status is None else interrupted_by_restart(self.status)
         if recovered is None:
             return None
@@ -132,8 +142,7 @@ class GoalDriver:
             )
         except InvalidGoalError as exc:
             raise InvalidRequestError(str(exc), ("body", exc.field or "objective")) from exc
-        self._launch(controller, judge, controller.start())
-        await self._announced()
+        await self._go(controller, judge, resume=False)
 
     async def resume(self, *, judge_llm: LLM | None = None) -> None:
         """Continue an interrupted goal from its last status, with a resume prompt."""
@@ -153,8 +162,39 @@ class GoalDriver:
             )
         except ValueError as exc:
             raise BadRequestError(f"The goal cannot be resumed: {exc}") from exc
-        self._launch(controller, judge, controller.resume_prompt())
-        await self._announced()
+        await self._go(controller, judge, resume=True)
+
+    async def _go(self, controller: GoalController, judge: LLM, *, resume: bool) -> None:
+        backend = goal_backend()
+        if backend is None:
+            self._launch(
+                controller, judge, controller.resume_prompt() if resume else controller.start()
+            )
+            await self._announced()
+            return
+        # A remote run: `running` is on disk before the answer, then the run takes over.
+        self.judge_llm = judge
+        status = controller.running_status()
+        await self._record(status)
+        try:
+            self._remote_run = await backend.start(
+                self._host.id, status, judge, self._host.working_dir, resume=resume
+            )
+        except Exception as exc:
+            failed = controller.interrupted(f"{type(exc).__name__}: {exc}", reason=DRIVER_ERROR)
+            await self._record(controller.final_status(failed))
+            raise ConflictError(f"The goal could not be handed to its backend: {exc}") from exc
+
+    @property
+    def remote(self) -> bool:
+        """True while a remote run (not this server) drives the goal."""
+        return self._remote_run is not None and self.active
+
+    async def record_remote(self, status: GoalStatus) -> None:
+        """Record a status a remote run sent (POST /goal/status); an equal newest one is kept."""
+        if self.status is not None and self.status.model_dump() == status.model_dump():
+            return
+        await self._record(status)
 
     def _default(self) -> LLM:
         """The default judge: a copy of the agent's LLM counted under `goal-judge`."""
@@ -174,6 +214,11 @@ class GoalDriver:
     async def stop(self) -> None:
         """Cancel the driver and pause the agent (it stops after its current step)."""
         if not self.active:
+            return
+        backend = goal_backend()
+        if self._remote_run is not None and backend is not None:
+            await backend.cancel(self._remote_run)  # the run records `interrupted` itself
+            await self._host.pause()
             return
         await self._host.pause()
         await self.interrupt(STOPPED)

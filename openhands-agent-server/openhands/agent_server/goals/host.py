@@ -8,6 +8,7 @@ record a status.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
@@ -24,6 +25,11 @@ RunResult = RunEnd
 
 class GoalHost(Protocol):
     """What a goal driver needs from a live conversation."""
+
+    @property
+    def id(self) -> uuid.UUID:
+        """The conversation's id (a remote goal backend names it to its workers)."""
+        ...
 
     @property
     def events(self) -> EventLog:

@@ -204,6 +204,17 @@ class LiveConversation:
         if future is not None and not future.done() and ended:
             await asyncio.wait({asyncio.wrap_future(future)}, timeout=SETTLE_SECONDS)
 
+    async def run_remote_round(self, message: str | None) -> None:
+        """For a goal's remote run: append its round message, then run the agent."""
+        self.ensure_open()
+        if not self.goal.remote:
+            raise ConflictError(f"No remote goal run drives conversation {self.id}.")
+        await self.settle()
+        if message is not None:
+            await self.send_goal_message(message)
+        self._check_keys()
+        self._submit_run()
+
     async def start_run(self) -> None:
         """Start a run in the background; ConflictError if a run or a goal is in progress."""
         await self.settle()
