@@ -4,6 +4,7 @@
     api/, edge/           HTTP
     services/             the conversations
     goals/                the goal driver
+    temporal/             goals on Temporal (workflow, activities, worker, backend)
     base (config, auth, errors, blocking)
 
 A module may import its own folder (the composition modules count as one) and any lower
@@ -26,15 +27,16 @@ LAYERS: dict[str, int] = {
     "auth": 0,
     "errors": 0,
     "blocking": 0,
-    "goals": 1,
-    "services": 2,
-    "api": 3,
-    "edge": 3,
-    "app": 4,
-    "__main__": 4,
-    "litellm_preload": 4,
-    "ws_protocol": 4,
-    "__init__": 4,
+    "temporal": 1,
+    "goals": 2,
+    "services": 3,
+    "api": 4,
+    "edge": 4,
+    "app": 5,
+    "__main__": 5,
+    "litellm_preload": 5,
+    "ws_protocol": 5,
+    "__init__": 5,
 }
 """Layer of each top-level module or folder of the package (higher imports lower)."""
 

