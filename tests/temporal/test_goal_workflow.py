@@ -169,3 +169,74 @@ def test_a_worker_killed_mid_round_is_replaced_and_nothing_is_sent_twice(
 
         assert ended["status"] == "complete"
         assert _user_texts(client, cid) == ["survive"]
+
+
+def test_a_worker_killed_while_the_judge_decides_is_replaced_with_one_verdict(
+    agent_server: ServerProcess, workers: Callable[[], Worker], fake_llm: FakeOpenAIServer
+) -> None:
+    doomed = workers()
+    agent_model, judge_model = unique("agent"), unique("judge")
+    fake_llm.script(agent_model, [FakeReply.text("done")])
+    fake_llm.script(judge_model, [verdict(True).delayed(4.0), verdict(True)])
+    with agent_server.client() as client:
+        cid = _create(client, fake_llm, agent_model)
+        body = {"objective": "judge me", "judge_llm": llm_spec(fake_llm, judge_model)}
+        assert client.post(f"/api/conversations/{cid}/goal", json=body).status_code == 200
+        wait_until(
+            lambda: (
+                (client.get(f"/api/conversations/{cid}/goal").json() or {}).get("phase")
+                == "judging"
+            ),
+            what="the judge deciding",
+        )
+        doomed.kill()
+        workers()
+
+        ended = wait_goal_end(
+            lambda: client.get(f"/api/conversations/{cid}/goal").json(), timeout=120
+        )
+
+        assert ended["status"] == "complete" and ended["iteration"] == 1
+        assert _user_texts(client, cid) == ["judge me"]
+
+
+def test_goals_continue_after_the_temporal_server_is_killed_and_restarted(
+    fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    temporal = TemporalDevServer(tmp_path).start()
+    queue = "restart"
+    env = {
+        "OH_GOAL_BACKEND": "temporal",
+        "OH_TEMPORAL_ADDRESS": temporal.address,
+        "OH_TEMPORAL_TASK_QUEUE": queue,
+    }
+    server = ServerProcess(tmp_path / "conversations", env=env).start()
+    worker = Worker(temporal.address, queue, tmp_path / "worker.log")
+    try:
+        agent_model, judge_model = unique("agent"), unique("judge")
+        slow = FakeReply.tool_call("think", {"thought": "working"}).delayed(4.0)
+        fake_llm.script(agent_model, [slow, FakeReply.text("done")])
+        fake_llm.script(judge_model, [verdict(True)])
+        with server.client() as client:
+            cid = _create(client, fake_llm, agent_model)
+            body = {"objective": "outlive it", "judge_llm": llm_spec(fake_llm, judge_model)}
+            assert client.post(f"/api/conversations/{cid}/goal", json=body).status_code == 200
+            wait_until(
+                lambda: (
+                    client.get(f"/api/conversations/{cid}").json()["execution_status"] == "running"
+                ),
+                what="the agent running",
+            )
+            temporal.kill()  # SIGKILL; the same database and port come back
+            temporal.start()
+
+            ended = wait_goal_end(
+                lambda: client.get(f"/api/conversations/{cid}/goal").json(), timeout=150
+            )
+
+            assert ended["status"] == "complete"
+            assert _user_texts(client, cid) == ["outlive it"]
+    finally:
+        worker.kill()
+        server.stop()
+        temporal.stop()

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, TypeVar
 
 import httpx
 from openhands.agent_server.temporal.models import (
@@ -30,11 +33,29 @@ from openhands.sdk.event import Event
 from openhands.sdk.llm import LLM
 from temporalio import activity
 
+T = TypeVar("T")
+
 POLL_SECONDS = 0.3
 """How often a round polls its run's status (each poll heartbeats)."""
 
 TERMINAL = {"finished", "paused", "error", "stuck", "waiting_for_confirmation"}
 PAGE = 100
+
+
+HEARTBEAT_EVERY = 5.0
+"""Seconds between heartbeats while an activity waits on one long call (judge, verify)."""
+
+
+def _with_heartbeats(fn: Callable[..., T], *args: Any) -> T:
+    """Run `fn` in a thread and heartbeat until it returns, so a dead worker's call is
+    retried elsewhere after the heartbeat timeout rather than the whole call's timeout."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(fn, *args)
+        while True:
+            try:
+                return future.result(timeout=HEARTBEAT_EVERY)
+            except FutureTimeout:
+                activity.heartbeat()
 
 
 def _client(server: ServerRef) -> httpx.Client:
@@ -133,18 +154,22 @@ def run_round(request: RoundRun) -> RoundEnd:
 @activity.defn
 def run_verify(request: VerifyRequest) -> dict[str, Any]:
     """Run the verify command in the conversation's workspace on its server."""
-    with _client(request.server) as http:
-        answer = http.post(
-            "/api/bash/execute_bash_command",
-            json={
-                "command": request.command,
-                "cwd": request.working_dir,
-                "timeout": request.timeout,
-            },
-            timeout=request.timeout + 60,
-        )
-        answer.raise_for_status()
-        done = answer.json()
+
+    def call() -> dict[str, Any]:
+        with _client(request.server) as http:
+            answer = http.post(
+                "/api/bash/execute_bash_command",
+                json={
+                    "command": request.command,
+                    "cwd": request.working_dir,
+                    "timeout": request.timeout,
+                },
+                timeout=request.timeout + 60,
+            )
+            answer.raise_for_status()
+            return answer.json()
+
+    done = _with_heartbeats(call)
     output = (done.get("output", "") + done.get("stderr", ""))[-4000:]
     result = VerifyResult(
         command=request.command,
@@ -169,7 +194,7 @@ def judge_round(request: JudgeRequest) -> JudgeResult:
     key = os.environ.get("OH_JUDGE_API_KEY") or os.environ.get("LLM_API_KEY")
     judge = LLM.model_validate({**request.judge, **({"api_key": key} if key else {})})
     verify = VerifyResult.model_validate(request.verify) if request.verify else None
-    answer = ask_judge(judge, request.objective, transcript, verify)
+    answer = _with_heartbeats(ask_judge, judge, request.objective, transcript, verify)
     return JudgeResult(
         verdict=answer.verdict.model_dump(mode="json"), cost=answer.cost, error=answer.error
     )

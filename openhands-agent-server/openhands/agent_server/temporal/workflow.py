@@ -94,6 +94,7 @@ class GoalWorkflow:
                         verify=verify.model_dump(mode="json") if verify else None,
                     ),
                     start_to_close_timeout=timedelta(minutes=15),
+                    heartbeat_timeout=HEARTBEAT,
                     retry_policy=RETRY,
                 )
                 step = controller.record_round(
@@ -135,6 +136,7 @@ class GoalWorkflow:
                 timeout=timeout,
             ),
             start_to_close_timeout=timedelta(seconds=timeout + 120),
+            heartbeat_timeout=HEARTBEAT,
             retry_policy=RETRY,
         )
         return VerifyResult.model_validate(result)
