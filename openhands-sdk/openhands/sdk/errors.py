@@ -32,6 +32,10 @@ OpenHandsError
 ├── UnknownAgentError                 (ValueError) openhands.sdk.subagent: no agent of that name
 ├── DuplicateAgentError               (ValueError) openhands.sdk.subagent: the name is taken
 ├── SkillValidationError              (ValueError) openhands.sdk.context: a malformed skill file
+├── CheckpointError                   openhands.sdk.workspace.checkpoints: a snapshot, diff or rewind
+│   ├── CheckpointUnavailableError    no git, switched off, or the conversation does not persist
+│   ├── CheckpointLimitError          (ValueError) a snapshot would add more than max_files
+│   └── UnknownCheckpointError        (LookupError) no checkpoint has that id
 ├── UnknownUsageIdError               (LookupError) openhands.sdk.conversation.conversation_stats
 └── StorageError                      (OSError) here: the disk refused a write or a read
     └── StorageFullError              no space left (ENOSPC, EDQUOT)

@@ -18,6 +18,7 @@ from openhands.sdk.conversation.base import (
     as_conversation_id,
     as_user_message,
 )
+from openhands.sdk.conversation.checkpointing import Checkpointing
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
     MAX_ITERATIONS_REACHED,
@@ -99,7 +100,7 @@ class _StepInterrupted(BaseException):
     """Unwinds an agent step after `interrupt()` (a BaseException, so no tool handler eats it)."""
 
 
-class LocalConversation(Approvals, BaseConversation):
+class LocalConversation(Approvals, Checkpointing, BaseConversation):
     """An agent working in a local workspace; every event goes to the log, then to callbacks.
 
     Callbacks run in the thread that produced the event, one event at a time and in log order,
