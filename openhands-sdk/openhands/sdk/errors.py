@@ -9,6 +9,8 @@ OpenHandsError
 │   ├── LLMConfigurationError         (ValueError) no model or key: names what to set
 │   ├── LLMAuthenticationError        the provider refused the key
 │   ├── LLMBadRequestError            the provider refused the request
+│   │   └── LLMModelNotFoundError     the server does not serve that model
+│   ├── LLMUnreachableError           the model's server cannot be reached
 │   ├── LLMTransientError             still failing after the retries
 │   └── LLMResponseError              an answer we cannot use
 ├── ConversationError                 openhands.sdk.conversation.errors

@@ -26,6 +26,7 @@ from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.workspace.local import LocalWorkspace
@@ -39,6 +40,7 @@ from pydantic import (
 )
 
 __all__ = [
+    "ApprovalRulesRequest",
     "ConversationInfo",
     "ConversationPage",
     "ErrorDetail",
@@ -200,6 +202,11 @@ class ConversationInfo(BaseModel):
     confirmation_policy: ConfirmationPolicy = Field(
         default_factory=NeverConfirm, description="Which tool calls wait for approval."
     )
+    approval_rules: list[AllowRule] = Field(
+        default_factory=list,
+        description="Standing approvals: calls they match run without asking (unless rated "
+        "HIGH risk).",
+    )
 
     @field_validator("agent", mode="before")
     @classmethod
@@ -312,6 +319,17 @@ class SetConfirmationPolicyRequest(BaseModel):
     policy: ConfirmationPolicy = Field(
         description='{"kind": "AlwaysConfirm"}, {"kind": "NeverConfirm"} or {"kind": '
         '"ConfirmRisky", "threshold": "HIGH", "confirm_unknown": true}.'
+    )
+
+
+class ApprovalRulesRequest(BaseModel):
+    """Body of PUT /approval_rules: the conversation's standing approvals, all of them."""
+
+    model_config = _REQUEST
+
+    rules: list[AllowRule] = Field(
+        description='e.g. [{"tool": "terminal", "command_prefix": "pytest"}, '
+        '{"tool": "file_editor"}]; [] asks again for every call the policy covers.'
     )
 
 

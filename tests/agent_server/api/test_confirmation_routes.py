@@ -33,11 +33,28 @@ def _respond(client: httpx.Client, cid: str, **body: Any) -> httpx.Response:
     return client.post(f"/api/conversations/{cid}/events/respond_to_confirmation", json=body)
 
 
+TERMINAL_AGENT_TOOLS = [{"name": "terminal"}]
+"""The agents here have the terminal: `finish` and `think` never wait for approval."""
+
+ECHO = FakeReply.tool_call("terminal", {"command": "echo approved"})
+
+
+def _terminal_conversation(client: httpx.Client, fake_llm: FakeOpenAIServer, model: str) -> str:
+    agent = {"kind": "Agent", "llm": llm_spec(fake_llm, model), "tools": TERMINAL_AGENT_TOOLS}
+    response = client.post("/api/conversations", json={"agent": agent})
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+@pytest.fixture
+def conversation_id(client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str) -> str:
+    """A fresh conversation whose agent has the terminal."""
+    return _terminal_conversation(client, fake_llm, agent_model)
+
+
 def _waiting(client: httpx.Client, cid: str, fake_llm: FakeOpenAIServer, model: str) -> None:
-    """Script a `think` call, set AlwaysConfirm and run until the call waits for approval."""
-    fake_llm.script(
-        model, [FakeReply.tool_call("think", {"thought": "plan"}), FakeReply.text("done")]
-    )
+    """Script a terminal call, set AlwaysConfirm and run until the call waits for approval."""
+    fake_llm.script(model, [ECHO, FakeReply.text("done")])
     assert client.post(f"/api/conversations/{cid}/confirmation_policy", json=ALWAYS).is_success
     message = {"role": "user", "content": [{"type": "text", "text": "go"}], "run": True}
     assert client.post(f"/api/conversations/{cid}/events", json=message).status_code == 200
@@ -57,7 +74,7 @@ def test_an_approved_call_runs_and_the_agent_finishes(
 
     wait_until(lambda: _status(client, cid) == "finished", what="the end of the run")
     [observation] = _events(client, cid, "ObservationEvent")
-    assert observation["tool_name"] == "think"
+    assert observation["tool_name"] == "terminal"
 
 
 def test_a_rejected_call_is_recorded_with_its_reason_and_never_runs(
@@ -113,9 +130,7 @@ def test_a_goal_waits_for_approval_and_completes_once_approved(
     conversation_id: str,
 ) -> None:
     cid = conversation_id
-    fake_llm.script(
-        agent_model, [FakeReply.tool_call("think", {"thought": "plan"}), FakeReply.text("done")]
-    )
+    fake_llm.script(agent_model, [ECHO, FakeReply.text("done")])
     fake_llm.script(judge_model, [verdict(True)])
     assert client.post(f"/api/conversations/{cid}/confirmation_policy", json=ALWAYS).is_success
     body = {"objective": "plan it", "judge_llm": judge}
@@ -144,8 +159,7 @@ def test_a_wait_for_approval_survives_a_restart(tmp_path: Path, fake_llm: FakeOp
     first = ServerProcess(tmp_path / "conversations").start()
     try:
         with first.client() as client:
-            agent = {"kind": "Agent", "llm": llm_spec(fake_llm, model)}
-            cid = client.post("/api/conversations", json={"agent": agent}).json()["id"]
+            cid = _terminal_conversation(client, fake_llm, model)
             _waiting(client, cid, fake_llm, model)
     finally:
         first.stop()
@@ -161,3 +175,45 @@ def test_a_wait_for_approval_survives_a_restart(tmp_path: Path, fake_llm: FakeOp
             assert len(_events(client, cid, "ObservationEvent")) == 1
     finally:
         second.stop()
+
+
+def test_an_approval_rule_lets_matching_calls_run_without_asking(
+    client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str, conversation_id: str
+) -> None:
+    cid = conversation_id
+    rule = {"tool": "terminal", "command_prefix": "echo"}
+    assert client.post(f"/api/conversations/{cid}/confirmation_policy", json=ALWAYS).is_success
+
+    assert client.post(f"/api/conversations/{cid}/approval_rules", json=rule).status_code == 200
+
+    assert client.get(f"/api/conversations/{cid}/approval_rules").json() == [rule]
+    assert client.get(f"/api/conversations/{cid}").json()["approval_rules"] == [rule]
+    fake_llm.script(
+        agent_model,
+        [
+            ECHO,
+            FakeReply.tool_call("terminal", {"command": "touch other.txt"}),
+            FakeReply.text("done"),
+        ],
+    )
+    message = {"role": "user", "content": [{"type": "text", "text": "go"}], "run": True}
+    assert client.post(f"/api/conversations/{cid}/events", json=message).status_code == 200
+    wait_until(lambda: _status(client, cid) == "waiting_for_confirmation", what="the 2nd call")
+    [ran] = _events(client, cid, "ObservationEvent")
+    assert "approved" in ran["observation"]["content"][0]["text"]
+
+    cleared = client.put(f"/api/conversations/{cid}/approval_rules", json={"rules": []})
+    assert cleared.status_code == 200
+    assert client.get(f"/api/conversations/{cid}/approval_rules").json() == []
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({}, "tool"), ({"tool": "terminal", "command_prefix": " "}, "command_prefix")],
+)
+def test_a_bad_approval_rule_is_a_422_naming_the_field(
+    client: httpx.Client, conversation_id: str, body: dict[str, Any], field: str
+) -> None:
+    response = client.post(f"/api/conversations/{conversation_id}/approval_rules", json=body)
+    assert response.status_code == 422, response.text
+    assert field in response.text

@@ -12,7 +12,9 @@ from openhands.agent_server.api.routing import CheckedRoute
 from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.sdk.conversation import ConversationExecutionStatus
+from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.wire import (
+    ApprovalRulesRequest,
     ConversationInfo,
     ConversationPage,
     ForkConversationRequest,
@@ -142,6 +144,39 @@ async def set_confirmation_policy(
 async def set_security_analyzer(request: SetSecurityAnalyzerRequest, conversation: Live) -> Success:
     """Choose what rates each tool call's risk for the confirmation policy (null: none)."""
     await conversation.set_security_analyzer(request.security_analyzer)
+    return Success()
+
+
+@router.get(
+    "/{conversation_id}/approval_rules",
+    response_model=list[AllowRule],
+    responses=error_responses(404),
+)
+async def get_approval_rules(conversation: Live) -> list[AllowRule]:
+    """The standing approvals: calls they match run without asking (unless rated HIGH)."""
+    return conversation.conversation.approval_rules
+
+
+@router.post(
+    "/{conversation_id}/approval_rules",
+    response_model=Success,
+    responses=error_responses(404, *STORAGE),
+)
+async def add_approval_rule(rule: AllowRule, conversation: Live) -> Success:
+    """Always allow a tool (or, with `command_prefix`, the commands starting with it) in this
+    conversation. The calls waiting now still need an answer (respond_to_confirmation)."""
+    await conversation.add_approval_rule(rule)
+    return Success()
+
+
+@router.put(
+    "/{conversation_id}/approval_rules",
+    response_model=Success,
+    responses=error_responses(404, *STORAGE),
+)
+async def set_approval_rules(request: ApprovalRulesRequest, conversation: Live) -> Success:
+    """Replace the standing approvals ([] asks again for every call the policy covers)."""
+    await conversation.set_approval_rules(request.rules)
     return Success()
 
 

@@ -37,6 +37,7 @@ from openhands.sdk.errors import StorageError
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM, Message
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
+from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.wire import ConversationInfo
 
@@ -149,6 +150,7 @@ class LiveConversation:
             metrics={usage: m.model_copy() for usage, m in list(state.metrics.items())},
             goal=self.goal.status,
             confirmation_policy=state.confirmation_policy,
+            approval_rules=list(state.approval_rules),
         )
 
     # -- events -----------------------------------------------------------------------------
@@ -296,6 +298,25 @@ class LiveConversation:
         """Choose which tool calls wait for approval (saved with the conversation)."""
         self.ensure_open()
         await self._controls.run_to_completion(self.conversation.set_confirmation_policy, policy)
+
+    async def add_approval_rule(self, rule: AllowRule) -> None:
+        """Let calls `rule` matches run without asking (saved with the conversation)."""
+        self.ensure_open()
+        await self._controls.run_to_completion(self.conversation.add_approval_rule, rule)
+
+    async def set_approval_rules(self, rules: list[AllowRule]) -> None:
+        """Replace the conversation's standing approvals."""
+        self.ensure_open()
+
+        def replace() -> None:
+            conversation = self.conversation
+            with conversation.state.lock:
+                for old in conversation.approval_rules:
+                    conversation.remove_approval_rule(old)
+                for rule in rules:
+                    conversation.add_approval_rule(rule)
+
+        await self._controls.run_to_completion(replace)
 
     async def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
         """Choose what rates each call's risk (saved with the conversation)."""

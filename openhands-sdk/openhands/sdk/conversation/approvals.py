@@ -15,6 +15,7 @@ from openhands.sdk.conversation.confirmation import needs_approval, rate, unmatc
 from openhands.sdk.conversation.state import ConversationExecutionStatus as Status
 from openhands.sdk.event.action import ActionEvent, UserRejectObservation
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
+from openhands.sdk.security.approval_rules import AllowRule, merged
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.security.ensemble import uses_llm_risk
 from openhands.sdk.security.risk import SecurityRisk
@@ -76,6 +77,27 @@ class Approvals:
             self.tool_schemas = self._tool_schemas()
             self._save_config()
 
+    @property
+    def approval_rules(self) -> list[AllowRule]:
+        """The standing approvals of this conversation (see `add_approval_rule`)."""
+        return list(self._state.approval_rules)
+
+    def add_approval_rule(self, rule: AllowRule) -> None:
+        """Let calls `rule` matches run without asking from now on ("always allow this
+        tool / command prefix"), unless one is rated HIGH risk; saved with the conversation.
+        Calls waiting now are not approved by it: approve them too."""
+        if not isinstance(rule, AllowRule):
+            raise TypeError(f"expected an AllowRule, not {rule!r}")
+        with self._lock:
+            self._state.approval_rules = merged(self._state.approval_rules, rule)
+            self._save_config()
+
+    def remove_approval_rule(self, rule: AllowRule) -> None:
+        """Ask again for the calls `rule` matched (no-op for a rule that is not there)."""
+        with self._lock:
+            self._state.approval_rules = [r for r in self._state.approval_rules if r != rule]
+            self._save_config()
+
     def approve_pending_actions(self) -> None:
         """Approve the waiting calls without running them now: the next `run()` runs them
         first. (`run()` on a waiting conversation approves too.) No-op when nothing waits."""
@@ -120,7 +142,9 @@ class Approvals:
     def needs_approval(self, actions: list[ActionEvent]) -> bool:
         """Whether this reply's `actions` must wait for approval."""
         state = self._state
-        return needs_approval(state.confirmation_policy, state.security_analyzer, actions)
+        return needs_approval(
+            state.confirmation_policy, state.security_analyzer, actions, state.approval_rules
+        )
 
     def wait_for_approval(self) -> None:
         """End the run after this step in `waiting_for_confirmation`."""

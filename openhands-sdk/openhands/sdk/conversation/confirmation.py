@@ -3,7 +3,9 @@
 The rule lives here and the agent and the conversation use it: after the LLM's reply is
 recorded, its calls are rated by the conversation's security analyzer (UNKNOWN without one)
 and the confirmation policy decides; if any call needs approval, none of the reply's calls
-runs until `run()` approves them or `reject_pending_actions(reason)` rejects them.
+runs until `run()` approves them or `reject_pending_actions(reason)` rejects them. `finish`
+and `think` never ask (they change nothing), and a call a standing approval (`AllowRule`)
+matches does not ask unless it was rated HIGH.
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ from openhands.sdk.event.action import (
     UserRejectObservation,
 )
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
+from openhands.sdk.security.approval_rules import (
+    NEVER_ASK,
+    AllowRule,
+    allowed_by,
+    call_arguments,
+)
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.security.risk import SecurityRisk
 
@@ -68,8 +76,19 @@ def needs_approval(
     policy: ConfirmationPolicyBase,
     analyzer: SecurityAnalyzerBase | None,
     actions: Sequence[ActionEvent],
+    rules: Sequence[AllowRule] = (),
 ) -> bool:
-    """Whether any of `actions` must wait for approval under `policy`."""
-    if not actions:
+    """Whether any of `actions` must wait for approval under `policy` and the standing
+    approvals `rules`."""
+    asking = [action for action in actions if action.tool_name not in NEVER_ASK]
+    if not asking:
         return False
-    return any(policy.should_confirm(risk) for _, risk in rate(analyzer, actions))
+    for action, risk in rate(analyzer, asking):
+        if not policy.should_confirm(risk):
+            continue
+        if risk is not SecurityRisk.HIGH and allowed_by(
+            rules, action.tool_name, call_arguments(action)
+        ):
+            continue
+        return True
+    return False

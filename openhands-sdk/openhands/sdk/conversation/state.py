@@ -64,6 +64,7 @@ from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.io import write_atomic
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.workspace.local import LocalWorkspace
@@ -136,6 +137,11 @@ class ConversationState(BaseModel):
     )
     security_analyzer: SecurityAnalyzer | None = Field(
         default=None, description="Rates each tool call's risk for the confirmation policy."
+    )
+    approval_rules: list[AllowRule] = Field(
+        default_factory=list,
+        description="Standing approvals: calls they match run without asking, unless rated "
+        "HIGH risk (see add_approval_rule).",
     )
 
     # -- derived from the event log (base_state.json keeps a snapshot) --------------------------
@@ -495,6 +501,7 @@ _CONFIG_FIELDS: set[str] = {
     "created_at",
     "confirmation_policy",
     "security_analyzer",
+    "approval_rules",
 }
 """The fields whose change rewrites base_state.json (the others are derived from events)."""
 

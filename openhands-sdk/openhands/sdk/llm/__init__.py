@@ -13,8 +13,10 @@ from openhands.sdk.llm.errors import (
     LLMBadRequestError,
     LLMConfigurationError,
     LLMError,
+    LLMModelNotFoundError,
     LLMResponseError,
     LLMTransientError,
+    LLMUnreachableError,
 )
 from openhands.sdk.llm.llm import LLM, LLM_PROFILE_SCHEMA_VERSION
 from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
@@ -73,12 +75,14 @@ __all__ = [
     "LLMCallContext",
     "LLMConfigurationError",
     "LLMError",
+    "LLMModelNotFoundError",
     "LLMProfileStore",
     "LLMRegistry",
     "LLMResponse",
     "LLMResponseError",
     "LLMStreamChunk",
     "LLMTransientError",
+    "LLMUnreachableError",
     "Message",
     "MessageToolCall",
     "Metrics",

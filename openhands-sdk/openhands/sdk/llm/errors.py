@@ -4,6 +4,8 @@ LLMError                      base class; carries the model name
 ├── LLMConfigurationError     the LLM is not set up (no model, no key): says what to set
 ├── LLMAuthenticationError    401/403 from the provider: says which key to fix
 ├── LLMBadRequestError        other 4xx: the request was refused, retrying will not help
+│   └── LLMModelNotFoundError the server does not serve that model (found before any call)
+├── LLMUnreachableError       the model's server refused the connection or did not answer
 ├── LLMTransientError         429, 5xx, timeouts, connection errors still failing after retries
 └── LLMResponseError          the provider answered something we cannot use
 """
@@ -37,6 +39,14 @@ class LLMAuthenticationError(LLMError):
 
 class LLMBadRequestError(LLMError):
     """The provider rejected the request with a 4xx other than auth or rate limit."""
+
+
+class LLMModelNotFoundError(LLMBadRequestError):
+    """The model's server lists the models it serves, and this one is not among them."""
+
+
+class LLMUnreachableError(LLMError):
+    """The model's server cannot be reached (connection refused, unknown host, no answer)."""
 
 
 class LLMTransientError(LLMError):

@@ -4,6 +4,7 @@ See docs/confirmation.md. Everything here is plain pydantic: cheap to import.
 """
 
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
+from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.security.confirmation_policy import (
     AlwaysConfirm,
     ConfirmationPolicy,
@@ -20,6 +21,7 @@ from openhands.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from openhands.sdk.security.risk import SecurityRisk
 
 __all__ = [
+    "AllowRule",
     "AlwaysConfirm",
     "ConfirmRisky",
     "ConfirmationPolicy",

@@ -134,7 +134,8 @@ class FakeOpenAIServer:
 
     def require_api_key(self, key: str | None, model: str = FALLBACK_MODEL) -> None:
         """Answer 401 to requests for `model` ("*": any model without its own) unless they
-        carry `Authorization: Bearer <key>`, as a real provider does (None: accept any)."""
+        carry `Authorization: Bearer <key>`, as a real provider does (None: accept any).
+        The "*" key also guards the model list (`GET /models`)."""
         with self._lock:
             if key is None:
                 self._api_keys.pop(model, None)
@@ -213,6 +214,12 @@ class FakeOpenAIServer:
             names = set(self._queues) | set(self._responders)
         return sorted(names - {FALLBACK_MODEL})
 
+    def _key_refused(self, headers: dict[str, str]) -> bool:
+        """Whether a model listing must be refused: a key is required and not given."""
+        with self._lock:
+            required = self._api_keys.get(FALLBACK_MODEL)
+        return required is not None and headers.get("authorization") != f"Bearer {required}"
+
 
 def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
@@ -226,6 +233,13 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0].rstrip("/")
             if path in ("/v1/models", "/models"):
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                if server._key_refused(headers):
+                    refused = FakeReply.error(
+                        401, "fake server: invalid API key", code="invalid_api_key"
+                    )
+                    self._send_json(401, error_body(refused))
+                    return
                 data = [
                     {"id": name, "object": "model", "owned_by": "fake"} for name in server._models()
                 ]

@@ -3,7 +3,7 @@ the goal goes on once the call is approved or rejected."""
 
 from __future__ import annotations
 
-from goal_helpers import GoalConversation, finish, judge_json
+from goal_helpers import GoalConversation, finish, judge_json, tool_call
 from openhands.sdk.conversation.goal import GoalStatus, run_goal
 from openhands.sdk.event.action import ObservationEvent, UserRejectObservation
 from openhands.sdk.security import AlwaysConfirm
@@ -11,7 +11,9 @@ from openhands.sdk.testing import TestLLM
 
 
 def test_a_goal_waits_for_approval_then_completes(goal_conversation: GoalConversation) -> None:
-    conversation = goal_conversation([finish("done")])
+    conversation = goal_conversation(
+        [tool_call("echo", {"text": "done"}), finish("done")], tools=["echo"]
+    )
     conversation.set_confirmation_policy(AlwaysConfirm())
     phases: list[str | None] = []
 
@@ -32,7 +34,14 @@ def test_a_goal_waits_for_approval_then_completes(goal_conversation: GoalConvers
 def test_a_rejected_call_lets_the_agent_go_on_in_the_same_round(
     goal_conversation: GoalConversation,
 ) -> None:
-    conversation = goal_conversation([finish("rm everything"), finish("asked instead")])
+    conversation = goal_conversation(
+        [
+            tool_call("echo", {"text": "rm everything"}),
+            tool_call("echo", {"text": "asked instead"}, call_id="call_2"),
+            finish("done"),
+        ],
+        tools=["echo"],
+    )
     conversation.set_confirmation_policy(AlwaysConfirm())
     answers = [False, True]
 
@@ -53,7 +62,7 @@ def test_a_rejected_call_lets_the_agent_go_on_in_the_same_round(
 
 
 def test_a_pause_while_waiting_interrupts_the_goal(goal_conversation: GoalConversation) -> None:
-    conversation = goal_conversation([finish("done")])
+    conversation = goal_conversation([tool_call("echo", {"text": "done"})], tools=["echo"])
     conversation.set_confirmation_policy(AlwaysConfirm())
 
     def on_status(status: GoalStatus) -> None:

@@ -32,6 +32,7 @@ class RemoteConnectionError(RemoteConversationError, ConnectionError):
             "and check RemoteWorkspace.host."
         )
         self.host = host
+        self.cause = cause
 
 
 class RemoteAuthenticationError(RemoteConversationError, PermissionError):
@@ -47,7 +48,9 @@ class RemoteAuthenticationError(RemoteConversationError, PermissionError):
             "RemoteWorkspace(api_key=...) to one of the server's OH_SESSION_API_KEYS; it is "
             "sent as the X-Session-API-Key header."
         )
+        self.host = host
         self.status_code = status_code
+        self.has_key = has_key
 
 
 class RemoteConversationNotFoundError(RemoteConversationError, LookupError):

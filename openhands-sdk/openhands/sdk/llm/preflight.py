@@ -1,0 +1,157 @@
+"""A quick look at a model's server before any work starts: is it there, does it take the
+key, does it serve the model?
+
+`check_llm(llm)` costs one `GET <base_url>/models` (no tokens) for an OpenAI-compatible
+endpoint (`base_url` set), and nothing for a provider without one except checking that a key
+is configured. It raises what a first round would only have found after its retries, with
+the URL and the cause in the message: the server refused the connection or did not answer
+(`LLMUnreachableError`), it refused the key (`LLMAuthenticationError`), or it lists models
+and this one is not among them (`LLMModelNotFoundError`). Anything else (no model list, a
+server error) is not a verdict: the check passes and the first call tells.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import httpx
+from openhands.sdk.llm.errors import (
+    LLMAuthenticationError,
+    LLMConfigurationError,
+    LLMModelNotFoundError,
+    LLMUnreachableError,
+)
+from openhands.sdk.llm.llm import LLM
+
+logger = logging.getLogger(__name__)
+
+CHECK_TIMEOUT_SECONDS = 10.0
+"""How long the check waits for the model's server."""
+
+MAX_LISTED = 12
+"""How many of the served models an unknown-model message names."""
+
+# Where a provider without a base URL looks for its key when `api_key` is not set.
+_PROVIDER_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "xai": "XAI_API_KEY",
+}
+
+
+def check_llm(
+    llm: LLM, *, timeout: float = CHECK_TIMEOUT_SECONDS, key_flag: str = "LLM_API_KEY"
+) -> None:
+    """Raise a clear `LLMError` when `llm` certainly cannot work (see the module docstring).
+
+    `key_flag` names where its key comes from in the caller's words (a flag or a variable).
+    """
+    if llm.base_url is None:
+        _check_provider_key(llm, key_flag)
+        return
+    url = llm.base_url.rstrip("/") + "/models"
+    headers = {"Accept": "application/json"}
+    if llm.api_key is not None:
+        headers["Authorization"] = f"Bearer {llm.api_key.get_secret_value()}"
+    try:
+        response = httpx.get(url, headers=headers, timeout=timeout, follow_redirects=True)
+    except httpx.ConnectError as exc:
+        raise LLMUnreachableError(
+            f"Cannot reach the model's server at {llm.base_url}: {_cause(exc)}. Is it running, "
+            "and is the base URL right (LLM_BASE_URL / --base-url)?",
+            model=llm.model,
+        ) from None
+    except httpx.TimeoutException:
+        raise LLMUnreachableError(
+            f"The model's server at {llm.base_url} did not answer within {timeout:g} s. Is "
+            "the base URL right (LLM_BASE_URL / --base-url)?",
+            model=llm.model,
+        ) from None
+    except httpx.HTTPError as exc:
+        raise LLMUnreachableError(
+            f"Cannot talk to the model's server at {llm.base_url}: {exc}. Check the base URL "
+            "(LLM_BASE_URL / --base-url).",
+            model=llm.model,
+        ) from None
+    if response.status_code in (401, 403):
+        given = "no API key was given" if llm.api_key is None else "it refused the API key"
+        raise LLMAuthenticationError(
+            f"The model's server at {llm.base_url} answered HTTP {response.status_code}: "
+            f"{given} ({_error_text(response)}). Set {key_flag}.",
+            model=llm.model,
+        )
+    if response.status_code != 200:
+        logger.debug("no model list at %s (HTTP %s): not checked", url, response.status_code)
+        return
+    served = _model_ids(response)
+    if served and not _is_served(llm.model, served):
+        listed = ", ".join(sorted(served)[:MAX_LISTED])
+        more = f" and {len(served) - MAX_LISTED} more" if len(served) > MAX_LISTED else ""
+        raise LLMModelNotFoundError(
+            f"The model's server at {llm.base_url} does not serve model {llm.model!r} (it "
+            f"serves {listed}{more}). Check the model name (LLM_MODEL / --model; an "
+            "OpenAI-compatible server is named 'openai/<model>').",
+            model=llm.model,
+        )
+
+
+def _check_provider_key(llm: LLM, key_flag: str) -> None:
+    if llm.api_key is not None:
+        return
+    provider = llm.model.split("/", 1)[0] if "/" in llm.model else "openai"
+    variable = _PROVIDER_KEYS.get(provider)
+    if variable is not None and not os.environ.get(variable):
+        raise LLMConfigurationError(
+            f"No API key for model {llm.model!r}: set {key_flag} (or {variable}).",
+            model=llm.model,
+        )
+
+
+def _cause(exc: httpx.ConnectError) -> str:
+    text = str(exc)
+    if "refused" in text.lower():
+        return "connection refused"
+    if "name or service not known" in text.lower() or "nodename" in text.lower():
+        return "unknown host name"
+    return text or type(exc).__name__
+
+
+def _error_text(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:300] or response.reason_phrase
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"]
+    if isinstance(body, dict) and isinstance(body.get("detail"), str):
+        return body["detail"]
+    return response.reason_phrase
+
+
+def _model_ids(response: httpx.Response) -> set[str]:
+    try:
+        body = response.json()
+    except ValueError:
+        return set()
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, list):
+        return set()
+    return {str(item["id"]) for item in data if isinstance(item, dict) and "id" in item}
+
+
+def _is_served(model: str, served: set[str]) -> bool:
+    """Whether `model` (a litellm name, maybe with a provider prefix) is in the list."""
+    names = {model}
+    if "/" in model:
+        names.add(model.split("/", 1)[1])
+    return bool(names & served)
+
+
+__all__ = ["CHECK_TIMEOUT_SECONDS", "check_llm"]

@@ -1,0 +1,98 @@
+"""`check_llm`: before any round, a model's server that is down, refuses the key or does not
+serve the model is named, with the URL and the cause."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+from openhands.sdk.llm import (
+    LLM,
+    LLMAuthenticationError,
+    LLMConfigurationError,
+    LLMModelNotFoundError,
+    LLMUnreachableError,
+)
+from openhands.sdk.llm.preflight import check_llm
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from pydantic import SecretStr
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as fake:
+        yield fake
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # nothing listens once the socket is closed
+
+
+def test_a_refused_connection_names_the_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+
+    with pytest.raises(LLMUnreachableError) as caught:
+        check_llm(LLM(model="openai/x", base_url=url, api_key=SecretStr("k")))
+
+    message = str(caught.value)
+    assert url in message and "connection refused" in message and "LLM_BASE_URL" in message
+
+
+def test_a_refused_key_names_the_url_and_the_setting(server: FakeOpenAIServer) -> None:
+    server.require_api_key("right")
+
+    with pytest.raises(LLMAuthenticationError) as caught:
+        llm = LLM(model="openai/x", base_url=server.base_url, api_key=SecretStr("wrong"))
+        check_llm(llm, key_flag="--llm-api-key or LLM_API_KEY")
+
+    message = str(caught.value)
+    assert server.base_url in message and "HTTP 401" in message
+    assert "refused the API key" in message and "--llm-api-key or LLM_API_KEY" in message
+
+
+def test_a_missing_key_says_none_was_given(server: FakeOpenAIServer) -> None:
+    server.require_api_key("right")
+
+    with pytest.raises(LLMAuthenticationError, match="no API key was given"):
+        check_llm(LLM(model="openai/x", base_url=server.base_url))
+
+
+def test_a_model_the_server_does_not_serve_is_named_with_what_it_serves(
+    server: FakeOpenAIServer,
+) -> None:
+    server.script("served-model", [FakeReply.text("hi")])
+
+    with pytest.raises(LLMModelNotFoundError) as caught:
+        check_llm(LLM(model="openai/typo-model", base_url=server.base_url))
+
+    message = str(caught.value)
+    assert "'openai/typo-model'" in message and "served-model" in message
+    assert server.base_url in message
+
+
+def test_a_served_model_passes(server: FakeOpenAIServer) -> None:
+    server.script("served-model", [FakeReply.text("hi")])
+
+    check_llm(LLM(model="openai/served-model", base_url=server.base_url))
+
+    assert server.requests == []  # the check spends no tokens
+
+
+def test_a_server_that_lists_no_models_or_has_no_list_passes(server: FakeOpenAIServer) -> None:
+    check_llm(LLM(model="openai/anything", base_url=server.base_url))  # an empty list
+    check_llm(LLM(model="openai/anything", base_url=server.base_url + "/no-such-path"))  # 404
+
+
+def test_a_provider_without_a_key_anywhere_says_what_to_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+    with pytest.raises(LLMConfigurationError, match="LLM_API_KEY.*OPENAI_API_KEY"):
+        check_llm(LLM(model="openai/gpt-4o-mini"))
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    check_llm(LLM(model="openai/gpt-4o-mini"))
