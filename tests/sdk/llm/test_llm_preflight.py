@@ -91,7 +91,7 @@ def test_a_provider_without_a_key_anywhere_says_what_to_set(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
-    with pytest.raises(LLMConfigurationError, match="LLM_API_KEY.*OPENAI_API_KEY"):
+    with pytest.raises(LLMConfigurationError, match=r"LLM_API_KEY.*OPENAI_API_KEY"):
         check_llm(LLM(model="openai/gpt-4o-mini"))
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
