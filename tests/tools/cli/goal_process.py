@@ -26,21 +26,33 @@ class GoalProcess:
     """`python -m openhands.tools.cli.goal ...` in `workspace`, its stdout read line by line."""
 
     def __init__(
-        self, fake: FakeOpenAIServer, workspace: Path, *args: str, model: str = PRICED_MODEL
+        self,
+        fake: FakeOpenAIServer,
+        workspace: Path,
+        *args: str,
+        model: str = PRICED_MODEL,
+        env: dict[str, str] | None = None,
+        command: list[str] | None = None,
     ) -> None:
-        """Start the command with the LLM settings of `fake`."""
-        env = {
+        """Start the command with the LLM settings of `fake` (`env` adds or overrides
+        variables; `command` replaces `python -m openhands.tools.cli.goal`). Its stdin is a
+        pipe: `answer(...)` writes to it."""
+        settings = {
             **os.environ,
             "LLM_MODEL": model,
             "LLM_BASE_URL": fake.base_url,
             "LLM_API_KEY": "fake",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            **(env or {}),
         }
-        env.pop("OH_SESSION_API_KEY", None)
+        settings.pop("OH_SESSION_API_KEY", None)
+        if "UV_RUN_RECURSION_DEPTH" not in (env or {}):  # as if typed in a shell
+            settings.pop("UV_RUN_RECURSION_DEPTH", None)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "openhands.tools.cli.goal", *args],
+            [*(command or [sys.executable, "-m", "openhands.tools.cli.goal"]), *args],
             cwd=workspace,
-            env=env,
+            env=settings,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -75,6 +87,17 @@ class GoalProcess:
         """Ctrl-C."""
         self.process.send_signal(signal.SIGINT)
 
+    def answer(self, text: str) -> None:
+        """Type `text` and Enter."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(text + "\n")
+        self.process.stdin.flush()
+
+    def end_input(self) -> None:
+        """Close stdin (as Ctrl-D would)."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+
     def finish(self, timeout: float = RUN_TIMEOUT) -> tuple[int, list[str], str]:
         """Wait for the exit; the exit code, every stdout line and stderr."""
         try:
@@ -96,14 +119,22 @@ class GoalProcess:
         self.process.stderr.close()
         assert self.process.stdout is not None
         self.process.stdout.close()
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            self.process.stdin.close()
         return code, self.lines, err
 
 
 def run_goal_command(
-    fake: FakeOpenAIServer, workspace: Path, *args: str, model: str = PRICED_MODEL
+    fake: FakeOpenAIServer,
+    workspace: Path,
+    *args: str,
+    model: str = PRICED_MODEL,
+    env: dict[str, str] | None = None,
 ) -> tuple[int, list[str], str]:
     """Run `openhands-goal` to its end: exit code, stdout lines, stderr."""
-    return GoalProcess(fake, workspace, *args, model=model).finish()
+    process = GoalProcess(fake, workspace, *args, model=model, env=env)
+    process.end_input()
+    return process.finish()
 
 
 def json_lines(lines: list[str]) -> list[dict[str, Any]]:

@@ -35,16 +35,16 @@ def shorten(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: max(0, limit - 3)].rstrip() + "..."
 
 
-def describe_event(event: Event, workdir: Path | None = None) -> str | None:
+def describe_event(event: Event, workdir: Path | None = None, *, full: bool = False) -> str | None:
     """What the agent is doing after `event`, in a few words; None for events that say nothing.
 
     A tool call is its tool and the short form of its arguments (`terminal: pytest -q`,
     `file_editor: create src/app.py`); a tool result means the agent is thinking again.
+    `full=True` keeps a call's whole description (a person approving it must see it all).
     """
     if isinstance(event, ActionEvent):
-        return shorten(
-            f"{event.tool_name}: {_arguments(event, workdir)}".rstrip(": "), ACTION_CHARS
-        )
+        text = f"{event.tool_name}: {_arguments(event, workdir)}".rstrip(": ")
+        return text if full else shorten(text, ACTION_CHARS)
     if isinstance(event, ObservationEvent):
         return THINKING
     if isinstance(event, AgentErrorEvent):
@@ -112,6 +112,8 @@ def phase_line(status: GoalStatus) -> str | None:
         return f"verifying: {status.verify_command}..." if status.verify_command else "verifying..."
     if status.phase == "judging":
         return "judging..."
+    if status.phase == "waiting_for_approval":
+        return "waiting for approval"
     return "the agent works"
 
 
@@ -138,14 +140,13 @@ def verdict_line(status: GoalStatus) -> str | None:
 
 
 def end_line(status: GoalStatus) -> str:
-    """How the goal ended, in one line."""
+    """How the goal ended: one line, then the error in full on the next one (never cut: it
+    is what the person must fix)."""
     rounds = f"{status.iteration} round{'s' if status.iteration != 1 else ''}"
     score = f", score {status.verdict.score:.2f}" if status.verdict is not None else ""
-    detail = status.reason or ""
-    if status.error:
-        detail = f"{detail}: {status.error}" if detail else status.error
-    why = f" ({shorten(detail, MISSING_CHARS)})" if detail else ""
-    return f"goal {status.status}{why} after {rounds}{score}, cost {money(status.cost)}"
+    why = f" ({shorten(status.reason, MISSING_CHARS)})" if status.reason else ""
+    line = f"goal {status.status}{why} after {rounds}{score}, cost {money(status.cost)}"
+    return f"{line}\nerror: {status.error}" if status.error else line
 
 
 __all__ = [

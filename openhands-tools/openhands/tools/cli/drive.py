@@ -31,12 +31,15 @@ def drive(
     view: GoalView,
     *,
     repeat_stop: bool = False,
+    on_poll: Callable[[threading.Event], None] | None = None,
 ) -> None:
     """Run `work` in a worker thread until it returns; re-raise what it raised.
 
     The first Ctrl-C calls `stop` (from the main thread); with `repeat_stop` it is called
     again at every poll until `work` returns, for a stop that a starting agent run would
     otherwise drop. The second Ctrl-C exits the process (code 2) without waiting.
+    `on_poll(pressed)` runs in the main thread at every poll before the first Ctrl-C (e.g. to
+    ask the person about a tool call); it may set `pressed` to stop the goal.
     """
     failure: list[BaseException] = []
     done = threading.Event()
@@ -62,6 +65,8 @@ def drive(
         threading.Thread(target=target, name="openhands-goal", daemon=True).start()
         stopped = False
         while not done.wait(POLL_SECONDS):
+            if not pressed.is_set() and on_poll is not None:
+                on_poll(pressed)
             if not pressed.is_set():
                 continue
             if not stopped:

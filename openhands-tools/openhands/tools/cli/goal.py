@@ -80,9 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument(
         "--resume", action="store_true", help="continue an interrupted goal (the newest one)"
     )
-    where.add_argument("--server", metavar="URL", help="run on this agent server instead")
+    where.add_argument(
+        "--server", metavar="URL", help="run on this agent server instead (http://HOST:PORT)"
+    )
     where.add_argument(
         "--api-key", metavar="KEY", help=f"the server's session key (default: ${SESSION_KEY_ENV})"
+    )
+    goal.add_argument(
+        "--confirm",
+        action="store_true",
+        help="ask before each tool call the agent makes (y / n / always allow)",
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="one JSON line per goal status")
@@ -116,6 +123,11 @@ def parse_options(argv: Sequence[str] | None = None, *, tty: bool | None = None)
             )
     elif args.objective is None:
         raise GoalCommandError('Say what the goal is: openhands-goal "OBJECTIVE" (or --resume).')
+    if args.server is not None and not args.server.startswith(("http://", "https://")):
+        raise GoalCommandError(
+            f"--server must be the agent server's URL, e.g. http://{args.server}, got "
+            f"{args.server!r}."
+        )
     if args.server is None and args.api_key is not None:
         raise GoalCommandError("--api-key is the agent server's key: use it with --server URL.")
     if args.server is not None and args.conversations_dir is not None:
@@ -157,6 +169,7 @@ def parse_options(argv: Sequence[str] | None = None, *, tty: bool | None = None)
         api_key=args.api_key,
         max_steps=args.max_steps,
         output=chosen,
+        confirm=args.confirm,
     )
     if not options.resume:
         options.goal_request()  # a bad limit fails here, before anything starts
@@ -213,17 +226,33 @@ class _Hinted:
     def notice(self, text: str) -> None:
         self.view.notice(text)
 
+    def hold(self) -> None:
+        self.view.hold()
+
+    def release(self) -> None:
+        self.view.release()
+
     def close(self, final: GoalStatus | None, hint: str | None) -> None:
         self.view.close(final, hint)
 
 
-def _cli_hint(exc: BaseException) -> str:
-    """How to fix an SDK error with this command's flags, when its message names the API."""
+def _cli_message(exc: BaseException) -> str:
+    """An error in this command's words: its flags, not the SDK's field names."""
     from openhands.sdk.conversation.remote import RemoteAuthenticationError
+    from openhands.sdk.conversation.remote.errors import RemoteConnectionError
 
+    if isinstance(exc, RemoteConnectionError):
+        return (
+            f"Cannot reach the agent server at {exc.host} ({exc.cause}). Start one with "
+            "`make serve` (or `openhands-agent-server --port 8000`), or check --server."
+        )
     if isinstance(exc, RemoteAuthenticationError):
-        return f" Here: pass --api-key or set {SESSION_KEY_ENV}."
-    return ""
+        what = "rejected the session key" if exc.has_key else "needs a session key"
+        return (
+            f"The agent server at {exc.host} {what} (HTTP {exc.status_code}): pass --api-key "
+            f"or set {SESSION_KEY_ENV} to one of its OH_SESSION_API_KEYS."
+        )
+    return str(exc)
 
 
 def _sigterm_as_ctrl_c(signum: int, frame: FrameType | None) -> None:
@@ -255,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OpenHandsError, ValueError, OSError) as exc:
         if view.started:
             view.close(None, None)
-        print(f"{PROG}: error: {exc}{_cli_hint(exc)}", file=sys.stderr)
+        print(f"{PROG}: error: {_cli_message(exc)}", file=sys.stderr)
         return EXIT_STOPPED
     if view.started:
         view.close(final, _hint(options, final, view.conversation))

@@ -26,6 +26,10 @@ from openhands.sdk.conversation.persistence import (
     load_conversation_summary,
 )
 from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.llm import LLM
+from openhands.sdk.llm.preflight import check_llm
+from openhands.sdk.security import AlwaysConfirm
+from openhands.tools.cli.approve import TerminalApprover
 from openhands.tools.cli.drive import drive
 from openhands.tools.cli.feed import EventFeed, StatusTracker
 from openhands.tools.cli.options import GoalCommandError, GoalOptions
@@ -41,6 +45,7 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
     """Run the goal `options` describe in this process; return its last status."""
     llm = options.agent_llm()
     judge = options.judge_llm(llm)
+    check_models(llm, judge)
     store = options.conversations_dir
     conversation_id = options.conversation_id
     if options.resume and conversation_id is None:
@@ -59,6 +64,10 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
         callbacks=[feed],
         max_iteration_per_run=options.max_steps,
     )
+    approver = None
+    if options.confirm:
+        conversation.set_confirmation_policy(AlwaysConfirm())
+        approver = TerminalApprover(conversation, view, options.workspace)
     try:
         work: Callable[[], GoalOutcome]
         if options.resume:
@@ -93,10 +102,21 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
                     on_status=tracker,
                 )
 
-        drive(work, conversation.interrupt, view, repeat_stop=True)
+        drive(work, conversation.interrupt, view, repeat_stop=True, on_poll=approver)
         return tracker.latest
     finally:
         conversation.close()
+
+
+KEY_FLAG = "--llm-api-key or LLM_API_KEY"
+
+
+def check_models(llm: LLM, judge: LLM) -> None:
+    """Before anything is created: the model's server is there, takes the key, serves the
+    model (and the judge's model, when it is another one). Raises a clear `LLMError`."""
+    check_llm(llm, key_flag=KEY_FLAG)
+    if judge.model != llm.model:
+        check_llm(judge, key_flag=KEY_FLAG)
 
 
 def prepare_store(store: Path) -> None:
@@ -145,4 +165,4 @@ def _check_stored(store: Path, conversation_id: uuid.UUID | None) -> None:
         )
 
 
-__all__ = ["TOOLS", "latest_resumable", "prepare_store", "run_local"]
+__all__ = ["TOOLS", "check_models", "latest_resumable", "prepare_store", "run_local"]

@@ -53,6 +53,7 @@ class GoalOptions:
     api_key: str | None
     max_steps: int | None
     output: Output
+    confirm: bool = False
 
     def goal_request(self) -> GoalRequest:
         """The new goal's options as the SDK checks them (raises `InvalidGoalError`)."""
@@ -97,8 +98,9 @@ class GoalOptions:
         return SecretStr(key) if key else None
 
     def resume_command(self, conversation_id: uuid.UUID) -> str:
-        """The command line that resumes the goal of `conversation_id`."""
-        parts = ["openhands-goal", "--resume", "--conversation-id", str(conversation_id)]
+        """The command line that resumes the goal of `conversation_id` (with `uv run` in front
+        when this one was started by `uv run`: it is not on the shell's PATH then)."""
+        parts = [*command_prefix(), "--resume", "--conversation-id", str(conversation_id)]
         if self.server:
             parts += ["--server", self.server]
         elif self.conversations_dir != self.workspace / CONVERSATIONS_DIR:
@@ -121,7 +123,7 @@ class GoalOptions:
             max_cost, time_limit = request.max_cost, request.time_limit
             title = "goal"
         where = f"{self.workspace} on {self.server}" if self.server else str(self.workspace)
-        details = [f"conversation {conversation_id}", where, f"up to {rounds} rounds"]
+        details = [f"conversation {conversation_id}", where, f"up to {plural(rounds, 'round')}"]
         if verify:
             details.append(f"verify: {verify}")
         if max_cost:
@@ -132,6 +134,19 @@ class GoalOptions:
         if len(short) > 200:
             short = short[:197] + "..."
         return f"{title}: {short}\n" + " | ".join(details)
+
+
+def plural(count: int, noun: str) -> str:
+    """ "1 round", "2 rounds"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def command_prefix() -> list[str]:
+    """How to run this command again from the same shell: `openhands-goal`, or
+    `uv run openhands-goal` when `uv run` started it (UV_RUN_RECURSION_DEPTH is set then)."""
+    if os.environ.get("UV_RUN_RECURSION_DEPTH"):
+        return ["uv", "run", "openhands-goal"]
+    return ["openhands-goal"]
 
 
 def exit_code(final: GoalStatus | None) -> int:
@@ -150,5 +165,7 @@ __all__ = [
     "GoalCommandError",
     "GoalOptions",
     "Output",
+    "command_prefix",
     "exit_code",
+    "plural",
 ]

@@ -14,8 +14,10 @@ from openhands.sdk import Agent, Tool
 from openhands.sdk.conversation.goal import GoalStatus
 from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.conversation.remote.client import RemoteClient
+from openhands.sdk.security import AlwaysConfirm
 from openhands.sdk.wire import ConversationPage
 from openhands.sdk.workspace import RemoteWorkspace
+from openhands.tools.cli.approve import TerminalApprover
 from openhands.tools.cli.drive import drive
 from openhands.tools.cli.feed import EventFeed, StatusTracker
 from openhands.tools.cli.local_goal import TOOLS
@@ -48,6 +50,10 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
         callbacks=[feed],
         max_iteration_per_run=options.max_steps or 500,
     )
+    approver = None
+    if options.confirm:
+        conversation.set_confirmation_policy(AlwaysConfirm())
+        approver = TerminalApprover(conversation, view, options.workspace)
     try:
         if options.resume:
             stored = conversation.goal_status()
@@ -73,7 +79,12 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
                 time_limit=request.time_limit,
             )
         last: list[GoalStatus] = []
-        drive(lambda: last.append(conversation.wait_for_goal()), conversation.stop_goal, view)
+        drive(
+            lambda: last.append(conversation.wait_for_goal()),
+            conversation.stop_goal,
+            view,
+            on_poll=approver,
+        )
         tracker(last[0])
         return last[0]
     finally:

@@ -52,6 +52,14 @@ class GoalView(Protocol):
         """A remark of the command itself (e.g. "stopping after the current step")."""
         ...
 
+    def hold(self) -> None:
+        """A question for the person follows: stop redrawing until `release()`."""
+        ...
+
+    def release(self) -> None:
+        """The question was answered: draw again."""
+        ...
+
     def close(self, final: GoalStatus | None, hint: str | None) -> None:
         """The goal is over (or could not run): show how it ended and what to do next."""
         ...
@@ -95,6 +103,12 @@ class JsonView:
         with self._lock:
             self._err.write(f"openhands-goal: {text}\n")
             self._err.flush()
+
+    def hold(self) -> None:
+        """Nothing is redrawn: nothing to hold."""
+
+    def release(self) -> None:
+        """Nothing to draw again."""
 
     def close(self, final: GoalStatus | None, hint: str | None) -> None:
         """Print the final status if it was not printed yet; the hint goes to stderr."""
@@ -184,6 +198,12 @@ class PlainView:
         with self._progress.lock:
             self._print(text)
 
+    def hold(self) -> None:
+        """Lines are never redrawn: nothing to hold."""
+
+    def release(self) -> None:
+        """Nothing to draw again."""
+
     def close(self, final: GoalStatus | None, hint: str | None) -> None:
         """Print a verdict not shown yet, the end line and the hint."""
         with self._progress.lock:
@@ -246,6 +266,14 @@ class LiveView:
         from rich.text import Text
 
         self._console.print(Text(line, style=style))
+
+    def hold(self) -> None:
+        """Stop the live block while a question is asked (its redraws would eat the input)."""
+        self._live.stop()
+
+    def release(self) -> None:
+        """Draw the live block again."""
+        self._live.start()
 
     def close(self, final: GoalStatus | None, hint: str | None) -> None:
         """Stop drawing; print a last verdict, the end line and the hint."""

@@ -28,6 +28,7 @@ from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import Message
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
+from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.wire import (
     ConfirmationResponseRequest,
@@ -214,6 +215,18 @@ class RemoteConversation(BaseConversation):
         self._check_open()
         request = ConfirmationResponseRequest(accept=False, reason=reason)
         self._client.post_json(self._id, "events/respond_to_confirmation", to_wire(request))
+
+    def approve_pending_actions(self) -> None:
+        """Approve the calls that wait for approval; the server runs them (or the goal that
+        drives the conversation does)."""
+        self._check_open()
+        request = ConfirmationResponseRequest(accept=True)
+        self._client.post_json(self._id, "events/respond_to_confirmation", to_wire(request))
+
+    def add_approval_rule(self, rule: AllowRule) -> None:
+        """Always allow the calls `rule` matches in this conversation (see `AllowRule`)."""
+        self._check_open()
+        self._client.post_json(self._id, "approval_rules", rule.model_dump(mode="json"))
 
     def close(self) -> None:
         """Disconnect (socket and HTTP); the conversation stays on the server."""
