@@ -35,18 +35,27 @@ serve: install
 # No model needed: the fake LLM's demo script (openhands-fake-llm) and the server using it.
 # Ctrl-C stops both; so does either one exiting.
 demo: install
+	@for spec in "127.0.0.1 $(DEMO_LLM_PORT) DEMO_LLM_PORT" "$(HOST) $(PORT) PORT"; do \
+		set -- $$spec; \
+		python3 -c "import socket, sys; socket.create_server((sys.argv[1], int(sys.argv[2]))).close()" $$1 $$2 2>/dev/null || { \
+			echo "demo: port $$2 is already in use (is a demo or a server still running?): stop it, or choose another port: $$3=<port> make demo" >&2; \
+			exit 1; }; \
+	done
 	@trap 'kill $$fake $$server 2>/dev/null; wait 2>/dev/null' EXIT; \
 	trap 'exit 130' INT TERM; \
 	$(UV) run openhands-fake-llm --port $(DEMO_LLM_PORT) --delay $(DEMO_DELAY) & fake=$$!; \
 	LLM_MODEL=$(DEMO_MODEL) LLM_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 LLM_API_KEY=fake \
 	OH_CONVERSATIONS_PATH=$(DEMO_DIR)/conversations OH_WORKSPACE_PATH=$(DEMO_DIR)/projects \
 		$(UV) run openhands-agent-server --host $(HOST) --port $(PORT) & server=$$!; \
-	until python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:$(PORT)/health', timeout=1)" 2>/dev/null; do \
-		kill -0 $$fake 2>/dev/null && kill -0 $$server 2>/dev/null || exit 1; sleep 0.2; \
+	until kill -0 $$fake 2>/dev/null && kill -0 $$server 2>/dev/null && \
+		python3 -c "import urllib.request as u; u.urlopen('http://127.0.0.1:$(PORT)/health', timeout=1)" 2>/dev/null; do \
+		kill -0 $$fake 2>/dev/null && kill -0 $$server 2>/dev/null || { echo "demo: it did not start (see the messages above)" >&2; exit 1; }; \
+		sleep 0.2; \
 	done; \
 	echo; \
 	echo "demo: open http://$(HOST):$(PORT)/ and start a goal (any objective: the fake LLM plays its script)."; \
-	echo "demo: or from a shell: LLM_MODEL=$(DEMO_MODEL) LLM_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 LLM_API_KEY=fake uv run openhands-goal \"greet\""; \
+	echo "demo: or from a shell, in an empty folder (the agent writes files there; install the command first, see README):"; \
+	echo "demo:   mkdir -p /tmp/try-a-goal && cd /tmp/try-a-goal && LLM_MODEL=$(DEMO_MODEL) LLM_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 LLM_API_KEY=fake openhands-goal \"greet the world\""; \
 	echo "demo: Ctrl-C stops both servers."; \
 	wait -n $$fake $$server
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+import socket
 from pathlib import Path
 
 import pytest
 from openhands.agent_server.__main__ import (
+    QuietPolls,
     load_config,
     main,
     parse_args,
@@ -72,3 +75,48 @@ def test_litellm_is_imported_in_the_background_once_the_server_listens(tmp_path:
         wait_until(lambda: "litellm preloaded" in server.log(), 120, "litellm's import")
     finally:
         server.stop()
+
+
+def test_a_port_in_use_is_named_with_how_to_choose_another() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+
+        with pytest.raises(SystemExit) as stopped:
+            main(["--port", str(port)])
+
+    message = str(stopped.value.code)
+    assert f"port {port} on 127.0.0.1 is already in use" in message
+    assert f"PORT={port + 1} make serve" in message and "--port" in message
+
+
+def _access(method: str, path: str, status: int) -> logging.LogRecord:
+    return logging.LogRecord(
+        "uvicorn.access",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5000", method, path, "1.1", status),
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status", "shown"),
+    [
+        ("GET", "/api/conversations/search?limit=100", 200, False),
+        ("GET", "/api/conversations/0b8f2d5e7a5b4f0e8e7b0c1d2e3f4a5b", 200, False),
+        ("GET", "/api/conversations/0b8f2d5e7a5b4f0e8e7b0c1d2e3f4a5b/goal", 200, False),
+        ("GET", "/api/conversations/search", 401, True),
+        ("POST", "/api/conversations", 201, True),
+        ("GET", "/api/conversations/0b8f2d5e7a5b4f0e8e7b0c1d2e3f4a5b/events/search", 200, True),
+    ],
+)
+def test_the_pages_repeated_reads_are_logged_at_debug_only(
+    method: str, path: str, status: int, shown: bool
+) -> None:
+    logging.getLogger("uvicorn.access").setLevel(logging.INFO)
+
+    assert QuietPolls().filter(_access(method, path, status)) is shown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import logging
 import os
@@ -42,6 +43,54 @@ def _redact(value: object) -> object:
     if isinstance(value, str) and "session_api_key=" in value:
         return SESSION_KEY_IN_QUERY.sub(r"\1***", value)
     return value
+
+
+POLLED_PATHS = re.compile(
+    r"^/api/conversations/(search|count|[0-9a-fA-F-]{32,36}(/events/count|/goal)?)$"
+)
+"""What the web page reads again every few seconds: the list and the open conversation."""
+
+
+class QuietPolls(logging.Filter):
+    """Logs the web page's repeated reads (a successful GET of `POLLED_PATHS`) at DEBUG, so
+    an open page does not flood the terminal; every other request is logged as before."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if not (isinstance(args, tuple) and len(args) == 5):
+            return True
+        _, method, path, _, status = args
+        polled = (
+            method in ("GET", "HEAD")
+            and isinstance(status, int)
+            and status < 400
+            and isinstance(path, str)
+            and POLLED_PATHS.match(path.split("?", 1)[0]) is not None
+        )
+        if not polled:
+            return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+
+
+def bind_port(host: str, port: int) -> socket.socket:
+    """The server's socket, bound to host:port; exits naming the port when it is taken."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            sys.exit(
+                f"openhands-agent-server: port {port} on {host} is already in use (another "
+                f"agent server, or `make demo`, may be running). Choose another port: "
+                f"`PORT={port + 1} make serve` or `openhands-agent-server --port {port + 1}`."
+            )
+        sys.exit(f"openhands-agent-server: cannot listen on {host}:{port}: {exc.strerror or exc}")
+    sock.set_inheritable(True)
+    return sock
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -97,6 +146,8 @@ def main(argv: list[str] | None = None) -> None:
     warning = unprotected_bind_warning(config.host, config)
     if warning is not None:
         logger.warning(warning)
+    # Bound first: a port in use is said at once, in words, before the app is built.
+    listener = bind_port(config.host, config.port)
 
     # Start-up builds many long-lived objects (pydantic schemas, routes): collecting garbage
     # meanwhile only costs time, and freezing them afterwards keeps later collections short.
@@ -123,6 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     # The config has just set up uvicorn's loggers; the socket's key must not reach the log.
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(RedactSessionKey())
+    logging.getLogger("uvicorn.access").addFilter(QuietPolls())
 
     class Server(uvicorn.Server):
         """uvicorn's server, which starts the litellm preload once its sockets listen."""
@@ -133,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
                 preload_litellm(app.state.pools.runs)
 
     try:
-        Server(server_config).run()
+        Server(server_config).run(sockets=[listener])
     except KeyboardInterrupt:  # uvicorn re-raises Ctrl-C once it has shut down
         _exit_now_if_steps_run(app.state, 130)
         raise SystemExit(130) from None

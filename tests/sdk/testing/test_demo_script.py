@@ -13,6 +13,7 @@ from openhands.sdk import LLM, Agent, Conversation, Tool
 from openhands.sdk.conversation.goal import GoalStatus, run_goal
 from openhands.sdk.conversation.goal.models import VerifyResult
 from openhands.sdk.conversation.goal.prompts import JUDGE_SYSTEM_PROMPT, judge_messages
+from openhands.sdk.llm.message import text_message
 from openhands.sdk.testing import DemoScript, FakeOpenAIServer, FakeReply
 from openhands.sdk.testing.demo_script import (
     DEMO_FILE,
@@ -264,3 +265,13 @@ def test_a_goal_against_the_demo_script_completes_in_round_two(tmp_path: Path) -
     assert (rounds[1].complete, rounds[1].verify_exit_code) == (False, 2)
     assert (rounds[2].complete, rounds[2].verify_exit_code) == (True, 0)
     assert (tmp_path / DEMO_TEST).read_text() == DEMO_TEST_SOURCE
+
+
+def test_the_demo_reports_a_price_for_every_answer() -> None:
+    with FakeOpenAIServer() as server:
+        server.set_responder("*", DemoScript())
+        llm = LLM(model="openai/fake", base_url=server.base_url, api_key=SecretStr("fake"))
+        reply = llm.completion([text_message("user", "What is this conversation about?")])
+
+    assert reply.cost > 0  # `openai/fake` has no price of its own: the demo reports one
+    assert llm.metrics.accumulated_cost == pytest.approx(reply.cost)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from typing import Any
 
 import httpx
 import pytest
+from openhands.sdk.llm import LLM
+from openhands.sdk.llm.message import text_message
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from pydantic import SecretStr
 
 
 def _chat(client: httpx.Client, model: str = "agent", **extra: Any) -> httpx.Response:
@@ -292,3 +296,12 @@ def test_a_models_own_required_key_overrides_the_servers(
     body = {"model": "judge", "messages": []}
     assert client.post("/chat/completions", json=body, headers=agent_key).status_code == 401
     assert client.post("/chat/completions", json=body, headers=judge_key).status_code == 200
+
+
+def test_a_reported_cost_is_the_completions_cost(server: FakeOpenAIServer) -> None:
+    server.script("unpriced-model", [replace(FakeReply.text("hi", prompt_tokens=9), cost=0.25)])
+    llm = LLM(model="openai/unpriced-model", base_url=server.base_url, api_key=SecretStr("k"))
+
+    reply = llm.completion([text_message("user", "hello")])
+
+    assert reply.cost == pytest.approx(0.25)

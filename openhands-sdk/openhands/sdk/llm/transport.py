@@ -122,11 +122,15 @@ def _count(source: Any, name: str) -> int:
 
 
 def response_cost(llm: LLM, raw: Any, litellm: Any, prompt: int, completion: int) -> float:
-    """USD of one response: the LLM's own prices when set, else litellm's price map."""
+    """USD of one response: the LLM's own prices when set, else the cost the provider
+    reported in `usage.cost` (OpenRouter and some proxies do), else litellm's price map."""
     if llm.input_cost_per_token is not None or llm.output_cost_per_token is not None:
         return prompt * (llm.input_cost_per_token or 0.0) + completion * (
             llm.output_cost_per_token or 0.0
         )
+    reported = getattr(getattr(raw, "usage", None), "cost", None)
+    if isinstance(reported, int | float) and not isinstance(reported, bool) and reported >= 0:
+        return float(reported)
     hidden = getattr(raw, "_hidden_params", None) or {}
     cost = hidden.get("response_cost")
     if cost is None:

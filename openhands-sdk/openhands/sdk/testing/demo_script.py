@@ -48,6 +48,10 @@ JUDGE_PROMPT_START = "You are a strict, independent judge."
 FOLLOWUP_START = "The goal is not complete yet"
 """How the goal loop's follow-up to the agent begins: it marks the start of round 2."""
 
+DEMO_PRICE_PER_MILLION = (0.50, 1.50)
+"""USD per million input and output tokens the demo reports for each answer (a small real
+model's price), so the cost views show figures: `usage.cost`, as some providers send it."""
+
 DEMO_FILE = "hello_goal.py"
 DEMO_TEST = "test_hello_goal.py"
 
@@ -296,20 +300,25 @@ def _text(message: dict[str, Any]) -> str:
 
 
 def _with_usage(reply: FakeReply, messages: list[dict[str, Any]]) -> FakeReply:
-    """The reply with token counts estimated like a real provider's (about 4 chars a token)."""
+    """The reply with token counts estimated like a real provider's (about 4 chars a token)
+    and the price of those tokens reported in `usage.cost` (DEMO_PRICE_PER_MILLION)."""
     prompt = sum(len(_text(m)) + len(json.dumps(m.get("tool_calls") or [])) for m in messages)
     answer = len(reply.content or "") + sum(len(args) for _, args in reply.calls)
+    prompt_tokens, completion_tokens = max(1, prompt // 4), max(1, answer // 4)
+    per_input, per_output = DEMO_PRICE_PER_MILLION
     return FakeReply(
         content=reply.content,
         calls=reply.calls,
         finish_reason=reply.finish_reason,
-        prompt_tokens=max(1, prompt // 4),
-        completion_tokens=max(1, answer // 4),
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost=(prompt_tokens * per_input + completion_tokens * per_output) / 1_000_000,
     )
 
 
 __all__ = [
     "DEMO_FILE",
+    "DEMO_PRICE_PER_MILLION",
     "DEMO_TEST",
     "JUDGE_PROMPT_START",
     "REQUIREMENTS",

@@ -37,6 +37,9 @@ class FakeReply:
     error_type: str | None = None
     error_code: str | None = None
     delay: float = 0.0
+    cost: float | None = None
+    """USD the server reports for this answer in `usage.cost` (as OpenRouter does); None:
+    no cost reported (the client prices the tokens itself)."""
 
     @classmethod
     def text(
@@ -139,12 +142,15 @@ def error_body(reply: FakeReply) -> dict[str, Any]:
     }
 
 
-def _usage(reply: FakeReply) -> dict[str, int]:
-    return {
+def _usage(reply: FakeReply) -> dict[str, Any]:
+    usage: dict[str, Any] = {
         "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens,
         "total_tokens": reply.prompt_tokens + reply.completion_tokens,
     }
+    if reply.cost is not None:
+        usage["cost"] = reply.cost
+    return usage
 
 
 def completion_body(
