@@ -50,6 +50,7 @@ __all__ = [
     "SendMessageRequest",
     "StartConversationRequest",
     "Success",
+    "TakeCheckpointRequest",
     "to_wire",
 ]
 
@@ -330,6 +331,19 @@ class ApprovalRulesRequest(BaseModel):
     rules: list[AllowRule] = Field(
         description='e.g. [{"tool": "terminal", "command_prefix": "pytest"}, '
         '{"tool": "file_editor"}]; [] asks again for every call the policy covers.'
+    )
+
+
+class TakeCheckpointRequest(BaseModel):
+    """Body of POST /checkpoints: snapshot the workspace now."""
+
+    model_config = _REQUEST
+
+    label: str = Field(
+        default="checkpoint",
+        min_length=1,
+        max_length=200,
+        description="What the snapshot marks, e.g. 'before the refactor'.",
     )
 
 

@@ -21,6 +21,7 @@ from openhands.agent_server.errors import BadRequestError, ConflictError, NotFou
 from openhands.agent_server.goals.driver import GoalDriver
 from openhands.agent_server.goals.host import RunResult
 from openhands.agent_server.services import event_queries
+from openhands.agent_server.services.checkpoints import WorkspaceCheckpoints
 from openhands.agent_server.services.event_queries import EventSortOrder
 from openhands.agent_server.services.pubsub import EventPubSub
 from openhands.sdk.conversation import (
@@ -80,6 +81,7 @@ class LiveConversation:
         # Deleted: its folder is gone, so a write that raced the deletion is not acknowledged.
         self._deleted = False
         self.goal = GoalDriver(self)
+        self.checkpoints = WorkspaceCheckpoints(self)
         conversation.add_callback(self._on_event)
 
     # -- identity and state ---------------------------------------------------------------
@@ -366,6 +368,11 @@ class LiveConversation:
     async def blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `fn` in a run thread (judge calls and verify commands can take minutes)."""
         return await self._runs.run(fn, *args, **kwargs)
+
+    async def control(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `fn` in a control thread (short work a request waits for); it finishes even
+        if the request is cancelled."""
+        return await self._controls.run_to_completion(fn, *args, **kwargs)
 
     # -- goals: the names the design gives them (the driver is goals/driver.py) -------------
 

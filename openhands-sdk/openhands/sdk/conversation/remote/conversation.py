@@ -37,7 +37,13 @@ from openhands.sdk.wire import (
     SetConfirmationPolicyRequest,
     SetSecurityAnalyzerRequest,
     StartConversationRequest,
+    TakeCheckpointRequest,
     to_wire,
+)
+from openhands.sdk.workspace.checkpoints import (
+    Checkpoint,
+    CheckpointDiff,
+    RewindResult,
 )
 from openhands.sdk.workspace.remote import RemoteWorkspace
 
@@ -227,6 +233,52 @@ class RemoteConversation(BaseConversation):
         """Always allow the calls `rule` matches in this conversation (see `AllowRule`)."""
         self._check_open()
         self._client.post_json(self._id, "approval_rules", rule.model_dump(mode="json"))
+
+    # -- checkpoints (docs/checkpoints.md) -----------------------------------------------------
+
+    def list_checkpoints(self) -> list[Checkpoint]:
+        """The workspace's checkpoints on the server, oldest first."""
+        self._check_open()
+        body = self._client.request(
+            "GET", f"/api/conversations/{self._id}/checkpoints", not_found=self._what
+        )
+        return [Checkpoint.model_validate(item) for item in body or []]
+
+    def checkpoint(self, label: str) -> Checkpoint:
+        """Snapshot the workspace on the server now."""
+        self._check_open()
+        body = self._client.request(
+            "POST",
+            f"/api/conversations/{self._id}/checkpoints",
+            json=to_wire(TakeCheckpointRequest(label=label)),
+            not_found=self._what,
+        )
+        return Checkpoint.model_validate(body)
+
+    def checkpoint_diff(self, target: str, base: str | None = None) -> CheckpointDiff:
+        """The changes from `base` (default: the checkpoint before `target`) to `target`."""
+        self._check_open()
+        body = self._client.request(
+            "GET",
+            f"/api/conversations/{self._id}/checkpoints/{target}/diff",
+            params={"base": base} if base else None,
+            not_found=f"Checkpoint {target} of conversation {self._id}",
+        )
+        return CheckpointDiff.model_validate(body)
+
+    def rewind(self, checkpoint_id: str) -> RewindResult:
+        """Restore the workspace on the server to a checkpoint (refused while it works)."""
+        self._check_open()
+        body = self._client.request(
+            "POST",
+            f"/api/conversations/{self._id}/checkpoints/{checkpoint_id}/rewind",
+            not_found=f"Checkpoint {checkpoint_id} of conversation {self._id}",
+        )
+        return RewindResult.model_validate(body)
+
+    @property
+    def _what(self) -> str:
+        return f"Conversation {self._id}"
 
     def close(self) -> None:
         """Disconnect (socket and HTTP); the conversation stays on the server."""

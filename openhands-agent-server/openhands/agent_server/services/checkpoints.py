@@ -1,0 +1,83 @@
+"""A live conversation's workspace checkpoints: list, take, diff and rewind, for the routes.
+
+The SDK keeps the snapshots (`LocalConversation.checkpoint`, a shadow git repository in the
+conversation's folder); this module runs them off the event loop and turns their errors
+into answers: an unknown checkpoint is a 404, checkpoints that cannot be kept here (git
+missing, switched off) or a snapshot over the file limit a 400, a rewind while the agent or
+a goal works a 409.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.sdk.workspace.checkpoints import (
+    Checkpoint,
+    CheckpointDiff,
+    CheckpointLimitError,
+    CheckpointUnavailableError,
+    RewindResult,
+    UnknownCheckpointError,
+)
+
+if TYPE_CHECKING:
+    from openhands.agent_server.services.live import LiveConversation
+
+T = TypeVar("T")
+
+
+class WorkspaceCheckpoints:
+    """The checkpoints of one live conversation's workspace."""
+
+    def __init__(self, live: LiveConversation) -> None:
+        """Serve the checkpoints of `live`."""
+        self._live = live
+
+    async def list(self) -> list[Checkpoint]:
+        """Every checkpoint, oldest first."""
+        conversation = self._live.conversation
+        return await self._call(self._live.control, conversation.list_checkpoints)
+
+    async def take(self, label: str) -> Checkpoint:
+        """Snapshot the workspace now (a first snapshot of a large workspace takes seconds)."""
+        self._live.ensure_open()
+        conversation = self._live.conversation
+        return await self._call(self._live.blocking, conversation.checkpoint, label)
+
+    async def diff(self, checkpoint_id: str, base: str | None) -> CheckpointDiff:
+        """The changes from `base` (default: the checkpoint before it) to `checkpoint_id`."""
+        conversation = self._live.conversation
+        return await self._call(
+            self._live.control, conversation.checkpoint_diff, checkpoint_id, base
+        )
+
+    async def rewind(self, checkpoint_id: str) -> RewindResult:
+        """Restore the workspace to a checkpoint; 409 while the agent runs or a goal is on."""
+        live = self._live
+        live.ensure_open()
+        if live.goal.active:
+            raise ConflictError(
+                f"A goal is driving conversation {live.id}: stop it (POST /goal/stop) before "
+                "rewinding; resume it afterwards."
+            )
+        await live.settle()
+        if live.is_busy:
+            raise ConflictError(
+                f"The agent of conversation {live.id} is running: pause it before rewinding."
+            )
+        return await self._call(live.blocking, live.conversation.rewind, checkpoint_id)
+
+    async def _call(self, pool: Callable[..., object], fn: Callable[..., T], *args: object) -> T:
+        try:
+            return await pool(fn, *args)  # type: ignore[misc]
+        except UnknownCheckpointError as exc:
+            raise NotFoundError(str(exc)) from exc
+        except CheckpointUnavailableError as exc:
+            raise BadRequestError(str(exc), code="checkpoints_unavailable") from exc
+        except CheckpointLimitError as exc:
+            raise BadRequestError(str(exc), code="too_many_files") from exc
+
+
+__all__ = ["WorkspaceCheckpoints"]
