@@ -69,9 +69,11 @@ class WorkspaceCheckpoints:
             )
         return await self._call(live.blocking, live.conversation.rewind, checkpoint_id)
 
-    async def _call(self, pool: Callable[..., object], fn: Callable[..., T], *args: object) -> T:
+    async def _call(
+        self, pool: Callable[..., Awaitable[T]], fn: Callable[..., T], *args: object
+    ) -> T:
         try:
-            return await pool(fn, *args)  # type: ignore[misc]
+            return await pool(fn, *args)
         except UnknownCheckpointError as exc:
             raise NotFoundError(str(exc)) from exc
         except CheckpointUnavailableError as exc:
