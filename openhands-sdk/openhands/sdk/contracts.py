@@ -137,8 +137,9 @@ class DrivableConversation(Protocol):
         """Where the agent works."""
         ...
 
-    def send_message(self, message: str | Message) -> None:
-        """Append a user message."""
+    def send_message(self, message: str | Message, sender: str | None = None) -> None:
+        """Append a user message (`sender` names who wrote it when not the person, e.g. the
+        goal loop)."""
         ...
 
     def run(self) -> None:

@@ -111,6 +111,12 @@ class SendMessageRequest(BaseModel):
         min_length=1, description="Message parts, e.g. [{'type': 'text', 'text': 'hi'}]."
     )
     run: bool = Field(default=False, description="Start a run after appending the message.")
+    sender: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Who wrote it when not the person (e.g. 'goal' for the goal loop); null: "
+        "the person.",
+    )
 
     @field_validator("role")
     @classmethod
@@ -130,9 +136,11 @@ class SendMessageRequest(BaseModel):
         return value
 
     @classmethod
-    def of(cls, message: Message, *, run: bool = False) -> SendMessageRequest:
+    def of(
+        cls, message: Message, *, run: bool = False, sender: str | None = None
+    ) -> SendMessageRequest:
         """The request carrying a user `message` (ValueError if it is blank)."""
-        return cls(content=list(message.content), run=run)
+        return cls(content=list(message.content), run=run, sender=sender)
 
     def to_message(self) -> Message:
         """The SDK message this request carries."""

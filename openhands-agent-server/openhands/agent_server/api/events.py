@@ -43,7 +43,7 @@ def _check_kind(kind: str | None) -> None:
 @router.post("", response_model=Success, responses=error_responses(400, 404, 409, *STORAGE))
 async def send_message(request: SendMessageRequest, conversation: Live) -> Success:
     """Append a user message (it interrupts an active goal first); `run` starts the agent."""
-    await conversation.send_message(request.to_message(), run=request.run)
+    await conversation.send_message(request.to_message(), run=request.run, sender=request.sender)
     return Success()
 
 

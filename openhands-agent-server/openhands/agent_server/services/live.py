@@ -33,7 +33,7 @@ from openhands.sdk.conversation import (
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
-from openhands.sdk.conversation.goal import GoalOutcome
+from openhands.sdk.conversation.goal import GOAL_SENDER, GoalOutcome
 from openhands.sdk.errors import StorageError
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM, Message
@@ -327,7 +327,9 @@ class LiveConversation:
 
     # -- messages ---------------------------------------------------------------------------
 
-    async def send_message(self, message: Message, *, run: bool = False) -> None:
+    async def send_message(
+        self, message: Message, *, run: bool = False, sender: str | None = None
+    ) -> None:
         """Append a user message; it interrupts an active goal first, then it is appended.
 
         With `run`, nothing is appended if the agent cannot get its keys (`SealedKeysError`).
@@ -337,18 +339,18 @@ class LiveConversation:
             self._check_keys()
         if self.goal.active:
             await self.goal.interrupt("user message")
-        await self._send(message)
+        await self._send(message, sender)
         await self.settle()
         if run and not self.is_busy:
             self._submit_run()
 
     async def send_goal_message(self, text: str) -> None:
-        """Append a message on the goal driver's behalf."""
-        await self._send(text)
+        """Append a message on the goal driver's behalf (its sender is the goal loop)."""
+        await self._send(text, GOAL_SENDER)
 
-    async def _send(self, message: str | Message) -> None:
+    async def _send(self, message: str | Message, sender: str | None = None) -> None:
         try:
-            await self._controls.run_to_completion(self.conversation.send_message, message)
+            await self._controls.run_to_completion(self.conversation.send_message, message, sender)
         except UserPromptBlockedError as exc:
             raise BadRequestError(str(exc)) from exc
         except (ConversationClosedError, EventLogClosedError) as exc:

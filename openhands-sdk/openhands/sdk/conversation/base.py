@@ -70,8 +70,9 @@ class BaseConversation(ABC):
         """LLM cost and token usage per usage_id (`get_combined_metrics()` sums them)."""
 
     @abstractmethod
-    def send_message(self, message: str | Message) -> None:
-        """Append a user message (it is read by the agent on its next step)."""
+    def send_message(self, message: str | Message, sender: str | None = None) -> None:
+        """Append a user message (it is read by the agent on its next step). `sender` names
+        who wrote it when that is not the person (e.g. "goal": the goal loop's follow-ups)."""
 
     @abstractmethod
     def run(self) -> None:

@@ -317,7 +317,7 @@ class LocalConversation(Approvals, Checkpointing, BaseConversation):
         """Stop calling a callback given to `add_callback` (or the constructor)."""
         self._publisher.remove(callback)
 
-    def send_message(self, message: str | Message) -> None:
+    def send_message(self, message: str | Message, sender: str | None = None) -> None:
         self._check_open()
         msg = as_user_message(message)
         message_id = uuid.uuid4().hex
@@ -333,6 +333,8 @@ class LocalConversation(Approvals, Checkpointing, BaseConversation):
             event = self.context.user_message_event(
                 msg, additional_context=hook.additional_context, event_id=message_id
             )
+            if sender is not None:
+                event = event.model_copy(update={"sender": sender})
             self._emit(event)
             if self._state.title is None and msg.text.strip():
                 self._state.title = msg.text.strip().splitlines()[0][:80]

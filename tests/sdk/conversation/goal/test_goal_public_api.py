@@ -8,6 +8,7 @@ import sys
 import openhands.sdk.conversation.goal as goal
 
 EXPECTED = [
+    "GOAL_SENDER",
     "GOAL_STATE_KEY",
     "MAX_JUDGE_FAILURES",
     "ROUND_ENDING_ERRORS",

@@ -423,7 +423,7 @@ class ForwardingConversation:
     def workspace(self) -> LocalWorkspace:
         return self._inner.workspace
 
-    def send_message(self, message: str | Message) -> None:
+    def send_message(self, message: str | Message, sender: str | None = None) -> None:
         self._inner.send_message(message)
 
     def run(self) -> None:

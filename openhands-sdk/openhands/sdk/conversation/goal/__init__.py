@@ -39,6 +39,7 @@ from openhands.sdk.conversation.goal.runner import (
     run_goal,
 )
 from openhands.sdk.conversation.goal.status import (
+    GOAL_SENDER,
     GOAL_STATE_KEY,
     GoalStatusWriter,
     goal_status_from,
@@ -48,6 +49,7 @@ from openhands.sdk.conversation.goal.transcript import render_transcript
 from openhands.sdk.conversation.goal.verify import Verifier, run_verify_command
 
 __all__ = [
+    "GOAL_SENDER",
     "GOAL_STATE_KEY",
     "MAX_JUDGE_FAILURES",
     "ROUND_ENDING_ERRORS",

@@ -32,6 +32,7 @@ from openhands.sdk.conversation.goal.models import (
 )
 from openhands.sdk.conversation.goal.options import DEFAULT_MAX_ITERATIONS, GoalRequest
 from openhands.sdk.conversation.goal.status import (
+    GOAL_SENDER,
     GoalStatusWriter,
     goal_status_from,
     last_goal_event,
@@ -238,7 +239,7 @@ def drive_goal(
     outcome: GoalOutcome | None = None
     try:
         while outcome is None:
-            conversation.send_message(message)
+            conversation.send_message(message, sender=GOAL_SENDER)
             cost_before = agent_cost_of(conversation)
             with guard.armed(cost_before) if guard else contextlib.nullcontext():
                 end = _run_once(conversation)

@@ -20,6 +20,10 @@ from openhands.sdk.event.state import ConversationStateUpdateEvent
 GOAL_STATE_KEY = "goal"
 """The `key` of the `ConversationStateUpdateEvent`s that carry a `GoalStatus`."""
 
+GOAL_SENDER = "goal"
+"""The `sender` of the user messages a goal driver sends (the objective, follow-ups, resume
+prompts), so a UI labels them as the goal loop's, not the person's."""
+
 OBJECTIVE_REF = "objective_ref"
 """The field of a compact goal status naming the event that holds its objective."""
 

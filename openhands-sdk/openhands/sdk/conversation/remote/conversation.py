@@ -149,9 +149,10 @@ class RemoteConversation(BaseConversation):
         """The server (and working directory on it) this conversation runs in."""
         return self._workspace
 
-    def send_message(self, message: str | Message) -> None:
+    def send_message(self, message: str | Message, sender: str | None = None) -> None:
         self._check_open()
-        self._client.send_message(self._id, SendMessageRequest.of(as_user_message(message)))
+        request = SendMessageRequest.of(as_user_message(message), sender=sender)
+        self._client.send_message(self._id, request)
 
     def run(self) -> None:
         """Start a run on the server and block until it is over (finished, paused, error, stuck).
