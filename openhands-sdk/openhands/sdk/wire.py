@@ -41,6 +41,7 @@ from pydantic import (
 
 __all__ = [
     "ApprovalRulesRequest",
+    "ApprovalSuggestions",
     "ConversationInfo",
     "ConversationPage",
     "ErrorDetail",
@@ -339,6 +340,21 @@ class ApprovalRulesRequest(BaseModel):
     rules: list[AllowRule] = Field(
         description='e.g. [{"tool": "terminal", "command_prefix": "pytest"}, '
         '{"tool": "file_editor"}]; [] asks again for every call the policy covers.'
+    )
+
+
+class ApprovalSuggestions(BaseModel):
+    """What "always allow" would add for the calls waiting now."""
+
+    model_config = _WIRE
+
+    like_these: list[AllowRule] = Field(
+        default_factory=list,
+        description="Rules for calls like these: the command's first words for the terminal, "
+        "the tool for the others.",
+    )
+    tools: list[AllowRule] = Field(
+        default_factory=list, description="One rule per tool: every call of these tools."
     )
 
 

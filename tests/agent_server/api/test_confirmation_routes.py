@@ -201,6 +201,10 @@ def test_an_approval_rule_lets_matching_calls_run_without_asking(
     wait_until(lambda: _status(client, cid) == "waiting_for_confirmation", what="the 2nd call")
     [ran] = _events(client, cid, "ObservationEvent")
     assert "approved" in ran["observation"]["content"][0]["text"]
+    assert client.get(f"/api/conversations/{cid}/approval_rules/suggested").json() == {
+        "like_these": [{"tool": "terminal", "command_prefix": "touch"}],
+        "tools": [{"tool": "terminal", "command_prefix": None}],
+    }
 
     cleared = client.put(f"/api/conversations/{cid}/approval_rules", json={"rules": []})
     assert cleared.status_code == 200

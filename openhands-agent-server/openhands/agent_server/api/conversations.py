@@ -12,9 +12,10 @@ from openhands.agent_server.api.routing import CheckedRoute
 from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.sdk.conversation import ConversationExecutionStatus
-from openhands.sdk.security.approval_rules import AllowRule
+from openhands.sdk.security.approval_rules import AllowRule, suggested_rules
 from openhands.sdk.wire import (
     ApprovalRulesRequest,
+    ApprovalSuggestions,
     ConversationInfo,
     ConversationPage,
     ForkConversationRequest,
@@ -155,6 +156,21 @@ async def set_security_analyzer(request: SetSecurityAnalyzerRequest, conversatio
 async def get_approval_rules(conversation: Live) -> list[AllowRule]:
     """The standing approvals: calls they match run without asking (unless rated HIGH)."""
     return conversation.conversation.approval_rules
+
+
+@router.get(
+    "/{conversation_id}/approval_rules/suggested",
+    response_model=ApprovalSuggestions,
+    responses=error_responses(404),
+)
+async def suggested_approval_rules(conversation: Live) -> ApprovalSuggestions:
+    """The rules "always allow" would add for the calls waiting now (empty lists when none
+    waits), for a page or client to offer."""
+    waiting = conversation.conversation.pending_actions
+    return ApprovalSuggestions(
+        like_these=suggested_rules(waiting, whole_tools=False),
+        tools=suggested_rules(waiting, whole_tools=True),
+    )
 
 
 @router.post(

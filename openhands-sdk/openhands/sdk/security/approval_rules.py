@@ -128,6 +128,22 @@ def allowed_by(rules: Sequence[AllowRule], tool_name: str, arguments: dict[str, 
     return all(any(_starts_with(part, prefix) for prefix in prefixes) for part in parts)
 
 
+def suggested_rules(actions: Iterable[Any], *, whole_tools: bool) -> list[AllowRule]:
+    """The standing approvals that would have let these calls (`ActionEvent`s) run: one per
+    tool with `whole_tools`, else per command (`suggested_prefix`) for the terminal and per
+    tool for the others. What a person is offered by "always allow"."""
+    rules: list[AllowRule] = []
+    for action in actions:
+        name = action.tool_name
+        if name in NEVER_ASK:
+            continue
+        prefix = None if whole_tools else suggested_prefix(name, call_arguments(action))
+        rule = AllowRule(tool=name, command_prefix=prefix)
+        if rule not in rules:
+            rules.append(rule)
+    return rules
+
+
 def merged(rules: Iterable[AllowRule], rule: AllowRule) -> list[AllowRule]:
     """`rules` with `rule` added (once)."""
     kept = list(rules)
@@ -143,4 +159,5 @@ __all__ = [
     "merged",
     "shell_commands",
     "suggested_prefix",
+    "suggested_rules",
 ]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from openhands.sdk.event import ActionEvent
-from openhands.sdk.security.approval_rules import AllowRule, call_arguments, suggested_prefix
+from openhands.sdk.security.approval_rules import AllowRule, call_arguments, suggested_rules
 from openhands.tools.cli.describe import describe_event
 from openhands.tools.cli.views import GoalView
 
@@ -85,17 +85,6 @@ def edit_preview(tool_name: str, arguments: dict[str, Any]) -> list[str]:
     return lines
 
 
-def rules_for(calls: list[ActionEvent], *, whole_tools: bool) -> list[AllowRule]:
-    """The standing approvals that would have let `calls` run: per tool, or per command."""
-    rules: list[AllowRule] = []
-    for call in calls:
-        prefix = None if whole_tools else suggested_prefix(call.tool_name, call_arguments(call))
-        rule = AllowRule(tool=call.tool_name, command_prefix=prefix)
-        if rule not in rules:
-            rules.append(rule)
-    return rules
-
-
 class TerminalApprover:
     """Asks about the calls that wait, from the main thread (see the module docstring)."""
 
@@ -134,7 +123,7 @@ class TerminalApprover:
             self._view.notice(f"  {describe_event(call, self._workdir, full=True)}")
             for line in edit_preview(call.tool_name, call_arguments(call)):
                 self._view.notice(f"    {line}")
-        like = "; ".join(rule.describe() for rule in rules_for(calls, whole_tools=False))
+        like = "; ".join(rule.describe() for rule in suggested_rules(calls, whole_tools=False))
         tools = ", ".join(sorted({call.tool_name for call in calls}))
         while True:
             answer = self._read_line(QUESTION.format(like=like, tools=tools), pressed, calls)
@@ -152,7 +141,7 @@ class TerminalApprover:
             self._view.notice("approval: rejected; the agent goes on with the reason.")
             return
         if choice in ("a", "t"):
-            for rule in rules_for(calls, whole_tools=choice == "t"):
+            for rule in suggested_rules(calls, whole_tools=choice == "t"):
                 self._desk.add_approval_rule(rule)
                 self._view.notice(f"approval: from now on {rule.describe()} run without asking.")
         self._desk.approve_pending_actions()
@@ -210,4 +199,4 @@ class _Lines:
         return rest.decode(errors="replace")  # "" once the input ended
 
 
-__all__ = ["ApprovalDesk", "TerminalApprover", "edit_preview", "rules_for"]
+__all__ = ["ApprovalDesk", "TerminalApprover", "edit_preview"]
