@@ -31,7 +31,7 @@ def _ask(page: Page, fake_llm: FakeOpenAIServer, workdir: Path, *replies: FakeRe
     fake_llm.set_responder(model, in_turn(list(replies)))
     page.get_by_label("Message").fill("clean the build folder")
     page.get_by_role("button", name="Send").click()
-    expect(page.locator("#exec-status")).to_have_text("waiting_for_confirmation", timeout=WAIT_MS)
+    expect(page.locator("#exec-status")).to_have_text("waiting for approval", timeout=WAIT_MS)
 
 
 def test_approve_runs_the_waiting_call(

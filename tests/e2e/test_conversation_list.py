@@ -116,7 +116,8 @@ def test_the_list_shows_new_conversations_and_their_goal_status_by_itself(
     expect(row).to_be_visible(timeout=POLL_MS * 3)  # nobody pressed Refresh
     goal = {"objective": "say done", "max_iterations": 2}
     httpx.post(f"{server_url}/api/conversations/{created['id']}/goal", json=goal).raise_for_status()
-    expect(row.locator(".goal-badge")).to_have_text("goal complete 1/2", timeout=POLL_MS * 6)
+    expect(row.locator(".conversation-status")).to_have_text("goal complete", timeout=POLL_MS * 6)
+    expect(row.locator(".goal-badge")).to_have_text("round 1/2")
     info = httpx.get(f"{server_url}/api/conversations/{created['id']}").json()
     time = row.locator("time")
     expect(time).to_have_attribute("datetime", info["updated_at"], timeout=POLL_MS * 3)

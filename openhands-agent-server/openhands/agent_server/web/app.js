@@ -6,6 +6,7 @@
 
 import { KEY_QUERY, api, saveSessionKey, sessionKey } from "./api.js";
 import { initApproval, updateApproval } from "./approval.js";
+import { addCheckpoint, initChanges, resetChanges } from "./changes.js";
 import {
   conversationHash, initConversations, loadConversations, markCurrent, titleOf, updateListItem,
 } from "./conversations.js";
@@ -14,8 +15,11 @@ import { fullTime, relativeTime } from "./format.js";
 import { goalRequest, setGoalConversationOpen, setGoalExecutionStatus, showGoal } from "./goal.js";
 import { clearNotices, notify } from "./notices.js";
 import { PendingActions } from "./pending.js";
-import { progressEvent, progressGoal, progressStatus, resetProgress } from "./progress.js";
+import {
+  progressChanges, progressEvent, progressGoal, progressStatus, resetProgress,
+} from "./progress.js";
 import { appendEvent, renderEvent } from "./render.js";
+import { statusOf } from "./status.js";
 import { resetUsage, updateUsage } from "./usage.js";
 
 /** While the agent or a goal works, the open conversation's cost and tokens are re-read this often. */
@@ -31,6 +35,7 @@ const app = {
   // How many events had been shown when the last status / goal event came (see refreshInfo).
   statusAt: 0,
   goalAt: 0,
+  runAt: 0, // ... and when the agent last started to run (a plain run after a goal's end)
   pendingInfo: null,
   status: "idle",
   goal: null,
@@ -72,7 +77,7 @@ async function openConversation(id, focus = false) {
   closeSocket();
   Object.assign(app, {
     conversationId: id, lastEventId: null, seen: new Set(), reconnectDelay: 250, statusAt: 0,
-    goalAt: 0, pendingInfo: null, status: "idle", goal: null, objective: "", pending: new PendingActions(),
+    goalAt: 0, runAt: 0, pendingInfo: null, status: "idle", goal: null, objective: "", pending: new PendingActions(),
   });
   $("events").replaceChildren();
   $("placeholder").hidden = true;
@@ -81,6 +86,7 @@ async function openConversation(id, focus = false) {
   $("conv-title").textContent = "Conversation";
   markCurrent(id);
   setGoalConversationOpen(true);
+  resetChanges(id, progressChanges);
   resetProgress(app.pending);
   resetUsage();
   showGoalValue(null);
@@ -223,11 +229,20 @@ function setSocketStatus(text) {
 
 // -- status, goal and usage of the open conversation ---------------------------------------------
 
+/** The header's one status: the goal's while it runs, and after it ended until the agent runs
+ * again outside it (a stop's pause, for one, comes after the goal's `interrupted`). */
+function renderStatusBadge() {
+  const shown = statusOf(app.status, app.goal, app.goalAt >= app.runAt);
+  const badge = $("exec-status");
+  badge.textContent = shown.text;
+  badge.className = `badge tone-${shown.tone}`;
+  badge.dataset.status = app.status;
+  badge.dataset.shown = shown.key;
+}
+
 function setExecStatus(status, timestamp, listToo = true) {
   app.status = status;
-  const badge = $("exec-status");
-  badge.textContent = status;
-  badge.className = `badge status-${status}`;
+  renderStatusBadge();
   setGoalExecutionStatus(status);
   progressStatus(status, timestamp);
   updateApproval(app.conversationId, status, app.pending, Boolean(app.goal && app.goal.active));
@@ -244,6 +259,7 @@ function showGoalValue(value, timestamp) {
     goal = { ...value, objective: typeof value.objective === "string" ? value.objective : app.objective };
   }
   app.goal = goal;
+  renderStatusBadge();
   showGoal(goal);
   progressGoal(goal, timestamp);
   if (goal) updateListItem(app.conversationId, { goal });
@@ -288,6 +304,7 @@ function showEvent(event) {
   const { node, noisy } = renderEvent(event, {
     status(value) {
       app.statusAt = app.seen.size;
+      if (value === "running") app.runAt = app.seen.size;
       setExecStatus(value, event.timestamp);
     },
     goal(value) {
@@ -296,6 +313,12 @@ function showEvent(event) {
     },
     stats(usage) {
       updateUsage(usage);
+    },
+    checkpoint(value) {
+      addCheckpoint(value);
+    },
+    rewind() {
+      scheduleUsage(); // re-reads the info: the list shows the conversation changed
     },
     userText(text) {
       if (app.hasTitle) return;
@@ -428,6 +451,7 @@ function init() {
   });
   $("pause").addEventListener("click", pause);
   initApproval();
+  initChanges();
   initConversations({
     onDeleted(id) {
       if (id === app.conversationId) goHome();

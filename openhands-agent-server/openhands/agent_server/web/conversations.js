@@ -5,8 +5,8 @@
 import { api } from "./api.js";
 import { $, el } from "./dom.js";
 import { fullTime, relativeTime } from "./format.js";
-import { chipStatus } from "./goal.js";
 import { notify } from "./notices.js";
+import { statusOf } from "./status.js";
 
 export const POLL_SECONDS = 5;
 const PAGE_SIZE = 100;
@@ -38,12 +38,10 @@ function row(id) {
   return $("conversation-list").querySelector(`li[data-id="${CSS.escape(String(id))}"]`);
 }
 
-function goalText(info) {
-  const goal = info.goal;
+function roundText(goal) {
   if (!goal) return "";
-  const status = chipStatus(goal, info.execution_status);
   const round = Math.min(goal.iteration + (goal.active ? 1 : 0), goal.max_iterations);
-  return status === "waiting for approval" ? status : `goal ${status} ${round}/${goal.max_iterations}`;
+  return `round ${round}/${goal.max_iterations}`;
 }
 
 function newRow(id) {
@@ -54,7 +52,7 @@ function newRow(id) {
   link.dataset.id = id;
   const meta = el("span", "conversation-meta");
   const time = el("time", "muted small conversation-time");
-  meta.append(el("span", "badge conversation-status"), el("span", "badge goal-badge"), time);
+  meta.append(el("span", "badge conversation-status"), el("span", "muted small goal-badge"), time);
   link.append(el("span", "conversation-title"), meta);
   const remove = el("button", "secondary small-button delete-conversation", "Delete");
   remove.type = "button";
@@ -67,13 +65,15 @@ function fillRow(item, info) {
   const title = titleOf(info);
   const link = item.querySelector(".conversation-item");
   link.querySelector(".conversation-title").textContent = title;
+  const shown = statusOf(info.execution_status, info.goal || null);
   const status = link.querySelector(".conversation-status");
-  status.textContent = info.execution_status;
-  status.className = `badge conversation-status status-${info.execution_status}`;
+  status.textContent = shown.text;
+  status.className = `badge conversation-status tone-${shown.tone}`;
+  status.dataset.status = info.execution_status;
   const goal = link.querySelector(".goal-badge");
-  goal.textContent = goalText(info);
+  goal.textContent = roundText(info.goal);
   goal.hidden = !info.goal;
-  goal.className = `badge goal-badge goal-${info.goal ? info.goal.status : "none"}`;
+  goal.className = "muted small goal-badge";
   const time = link.querySelector(".conversation-time");
   time.dateTime = info.updated_at || "";
   time.textContent = relativeTime(info.updated_at);

@@ -1,4 +1,5 @@
 // The goal panel's chip, its Start / Stop / Resume buttons, and the request its form builds.
+// The form is hidden while a goal runs (its objective is shown above it): Stop is what applies.
 
 import { $, el, setDisabled } from "./dom.js";
 import { formatCost, percent } from "./format.js";
@@ -16,6 +17,7 @@ export function requirementsText(verdict) {
 export function chipStatus(goal, executionStatus) {
   if (!goal) return "no goal";
   if (goal.active && executionStatus === "waiting_for_confirmation") return "waiting for approval";
+  if (goal.active && goal.phase === "waiting_for_approval") return "waiting for approval";
   return goal.status;
 }
 
@@ -30,6 +32,7 @@ function updateButtons() {
   else if (active) start = "A goal is already running: stop it first.";
   else if (agentBusy) start = "The agent is running: wait until it stops, or pause it.";
   setDisabled($("goal-start"), start);
+  $("goal-form").hidden = open && active;
   setDisabled($("goal-stop"), active ? "" : "No goal is running.");
   let resume = "";
   if (!goal) resume = "There is no goal to resume.";

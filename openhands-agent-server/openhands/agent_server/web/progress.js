@@ -1,6 +1,8 @@
 // What a goal is doing while it works: the phase line (with elapsed time), the requirements the
-// judge found proven or not, and the round timeline (one row per judged round).
+// judge found proven or not, and the round timeline (one row per judged round, with that
+// round's verify output, the judge's evidence and the files the round changed).
 
+import { checkpointOf, diffDetails, goalSpan, rewindButton, setRewindBlocked } from "./changes.js";
 import { $, el, replaceIfChanged, srOnly } from "./dom.js";
 import { formatCost, formatDuration, percent } from "./format.js";
 import { requirementsText } from "./goal.js";
@@ -13,8 +15,9 @@ const state = {
   status: "idle",
   statusSince: 0,
   thinkingSince: 0, // the last moment the agent started thinking (a run began, a tool ended)
-  rounds: new Map(), // round number -> GoalRound
+  rounds: new Map(), // round number -> {round: GoalRound, verdict, verify} of that round
   pending: null, // a PendingActions
+  openDetails: new Set(), // rounds whose details a person opened (kept open across redraws)
   timer: 0,
 };
 
@@ -27,7 +30,7 @@ function time(iso) {
 export function resetProgress(pending) {
   Object.assign(state, {
     goal: null, goalAt: 0, phaseSince: 0, status: "idle", statusSince: 0, thinkingSince: 0,
-    rounds: new Map(), pending,
+    rounds: new Map(), pending, openDetails: new Set(),
   });
   render();
 }
@@ -42,9 +45,22 @@ export function progressGoal(goal, timestamp) {
   if (!previous || !goal || previous.phase !== goal.phase || previous.active !== goal.active) {
     state.phaseSince = at;
   }
-  if (goal && goal.last_round) state.rounds.set(goal.last_round.iteration, goal.last_round);
+  if (goal && goal.last_round) {
+    // The status recorded right after a round was judged holds that round's verdict and
+    // verify result; later statuses of the same round repeat them.
+    const number = goal.last_round.iteration;
+    const known = state.rounds.get(number);
+    if (!known || goal.iteration === number) {
+      state.rounds.set(number, { round: goal.last_round, verdict: goal.verdict, verify: goal.verify });
+    }
+  }
   state.goal = goal;
   state.goalAt = at;
+  render();
+}
+
+/** Redraw what shows changes (a checkpoint arrived). */
+export function progressChanges() {
   render();
 }
 
@@ -133,8 +149,47 @@ function cell(label, text, className) {
   return td;
 }
 
+const PHASE_WORDS = {
+  agent: "agent working",
+  waiting_for_approval: "waiting for approval",
+  verifying: "verifying",
+  judging: "judging",
+};
+
+function roundDetails(number, entry) {
+  const box = el("div", "round-details-body");
+  const verdict = entry.verdict;
+  if (verdict && Array.isArray(verdict.requirements) && verdict.requirements.length) {
+    box.append(el("p", "field-name", "The judge's evidence"));
+    const list = el("ul", "requirement-list");
+    list.append(...requirementItems(verdict));
+    box.append(list);
+  } else if (verdict && verdict.missing) {
+    box.append(el("p", "field-name", "The judge found missing"));
+    const text = el("p");
+    text.append(renderInline(verdict.missing));
+    box.append(text);
+  }
+  const verify = entry.verify;
+  if (verify) {
+    const how = verify.timed_out ? "timed out" : `exit ${verify.exit_code}`;
+    box.append(el("p", "field-name", `Verify: ${verify.command} (${how})`));
+    const output = el("pre", "verify-output", verify.output_tail || "(no output)");
+    output.tabIndex = 0;
+    box.append(output);
+  }
+  const checkpoint = checkpointOf(number);
+  if (checkpoint) {
+    const summary = `Files this round changed: ${checkpoint.changed}`;
+    box.append(diffDetails(`round-${number}`, checkpoint, null, `Round ${number}`, summary));
+    box.append(rewindButton(checkpoint, `the end of round ${number}`));
+  }
+  return box;
+}
+
 function roundRows(goal) {
-  const rows = [...state.rounds.values()].sort((a, b) => a.iteration - b.iteration).map((round) => {
+  const rows = [...state.rounds.entries()].sort((a, b) => a[0] - b[0]).map(([number, entry]) => {
+    const round = entry.round;
     const row = el("tr", round.complete ? "round complete" : "round");
     row.dataset.round = String(round.iteration);
     let verdict = round.complete ? "complete" : "not yet";
@@ -147,7 +202,19 @@ function roundRows(goal) {
     row.append(cell("Verify", exit === null || exit === undefined ? "–" : `exit ${exit}`, exit === 0 ? "ok" : exit ? "bad" : ""));
     row.append(cell("Cost", formatCost((round.agent_cost || 0) + (round.judge_cost || 0))));
     row.append(cell("Time", formatDuration(round.seconds)));
-    row.append(cell("Missing", round.judge_error || round.missing || "–", "missing"));
+    const last = cell("Missing", null, "missing");
+    last.append(el("span", "missing-text", round.judge_error || round.missing || "–"));
+    const details = el("details", "round-details");
+    details.dataset.key = `details-${number}`;
+    details.append(el("summary", null, "Evidence, verify output and changes"));
+    details.append(roundDetails(number, entry));
+    if (state.openDetails.has(number)) details.open = true;
+    details.addEventListener("toggle", () => {
+      if (details.open) state.openDetails.add(number);
+      else state.openDetails.delete(number);
+    });
+    last.append(details);
+    row.append(last);
     return row;
   });
   if (goal && goal.active) {
@@ -155,7 +222,8 @@ function roundRows(goal) {
     row.dataset.round = String(goal.iteration + 1);
     row.append(el("th", null, String(goal.iteration + 1)));
     row.lastChild.scope = "row";
-    const what = { agent: "agent working", verifying: "verifying", judging: "judging" }[goal.phase] || "starting";
+    const waiting = state.status === "waiting_for_confirmation" ? "waiting for approval" : null;
+    const what = waiting || PHASE_WORDS[goal.phase] || "agent working";
     const now = cell("Verdict", `in progress: ${what}`, "in-progress");
     now.colSpan = 6;
     row.append(now);
@@ -191,10 +259,27 @@ function render() {
   $("goal-missing").hidden = !missing;
   replaceIfChanged($("goal-missing-text"), missing, () => [renderInline(missing)]);
 
-  const rows = roundRows(goal);
-  $("rounds").hidden = rows.length === 0;
-  const key = JSON.stringify([[...state.rounds.values()], goal.active, goal.phase, goal.iteration]);
-  replaceIfChanged($("round-rows"), key, () => rows);
+  const busy = goal.active ? "A goal is running: stop it first." : state.status === "running" || state.status === "waiting_for_confirmation" ? "The agent is working: pause it first." : "";
+  setRewindBlocked(busy);
+  const checkpoints = [...state.rounds.keys()].map((number) => (checkpointOf(number) || {}).id || "");
+  const key = JSON.stringify([[...state.rounds.entries()], goal.active, goal.phase, goal.iteration, state.status === "waiting_for_confirmation", checkpoints, busy]);
+  if ($("round-rows").dataset.key !== key) {
+    const rows = roundRows(goal);
+    $("rounds").hidden = rows.length === 0;
+    replaceIfChanged($("round-rows"), key, () => rows);
+  }
+  renderGoalChanges(busy);
+}
+
+function renderGoalChanges(busy) {
+  const span = goalSpan();
+  $("goal-changes").hidden = !span;
+  if (!span) return;
+  const key = JSON.stringify([span.start.id, span.end.id, busy]);
+  replaceIfChanged($("goal-changes-body"), key, () => [
+    diffDetails("goal", span.end, span.start, "This goal", "Show every file this goal changed", "goal-diff"),
+    rewindButton(span.start, "before this goal"),
+  ]);
 }
 
 function tick() {

@@ -1,10 +1,14 @@
 // One list item per event, and the events list that folds the noisy status rows.
 // State changes found in events are reported through `on`: on.status(value), on.goal(value),
-// on.stats(usageToMetrics) and on.userText(text).
+// on.stats(usageToMetrics), on.checkpoint(value), on.rewind(value) and on.userText(text).
 
+import { callArguments, callView } from "./calls.js";
 import { el } from "./dom.js";
 import { percent } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
+
+/** The `sender` of the goal loop's own messages (objective, follow-ups, resume prompts). */
+export const GOAL_SENDER = "goal";
 
 export function textOf(content) {
   return (content || [])
@@ -43,16 +47,6 @@ function markdown(className, text) {
   return box;
 }
 
-function actionArguments(event) {
-  if (event.action) return event.action;
-  if (!event.tool_call) return null;
-  try {
-    return JSON.parse(event.tool_call.arguments || "{}");
-  } catch {
-    return event.tool_call.arguments;
-  }
-}
-
 /** A goal status in a few words: "running · round 2/10 · judging · score 50%". */
 export function goalSummary(goal) {
   if (!goal) return "none";
@@ -75,9 +69,10 @@ export function renderEvent(event, on) {
       break;
     }
     case "MessageEvent": {
-      const role = event.source === "user" ? "You" : event.source === "hook" ? "Hook" : "Agent";
+      const fromGoal = event.source === "user" && event.sender === GOAL_SENDER;
+      const role = fromGoal ? "Goal loop" : event.source === "user" ? "You" : event.source === "hook" ? "Hook" : "Agent";
       const text = textOf(event.llm_message && event.llm_message.content);
-      item.classList.add("message", `from-${event.source}`);
+      item.classList.add("message", fromGoal ? "from-goal" : `from-${event.source}`);
       item.append(header(role, event));
       item.append(markdown("message-text", text));
       if (event.source === "user" && text.trim()) on.userText(text.trim());
@@ -85,14 +80,17 @@ export function renderEvent(event, on) {
     }
     case "ActionEvent": {
       item.classList.add("action");
+      item.dataset.tool = event.tool_name;
       item.append(header(`Tool call: ${event.tool_name}`, event));
       const thought = textOf(event.thought);
       if (thought) item.append(markdown("thought", thought));
-      const args = actionArguments(event);
-      if (event.tool_name === "finish" && args && typeof args.message === "string") {
+      const args = callArguments(event);
+      if (event.tool_name === "finish" && typeof args.message === "string") {
         item.append(markdown("finish-message", args.message));
+      } else if (event.tool_name === "think" && typeof args.thought === "string") {
+        item.append(markdown("thought", args.thought));
       } else {
-        item.append(scroller("arguments", typeof args === "string" ? args : JSON.stringify(args, null, 2)));
+        item.append(callView(event));
       }
       break;
     }
@@ -142,6 +140,19 @@ export function renderEvent(event, on) {
       } else if (event.key === "stats" && event.value && event.value.usage_to_metrics) {
         on.stats(event.value.usage_to_metrics);
         label = "Usage updated";
+      } else if (event.key === "checkpoint" && event.value) {
+        on.checkpoint(event.value);
+        const changed = event.value.changed || 0;
+        label = `Snapshot “${event.value.label}”: ${changed} file${changed === 1 ? "" : "s"} changed`;
+        noisy = false;
+        item.classList.add("checkpoint-note");
+      } else if (event.key === "rewind" && event.value) {
+        on.rewind(event.value);
+        const restored = (event.value.restored || []).length;
+        const deleted = (event.value.deleted || []).length;
+        label = `Workspace rewound to “${event.value.label}” (${restored} restored, ${deleted} deleted)`;
+        noisy = false;
+        item.classList.add("rewind-note");
       }
       item.dataset.label = label;
       item.append(header(label, event));
