@@ -40,6 +40,19 @@ def agent_and_judge(
     return respond
 
 
+def scripted(agent: Sequence[FakeReply], judge: Sequence[FakeReply]) -> Responder:
+    """A responder for one model playing both parts: the agent's replies in turn, and the
+    judge's (told apart by the judge's system prompt) in turn."""
+    agent_turn, judge_turn = in_turn(agent), in_turn(judge)
+
+    def respond(body: dict[str, Any]) -> FakeReply:
+        if JUDGE_MARKER in json.dumps(body.get("messages", [])[:1]):
+            return judge_turn(body)
+        return agent_turn(body)
+
+    return respond
+
+
 def verdict(
     proven: int,
     total: int,

@@ -33,9 +33,11 @@ export function renderPatch(patch, label = "Changes") {
 
 /** The lines an edit removes and adds, as a small diff (`- old`, `+ new`). */
 export function renderEdit(oldText, newText, label = "The change") {
-  const lines = [];
-  for (const text of (oldText || "").split("\n")) if (oldText) lines.push(line("del", `-${text}`));
-  for (const text of (newText || "").split("\n")) if (newText) lines.push(line("add", `+${text}`));
+  const split = (text) => (text ? text.replace(/\n$/, "").split("\n") : []);
+  const lines = [
+    ...split(oldText).map((text) => line("del", `-${text}`)),
+    ...split(newText).map((text) => line("add", `+${text}`)),
+  ];
   return block(lines, label);
 }
 
