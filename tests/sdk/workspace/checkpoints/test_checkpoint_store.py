@@ -376,3 +376,34 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("OH_CHECKPOINT_MAX_FILES", "lots")
     with pytest.raises(ValueError, match="OH_CHECKPOINT_MAX_FILES"):
         CheckpointSettings.from_env()
+
+
+def test_caches_and_dependency_folders_are_left_out_by_default(tmp_path: Path) -> None:
+    store, workspace = _store(tmp_path)
+    for folder in ("__pycache__", "node_modules/pkg", ".venv/lib", ".pytest_cache"):
+        (workspace / folder).mkdir(parents=True)
+        (workspace / folder / "file").write_text("generated\n")
+    (workspace / "module.pyc").write_bytes(b"\x00")
+    (workspace / "app.py").write_text("pass\n")
+
+    checkpoint = store.snapshot("start")
+
+    assert [c.path for c in checkpoint.changes] == ["app.py"]
+
+
+def test_the_exclude_setting_replaces_the_default_patterns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OH_CHECKPOINT_EXCLUDE", "*.log, build/")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "build").mkdir()
+    (workspace / "build" / "out").write_text("x")
+    (workspace / "run.log").write_text("x")
+    (workspace / "__pycache__").mkdir()
+    (workspace / "__pycache__" / "m.pyc").write_text("x")
+    store = CheckpointStore(tmp_path / "checkpoints", workspace)
+
+    checkpoint = store.snapshot("start")
+
+    assert [c.path for c in checkpoint.changes] == ["__pycache__/m.pyc"]

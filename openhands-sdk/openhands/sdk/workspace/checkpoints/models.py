@@ -21,6 +21,20 @@ DEFAULT_MAX_FILES = 100_000
 DEFAULT_MAX_DIFF_CHARS = 400_000
 """Characters of patch text a diff answer carries (`OH_CHECKPOINT_MAX_DIFF_CHARS`)."""
 
+DEFAULT_EXCLUDE = (
+    "__pycache__/",
+    "*.pyc",
+    ".pytest_cache/",
+    ".mypy_cache/",
+    ".ruff_cache/",
+    ".venv/",
+    "node_modules/",
+    ".tox/",
+    ".DS_Store",
+)
+"""gitignore patterns snapshots leave out besides the workspace's own .gitignore files: caches
+and dependency folders a tool recreates (`OH_CHECKPOINT_EXCLUDE` replaces the list)."""
+
 MAX_LISTED_CHANGES = 200
 """How many changed paths a checkpoint lists; `changed` still counts them all."""
 
@@ -28,6 +42,7 @@ ENV_ENABLED = "OH_CHECKPOINTS"
 ENV_MAX_FILE_BYTES = "OH_CHECKPOINT_MAX_FILE_BYTES"
 ENV_MAX_FILES = "OH_CHECKPOINT_MAX_FILES"
 ENV_MAX_DIFF_CHARS = "OH_CHECKPOINT_MAX_DIFF_CHARS"
+ENV_EXCLUDE = "OH_CHECKPOINT_EXCLUDE"
 
 ChangeKind = Literal["added", "modified", "deleted"]
 
@@ -71,16 +86,28 @@ class CheckpointSettings(BaseModel):
         description="Characters of patch text one diff carries; the rest is cut (the file "
         "list stays complete).",
     )
+    exclude: tuple[str, ...] = Field(
+        default=DEFAULT_EXCLUDE,
+        description="gitignore patterns left out of snapshots (and so never restored or "
+        "deleted by a rewind), besides the workspace's .gitignore files.",
+    )
 
     @classmethod
     def from_env(cls) -> CheckpointSettings:
         """The settings the environment gives (defaults for unset variables)."""
         enabled = os.environ.get(ENV_ENABLED, "1").strip().lower()
+        patterns = os.environ.get(ENV_EXCLUDE)
+        exclude = (
+            DEFAULT_EXCLUDE
+            if patterns is None
+            else tuple(part.strip() for part in patterns.split(",") if part.strip())
+        )
         return cls(
             enabled=enabled not in ("0", "false", "no", "off"),
             max_file_bytes=_env_int(ENV_MAX_FILE_BYTES, DEFAULT_MAX_FILE_BYTES),
             max_files=_env_int(ENV_MAX_FILES, DEFAULT_MAX_FILES),
             max_diff_chars=_env_int(ENV_MAX_DIFF_CHARS, DEFAULT_MAX_DIFF_CHARS),
+            exclude=exclude,
         )
 
 
@@ -146,7 +173,9 @@ class RewindResult(BaseModel):
 
 
 __all__ = [
+    "DEFAULT_EXCLUDE",
     "ENV_ENABLED",
+    "ENV_EXCLUDE",
     "ENV_MAX_DIFF_CHARS",
     "ENV_MAX_FILES",
     "ENV_MAX_FILE_BYTES",

@@ -3,9 +3,10 @@
 A snapshot is a commit of a git repository of our own (`git_dir`, kept with the
 conversation), whose work tree is the workspace. The workspace's own `.git`, index, hooks
 and branches are never used (see `git.py`); a workspace that is not a git repository works
-the same. What a snapshot leaves out: files its `.gitignore` files ignore, files larger than
-`max_file_bytes`, folders that are git repositories of their own, and the paths given as
-`exclude` (the conversations folder, when it lies inside the workspace).
+the same. What a snapshot leaves out: files its `.gitignore` files ignore, the settings' `exclude`
+patterns (caches and dependency folders by default), files larger than `max_file_bytes`,
+folders that are git repositories of their own, and the paths given as `exclude` (the
+conversations folder, when it lies inside the workspace).
 
 A snapshot costs one `git status` (its index keeps each file's stat data, so unchanged files
 are not read) plus, when something changed, one `git add` of just the changed paths; then a
@@ -81,6 +82,7 @@ class CheckpointStore:
         self.settings = settings or CheckpointSettings.from_env()
         self._exclude = (self.git_dir, *(Path(p).absolute() for p in exclude))
         self._git: Git | None = None
+        self._known_head: str | None = None  # the branch's commit once read or written here
         self._lock = threading.RLock()
 
     # -- snapshots ------------------------------------------------------------------------
@@ -92,7 +94,12 @@ class CheckpointStore:
             git = self._ready()
             parent = self._head(git)
             status = git.run(
-                "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"
+                "status",
+                "--porcelain=v1",
+                "-z",
+                "--untracked-files=all",
+                "--no-renames",
+                "--ignore-submodules=all",
             )
             plan = _Plan.from_status(status, self.work_tree, self.settings.max_file_bytes)
             if len(plan.add) > self.settings.max_files:
@@ -136,6 +143,7 @@ class CheckpointStore:
             commit = git.run(*args, stdin=_message(checkpoint).encode()).decode().strip()
             ref = ["update-ref", f"refs/heads/{BRANCH}", commit]
             git.run(*(ref if parent is None else [*ref, parent]))
+            self._known_head = commit
             return checkpoint.model_copy(update={"id": commit})
 
     def list(self, limit: int | None = None) -> list[Checkpoint]:
@@ -330,6 +338,7 @@ class CheckpointStore:
 
     def _write_excludes(self) -> None:
         lines = ["# Written by OpenHands: what checkpoints never record."]
+        lines.extend(pattern for pattern in self.settings.exclude if "\n" not in pattern)
         for path in self._exclude:
             try:
                 relative = path.relative_to(self.work_tree)
@@ -342,9 +351,11 @@ class CheckpointStore:
         (info / "exclude").write_text("\n".join(lines) + "\n")
 
     def _head(self, git: Git) -> str | None:
+        if self._known_head is not None:
+            return self._known_head  # only this store writes the branch
         out = git.run("rev-parse", "-q", "--verify", f"refs/heads/{BRANCH}", ok_codes=(0, 1))
-        head = out.decode().strip()
-        return head or None
+        self._known_head = out.decode().strip() or None
+        return self._known_head
 
     def _resolve(self, checkpoint_id: str) -> str:
         """The full commit id of a checkpoint id or prefix (hex digits only)."""
