@@ -5,9 +5,12 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from openhands.sdk.conversation.checkpointing import CHECKPOINT_KEY, REWIND_KEY
 from openhands.sdk.conversation.goal import GoalStatus, goal_status_from
 from openhands.sdk.conversation.goal.status import is_goal_event
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
+from openhands.sdk.workspace.checkpoints import Checkpoint, RewindResult
+from openhands.tools.cli.changes import checkpoint_line, rewind_line
 from openhands.tools.cli.describe import describe_event
 from openhands.tools.cli.views import GoalView
 
@@ -31,7 +34,8 @@ class StatusTracker:
 
 
 class EventFeed:
-    """A conversation callback: the agent's actions go to the view as its activity.
+    """A conversation callback: the agent's actions go to the view as its activity, and each
+    workspace snapshot a goal round ends with as a line of what it changed.
 
     With `goal_events=True` (a conversation on a server, whose goal loop runs there) the goal
     status events become statuses too; `objective` fills in the objective that compact
@@ -49,6 +53,14 @@ class EventFeed:
         self.objective = ""
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, ConversationStateUpdateEvent) and event.key == CHECKPOINT_KEY:
+            line = checkpoint_line(Checkpoint.model_validate(event.value))
+            if line is not None:
+                self._view.changes(line)
+            return
+        if isinstance(event, ConversationStateUpdateEvent) and event.key == REWIND_KEY:
+            self._view.changes(rewind_line(RewindResult.model_validate(event.value)))
+            return
         if is_goal_event(event):
             if self._goal_events and isinstance(event, ConversationStateUpdateEvent):
                 self._tracker(goal_status_from(event, objective=self.objective))

@@ -81,10 +81,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--resume", action="store_true", help="continue an interrupted goal (the newest one)"
     )
     where.add_argument(
+        "--rewind",
+        metavar="SNAPSHOT",
+        help="restore the workspace to a snapshot (its id, as the round lines print it) "
+        "first; alone it then exits, with --resume the goal goes on from there",
+    )
+    where.add_argument(
         "--server", metavar="URL", help="run on this agent server instead (http://HOST:PORT)"
     )
     where.add_argument(
         "--api-key", metavar="KEY", help=f"the server's session key (default: ${SESSION_KEY_ENV})"
+    )
+    goal.add_argument(
+        "--diff",
+        action="store_true",
+        help="at the end, print everything the goal changed in the workspace (a unified diff)",
     )
     goal.add_argument(
         "--confirm",
@@ -121,8 +132,18 @@ def parse_options(argv: Sequence[str] | None = None, *, tty: bool | None = None)
                 f"--resume continues the stored goal with its own objective and limits; "
                 f"leave out {', '.join(given)}."
             )
+    elif args.rewind is not None:
+        if args.objective is not None:
+            raise GoalCommandError(
+                "--rewind restores a snapshot of a goal's workspace: give it alone, or with "
+                "--resume to go on from there (not with a new objective)."
+            )
     elif args.objective is None:
         raise GoalCommandError('Say what the goal is: openhands-goal "OBJECTIVE" (or --resume).')
+    if args.diff and args.json:
+        raise GoalCommandError("--diff prints text: leave out --json (stdout holds JSON only).")
+    if args.rewind is not None and args.server is not None and args.conversation_id is None:
+        raise GoalCommandError("--rewind with --server needs --conversation-id.")
     if args.server is not None and not args.server.startswith(("http://", "https://")):
         raise GoalCommandError(
             f"--server must be the agent server's URL, e.g. http://{args.server}, got "
@@ -170,8 +191,10 @@ def parse_options(argv: Sequence[str] | None = None, *, tty: bool | None = None)
         max_steps=args.max_steps,
         output=chosen,
         confirm=args.confirm,
+        diff=args.diff,
+        rewind=args.rewind,
     )
-    if not options.resume:
+    if not options.resume and options.rewind is None:
         options.goal_request()  # a bad limit fails here, before anything starts
     return options
 
@@ -183,6 +206,17 @@ def make_view(output: Output) -> GoalView:
     if output == "plain":
         return PlainView()
     return LiveView()
+
+
+def rewind_only(options: GoalOptions, view: GoalView) -> int:
+    """`--rewind` alone: restore the snapshot, say what changed and how to resume; exit code."""
+    if options.server is not None:
+        from openhands.tools.cli.remote_goal import rewind_remote as rewind
+    else:
+        from openhands.tools.cli.local_goal import rewind_local as rewind
+    conversation_id = rewind(options, view)
+    view.notice(f"resume the goal from there with: {options.resume_command(conversation_id)}")
+    return 0
 
 
 def run(options: GoalOptions, view: GoalView) -> GoalStatus | None:
@@ -211,6 +245,7 @@ class _Hinted:
         self.view = view
         self.conversation: str | None = None
         self.started = False
+        self._diff: tuple[str, str] | None = None
 
     def begin(self, conversation_id: str, header: str) -> None:
         self.conversation = conversation_id
@@ -226,6 +261,12 @@ class _Hinted:
     def notice(self, text: str) -> None:
         self.view.notice(text)
 
+    def changes(self, text: str) -> None:
+        self.view.changes(text)
+
+    def diff(self, title: str, patch: str) -> None:
+        self._diff = (title, patch)  # printed after the end line, by close()
+
     def hold(self) -> None:
         self.view.hold()
 
@@ -234,6 +275,8 @@ class _Hinted:
 
     def close(self, final: GoalStatus | None, hint: str | None) -> None:
         self.view.close(final, hint)
+        if self._diff is not None:
+            self.view.diff(*self._diff)
 
 
 def _cli_message(exc: BaseException) -> str:
@@ -277,6 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     view = _Hinted(make_view(options.output))
     final: GoalStatus | None = None
     try:
+        if options.rewind is not None and not options.resume:
+            return rewind_only(options, view)
         final = run(options, view)
     except KeyboardInterrupt:
         final = None  # outside the goal loop (starting up or closing): nothing more runs

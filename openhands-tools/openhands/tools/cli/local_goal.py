@@ -29,7 +29,9 @@ from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm import LLM
 from openhands.sdk.llm.preflight import check_llm
 from openhands.sdk.security import AlwaysConfirm
+from openhands.sdk.workspace.checkpoints import CheckpointDiff
 from openhands.tools.cli.approve import TerminalApprover
+from openhands.tools.cli.changes import CheckpointSource, goal_diff
 from openhands.tools.cli.drive import drive
 from openhands.tools.cli.feed import EventFeed, StatusTracker
 from openhands.tools.cli.options import GoalCommandError, GoalOptions
@@ -69,6 +71,8 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
         conversation.set_confirmation_policy(AlwaysConfirm())
         approver = TerminalApprover(conversation, view, options.workspace)
     try:
+        if options.rewind is not None:
+            conversation.rewind(options.rewind)  # the feed prints what it did
         work: Callable[[], GoalOutcome]
         if options.resume:
             stored = last_goal_status(conversation.state.events)
@@ -103,9 +107,64 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
                 )
 
         drive(work, conversation.interrupt, view, repeat_stop=True, on_poll=approver)
+        if options.diff:
+            show_goal_diff(conversation, view)
         return tracker.latest
     finally:
         conversation.close()
+
+
+def rewind_local(options: GoalOptions, view: GoalView) -> uuid.UUID:
+    """`--rewind` alone: restore the snapshot in the conversation (`--conversation-id`, else the
+    newest one here); its id."""
+    store = options.conversations_dir
+    conversation_id = options.conversation_id or latest_conversation(store)
+    _check_stored(store, conversation_id)
+    feed = EventFeed(StatusTracker(view), view, options.workspace, goal_events=False)
+    conversation = LocalConversation(
+        None,
+        workspace=options.workspace,
+        persistence_dir=store,
+        conversation_id=conversation_id,
+        callbacks=[feed],
+    )
+    try:
+        conversation.rewind(options.rewind or "")
+    finally:
+        conversation.close()
+    return conversation_id
+
+
+def show_goal_diff(conversation: CheckpointSource, view: GoalView) -> None:
+    """`--diff`: everything the goal changed, from its start snapshot to its newest round."""
+    diff = goal_diff(conversation)
+    if diff is None:
+        view.diff("--diff: no snapshot of this goal's rounds, nothing to show", "")
+        return
+    view.diff(f"the goal changed {files_summary(diff)}:", diff.patch)
+
+
+def files_summary(diff: CheckpointDiff) -> str:
+    """ "3 files (+12 -4)"."""
+    added = sum(f.additions or 0 for f in diff.files)
+    removed = sum(f.deletions or 0 for f in diff.files)
+    count = len(diff.files)
+    return f"{count} file{'' if count == 1 else 's'} (+{added} -{removed})"
+
+
+def latest_conversation(store: Path) -> uuid.UUID:
+    """The conversation in `store` that changed last."""
+    best: tuple[float, uuid.UUID] | None = None
+    for conversation_id in list_conversation_ids(store):
+        try:
+            summary = load_conversation_summary(store, conversation_id)
+        except (OpenHandsError, OSError):
+            continue
+        if summary is not None and (best is None or summary.updated_at.timestamp() > best[0]):
+            best = (summary.updated_at.timestamp(), conversation_id)
+    if best is None:
+        raise GoalCommandError(f"No conversation in {store}: nothing to rewind.")
+    return best[1]
 
 
 KEY_FLAG = "--llm-api-key or LLM_API_KEY"
@@ -165,4 +224,14 @@ def _check_stored(store: Path, conversation_id: uuid.UUID | None) -> None:
         )
 
 
-__all__ = ["TOOLS", "check_models", "latest_resumable", "prepare_store", "run_local"]
+__all__ = [
+    "TOOLS",
+    "check_models",
+    "files_summary",
+    "latest_conversation",
+    "latest_resumable",
+    "prepare_store",
+    "rewind_local",
+    "run_local",
+    "show_goal_diff",
+]

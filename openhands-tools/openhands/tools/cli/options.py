@@ -54,6 +54,8 @@ class GoalOptions:
     max_steps: int | None
     output: Output
     confirm: bool = False
+    diff: bool = False
+    rewind: str | None = None
 
     def goal_request(self) -> GoalRequest:
         """The new goal's options as the SDK checks them (raises `InvalidGoalError`)."""

@@ -18,9 +18,10 @@ from openhands.sdk.security import AlwaysConfirm
 from openhands.sdk.wire import ConversationPage
 from openhands.sdk.workspace import RemoteWorkspace
 from openhands.tools.cli.approve import TerminalApprover
+from openhands.tools.cli.changes import rewind_line
 from openhands.tools.cli.drive import drive
 from openhands.tools.cli.feed import EventFeed, StatusTracker
-from openhands.tools.cli.local_goal import TOOLS
+from openhands.tools.cli.local_goal import TOOLS, show_goal_diff
 from openhands.tools.cli.options import GoalCommandError, GoalOptions
 from openhands.tools.cli.views import GoalView
 
@@ -55,6 +56,8 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
         conversation.set_confirmation_policy(AlwaysConfirm())
         approver = TerminalApprover(conversation, view, options.workspace)
     try:
+        if options.rewind is not None:
+            conversation.rewind(options.rewind)  # the feed prints what it did
         if options.resume:
             stored = conversation.goal_status()
             if stored is None or not stored.resumable:
@@ -86,9 +89,27 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
             on_poll=approver,
         )
         tracker(last[0])
+        if options.diff:
+            show_goal_diff(conversation, view)
         return last[0]
     finally:
         conversation.close()
+
+
+def rewind_remote(options: GoalOptions, view: GoalView) -> uuid.UUID:
+    """`--rewind` alone on a server: restore the snapshot in `--conversation-id`; its id."""
+    assert options.server is not None and options.conversation_id is not None
+    workspace = RemoteWorkspace(
+        host=options.server, api_key=options.session_key(), working_dir=str(options.workspace)
+    )
+    agent = Agent(llm=options.agent_llm(), tools=[Tool(name=name) for name in TOOLS])
+    conversation = RemoteConversation(agent, workspace, conversation_id=options.conversation_id)
+    try:
+        result = conversation.rewind(options.rewind or "")
+    finally:
+        conversation.close()
+    view.changes(rewind_line(result))
+    return options.conversation_id
 
 
 def _resumable_on_server(options: GoalOptions, conversation_id: uuid.UUID | None) -> uuid.UUID:
@@ -125,4 +146,4 @@ def _resumable_on_server(options: GoalOptions, conversation_id: uuid.UUID | None
     )
 
 
-__all__ = ["run_remote"]
+__all__ = ["rewind_remote", "run_remote"]

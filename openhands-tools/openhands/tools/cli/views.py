@@ -52,6 +52,14 @@ class GoalView(Protocol):
         """A remark of the command itself (e.g. "stopping after the current step")."""
         ...
 
+    def changes(self, text: str) -> None:
+        """What a round changed in the workspace (a snapshot), in one line."""
+        ...
+
+    def diff(self, title: str, patch: str) -> None:
+        """A unified diff under a title line (`--diff` at the end)."""
+        ...
+
     def hold(self) -> None:
         """A question for the person follows: stop redrawing until `release()`."""
         ...
@@ -103,6 +111,12 @@ class JsonView:
         with self._lock:
             self._err.write(f"openhands-goal: {text}\n")
             self._err.flush()
+
+    def changes(self, text: str) -> None:
+        """Not shown: the JSON lines are statuses only."""
+
+    def diff(self, title: str, patch: str) -> None:
+        """Not shown (`--diff` is refused with `--json`)."""
 
     def hold(self) -> None:
         """Nothing is redrawn: nothing to hold."""
@@ -198,6 +212,19 @@ class PlainView:
         with self._progress.lock:
             self._print(text)
 
+    def changes(self, text: str) -> None:
+        """Print the line."""
+        with self._progress.lock:
+            self._print(text)
+
+    def diff(self, title: str, patch: str) -> None:
+        """Print the title and the diff as it is."""
+        with self._progress.lock:
+            self._print(title)
+            if patch:
+                self._out.write(patch if patch.endswith("\n") else patch + "\n")
+                self._out.flush()
+
     def hold(self) -> None:
         """Lines are never redrawn: nothing to hold."""
 
@@ -266,6 +293,25 @@ class LiveView:
         from rich.text import Text
 
         self._console.print(Text(line, style=style))
+
+    def changes(self, text: str) -> None:
+        """Print the line above the block (it stays in the scrollback)."""
+        self._print(text, "cyan")
+
+    def diff(self, title: str, patch: str) -> None:
+        """Print the title and the diff, added lines green and removed ones red."""
+        self._print(title, "bold")
+        for line in patch.splitlines():
+            style = ""
+            if line.startswith(("+++", "---", "diff --git")):
+                style = "bold"
+            elif line.startswith("+"):
+                style = "green"
+            elif line.startswith("-"):
+                style = "red"
+            elif line.startswith("@@"):
+                style = "cyan"
+            self._print(line, style)
 
     def hold(self) -> None:
         """Stop the live block while a question is asked (its redraws would eat the input)."""
