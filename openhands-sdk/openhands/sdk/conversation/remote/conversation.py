@@ -17,6 +17,7 @@ from openhands.sdk.conversation.errors import (
     ConversationClosedError,
     ConversationRunError,
 )
+from openhands.sdk.conversation.remote.checkpoints import RemoteCheckpoints
 from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.conversation.remote.events import Callback, EventStream, RemoteEventCache
 from openhands.sdk.conversation.remote.goals import RemoteGoals
@@ -37,14 +38,9 @@ from openhands.sdk.wire import (
     SetConfirmationPolicyRequest,
     SetSecurityAnalyzerRequest,
     StartConversationRequest,
-    TakeCheckpointRequest,
     to_wire,
 )
-from openhands.sdk.workspace.checkpoints import (
-    Checkpoint,
-    CheckpointDiff,
-    RewindResult,
-)
+from openhands.sdk.workspace.checkpoints import Checkpoint, CheckpointDiff, RewindResult
 from openhands.sdk.workspace.remote import RemoteWorkspace
 
 if TYPE_CHECKING:
@@ -121,6 +117,7 @@ class RemoteConversation(BaseConversation):
             raise
         self._state = RemoteState(self._id, agent, self._client, self._events)
         self._goals = RemoteGoals(self._client, self._id, self._events)
+        self._checkpoints = RemoteCheckpoints(self._client, self._id)
         if visualizer is not None:
             visualizer.initialize(self._state)
 
@@ -240,46 +237,22 @@ class RemoteConversation(BaseConversation):
     def list_checkpoints(self) -> list[Checkpoint]:
         """The workspace's checkpoints on the server, oldest first."""
         self._check_open()
-        body = self._client.request(
-            "GET", f"/api/conversations/{self._id}/checkpoints", not_found=self._what
-        )
-        return [Checkpoint.model_validate(item) for item in body or []]
+        return self._checkpoints.list()
 
     def checkpoint(self, label: str) -> Checkpoint:
         """Snapshot the workspace on the server now."""
         self._check_open()
-        body = self._client.request(
-            "POST",
-            f"/api/conversations/{self._id}/checkpoints",
-            json=to_wire(TakeCheckpointRequest(label=label)),
-            not_found=self._what,
-        )
-        return Checkpoint.model_validate(body)
+        return self._checkpoints.take(label)
 
     def checkpoint_diff(self, target: str, base: str | None = None) -> CheckpointDiff:
         """The changes from `base` (default: the checkpoint before `target`) to `target`."""
         self._check_open()
-        body = self._client.request(
-            "GET",
-            f"/api/conversations/{self._id}/checkpoints/{target}/diff",
-            params={"base": base} if base else None,
-            not_found=f"Checkpoint {target} of conversation {self._id}",
-        )
-        return CheckpointDiff.model_validate(body)
+        return self._checkpoints.diff(target, base)
 
     def rewind(self, checkpoint_id: str) -> RewindResult:
         """Restore the workspace on the server to a checkpoint (refused while it works)."""
         self._check_open()
-        body = self._client.request(
-            "POST",
-            f"/api/conversations/{self._id}/checkpoints/{checkpoint_id}/rewind",
-            not_found=f"Checkpoint {checkpoint_id} of conversation {self._id}",
-        )
-        return RewindResult.model_validate(body)
-
-    @property
-    def _what(self) -> str:
-        return f"Conversation {self._id}"
+        return self._checkpoints.rewind(checkpoint_id)
 
     def close(self) -> None:
         """Disconnect (socket and HTTP); the conversation stays on the server."""
