@@ -109,3 +109,48 @@ def test_a_goal_chip_waits_for_approval_then_completes(
 
     expect(chip).to_have_attribute("data-status", "complete", timeout=WAIT_MS)
     assert (workdir / "goal.txt").read_text() == "done\n"
+
+
+def test_a_waiting_file_edit_shows_the_diff_it_would_make(
+    page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    workdir = tmp_path / "project"
+    workdir.mkdir()
+    target = workdir / "greeting.txt"
+    target.write_text("hello\nworld\n")
+    edit = {"command": "str_replace", "path": str(target), "old_str": "world", "new_str": "there"}
+    _ask(page, fake_llm, workdir, FakeReply.tool_call("file_editor", edit), FakeReply.text("ok"))
+    panel = page.get_by_role("region", name="Waiting for your approval")
+    call = panel.locator(".pending-action")
+
+    expect(call.locator(".call-what")).to_have_text(f"edit {target}")
+    expect(call.locator(".diff-del")).to_have_text("-world")
+    expect(call.locator(".diff-add")).to_have_text("+there")
+    expect(call).not_to_contain_text('"old_str"')
+    assert target.read_text() == "hello\nworld\n"  # nothing ran before the answer
+
+    panel.get_by_role("button", name="Approve").click()
+
+    expect(page.locator("#exec-status")).to_have_text("finished", timeout=WAIT_MS)
+    assert target.read_text() == "hello\nthere\n"
+
+
+def test_several_waiting_calls_are_approved_all_at_once(
+    page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    workdir = tmp_path / "project"
+    workdir.mkdir()
+    both = FakeReply.tool_calls(
+        [
+            ("terminal", {"command": "echo a > a.txt"}),
+            ("terminal", {"command": "echo b > b.txt"}),
+        ]
+    )
+    _ask(page, fake_llm, workdir, both, FakeReply.text("both written"))
+    panel = page.get_by_role("region", name="Waiting for your approval")
+    expect(panel.locator(".pending-action")).to_have_count(2)
+
+    panel.get_by_role("button", name="Approve all 2").click()
+
+    expect(page.locator("#exec-status")).to_have_text("finished", timeout=WAIT_MS)
+    assert (workdir / "a.txt").read_text() == "a\n" and (workdir / "b.txt").read_text() == "b\n"
