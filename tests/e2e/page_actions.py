@@ -37,8 +37,11 @@ def create_conversation(
     page.get_by_label("Base URL (optional)", exact=True).fill(fake_llm.base_url)
     page.get_by_label("LLM API key").fill("fake-key")
     page.get_by_label("Working directory").fill(str(workdir))
+    before = page.locator("#conv-id").inner_text() if page.locator("#conv-id").is_visible() else ""
     page.get_by_role("button", name="Create conversation").click()
     expect(page.locator("#conversation")).to_be_visible(timeout=WAIT_MS)
+    # The new conversation is open (not still the one shown before), with its stream live.
+    expect(page.locator("#conv-id")).not_to_have_text(before or "-", timeout=WAIT_MS)
     expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
     return model
 
