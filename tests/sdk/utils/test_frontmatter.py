@@ -81,7 +81,7 @@ def test_unclosed_front_matter_is_refused() -> None:
 
 
 def test_python_objects_are_never_built() -> None:
-    with pytest.raises(FrontMatterError, match="agent.md"):
+    with pytest.raises(FrontMatterError, match=r"agent\.md"):
         parse_front_matter("a: !!python/object/apply:os.system ['true']\n", source="agent.md")
 
 
