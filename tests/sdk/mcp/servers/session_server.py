@@ -60,13 +60,13 @@ def mixed() -> list[Any]:
     ]
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
+@server.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
 def lookup(key: str) -> str:
     """Read a value (changes nothing)."""
     return f"value of {key}"
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
+@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
 def wipe(target: str) -> str:
     """Delete something."""
     return f"wiped {target}"
