@@ -30,6 +30,7 @@ from openhands.sdk.conversation.errors import (
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
 from openhands.sdk.conversation.fork import copy_agent, fork_state
+from openhands.sdk.conversation.llm_switch import LLMSwitching
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
 from openhands.sdk.conversation.secret_registry import SecretRegistry
 from openhands.sdk.conversation.snapshot import BASE_STATE_FILE, HEAD_KEY, STATS_KEY, STATUS_KEY
@@ -105,7 +106,7 @@ class _StepInterrupted(BaseException):
     """Unwinds an agent step after `interrupt()` (a BaseException, so no tool handler eats it)."""
 
 
-class LocalConversation(Approvals, ClientCalls, BaseConversation):
+class LocalConversation(Approvals, ClientCalls, LLMSwitching, BaseConversation):
     """An agent working in a local workspace; every event goes to the log, then to callbacks.
 
     Callbacks run in the thread that produced the event, one event at a time and in log order,
