@@ -4,7 +4,9 @@ Runs the same 1000-step scripted run (two fsynced events per step) with the copy
 default: copied in the background during the run), off (`OH_EVENT_FILES=0`), and written
 all at the end of the run (the earlier design, for comparison), in rotation so all see the
 same machine load, and prints one JSON line: the best and median run time of each, the
-ratios to "off", and a check that every event has its file when `run()` returns. Target (docs/performance.md): the copy adds
+ratios to "off", the CPU time the process spent during the run (all threads, kernel
+included: the copy's whole work, wherever it ran), and a check that every event has its
+file when `run()` returns. Target (docs/performance.md): the copy adds
 at most 25% to the best run (it was 2.6x when the files were written at the end of the run).
 
 Usage: `uv run python bench/event_files.py [--steps N] [--repeats N]`
@@ -31,8 +33,9 @@ MODES = ("off", "background", "at_end")
 _notify = EventFiles.notify
 
 
-def run_once(steps: int, root: Path, mode: str) -> tuple[float, bool]:
-    """(seconds of `run()`, whether the copy was complete (or absent) when it returned)."""
+def run_once(steps: int, root: Path, mode: str) -> tuple[float, float, bool]:
+    """(seconds of `run()`, CPU seconds of the process during it (every thread, kernel time
+    included), whether the copy was complete (or absent) when it returned)."""
     copy = mode != "off"
     os.environ["OH_EVENT_FILES"] = "1" if copy else "0"
     # "at_end": no background copy, so the end of the run writes every file itself.
@@ -45,14 +48,14 @@ def run_once(steps: int, root: Path, mode: str) -> tuple[float, bool]:
         max_iteration_per_run=steps + 10,
     )
     conversation.send_message("Think it through, one step at a time.")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     conversation.run()
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     folder = Path(conversation.state.persistence_dir or "")
     files = len(list((folder / "events").glob("event-*.json")))
     complete = files == len(conversation.state.events) if copy else files == 0
     conversation.close()
-    return seconds, complete
+    return seconds, cpu, complete
 
 
 def main() -> None:
@@ -62,14 +65,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     times: dict[str, list[float]] = {mode: [] for mode in MODES}
+    cpus: dict[str, list[float]] = {mode: [] for mode in MODES}
     complete = True
     with tempfile.TemporaryDirectory(prefix="bench-event-files-") as tmp:
         run_once(20, Path(tmp) / "warmup", "background")
         for index in range(args.repeats):
             order = MODES[index % 3 :] + MODES[: index % 3]  # rotate: same load for each
             for mode in order:
-                seconds, ok = run_once(args.steps, Path(tmp) / f"{mode}-{index}", mode)
+                seconds, cpu, ok = run_once(args.steps, Path(tmp) / f"{mode}-{index}", mode)
                 times[mode].append(seconds)
+                cpus[mode].append(cpu)
                 complete = complete and ok
     best = {mode: min(values) for mode, values in times.items()}
     median = {mode: statistics.median(values) for mode, values in times.items()}
@@ -77,6 +82,7 @@ def main() -> None:
     for mode in MODES:
         result[f"best_s_{mode}"] = round(best[mode], 3)
         result[f"median_s_{mode}"] = round(median[mode], 3)
+        result[f"median_cpu_s_{mode}"] = round(statistics.median(cpus[mode]), 3)
     for mode in ("background", "at_end"):
         result[f"ratio_best_{mode}"] = round(best[mode] / best["off"], 2)
         result[f"ratio_median_{mode}"] = round(median[mode] / median["off"], 2)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -62,9 +64,51 @@ def parse_front_matter(text: str, source: str = "<text>") -> tuple[dict[str, Any
     return meta, body.lstrip("\n")
 
 
+CACHE_SIZE = 4096
+"""Skills kept parsed per process (a server reads the same skill folders for every
+conversation); an entry is used only while the file and its folders are unchanged."""
+
+_cache: OrderedDict[tuple[Any, ...], Skill] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cache_key(path: Path, skill_base_dir: str | Path | None) -> tuple[Any, ...]:
+    """What a cached skill depends on: the file, its base, and (SKILL.md) its folders."""
+    info = os.stat(path)
+    key: tuple[Any, ...] = (str(path), str(skill_base_dir), info.st_mtime_ns, info.st_size)
+    if path.name.lower() == "skill.md":
+        folder = str(path.parent)
+        stamps: list[int | None] = [os.stat(folder).st_mtime_ns]
+        for kind in ("scripts", "references", "assets"):
+            try:
+                stamps.append(os.stat(os.path.join(folder, kind)).st_mtime_ns)
+            except OSError:
+                stamps.append(None)
+        key += tuple(stamps)
+    return key
+
+
 def load_skill(path: str | Path, skill_base_dir: str | Path | None = None) -> Skill:
-    """Read one skill file (see the module docstring). Raises SkillValidationError or OSError."""
+    """Read one skill file (see the module docstring). Raises SkillValidationError or OSError.
+
+    A file read before and unchanged since gives the same `Skill` object (see CACHE_SIZE).
+    """
     path = Path(path)
+    key = _cache_key(path, skill_base_dir)
+    with _cache_lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
+    skill = _read_skill(path, skill_base_dir)
+    with _cache_lock:
+        _cache[key] = skill
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return skill
+
+
+def _read_skill(path: Path, skill_base_dir: str | Path | None) -> Skill:
     text = path.read_text(encoding="utf-8")
     third_party = THIRD_PARTY_SKILL_NAMES.get(path.name.lower())
     if third_party is not None:

@@ -57,23 +57,33 @@ def discover_skill_resources(skill_dir: str | Path) -> SkillResources:
     """The files under `scripts/`, `references/` and `assets/` of a skill folder.
 
     Each list holds paths relative to its resource folder, sorted; a missing folder gives an
-    empty list, and an unreadable one is logged and left empty.
+    empty list, and an unreadable one is logged and left empty. Hidden entries are skipped.
     """
-    root = Path(skill_dir).resolve()
+    root = os.path.realpath(skill_dir)
     found: dict[str, list[str]] = {}
     for kind in RESOURCE_DIRECTORIES:
-        folder = root / kind
-        files: list[str] = []
-        if folder.is_dir():
-            try:
-                for dirpath, dirnames, filenames in os.walk(folder):
-                    dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                    base = Path(dirpath).relative_to(folder)
-                    files.extend((base / name).as_posix() for name in filenames)
-            except OSError as exc:
-                logger.warning("Cannot list %s of skill %s: %s", kind, root, exc)
-        found[kind] = sorted(files)
-    return SkillResources(skill_root=str(root), **found)
+        try:
+            found[kind] = sorted(_files_under(os.path.join(root, kind)))
+        except FileNotFoundError:
+            found[kind] = []
+        except OSError as exc:
+            logger.warning("Cannot list %s of skill %s: %s", kind, root, exc)
+            found[kind] = []
+    return SkillResources(skill_root=root, **found)
+
+
+def _files_under(folder: str, prefix: str = "") -> list[str]:
+    """Every file below `folder`, as `/`-joined paths relative to it (one scandir per folder)."""
+    files: list[str] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                files.extend(_files_under(entry.path, f"{prefix}{entry.name}/"))
+            else:
+                files.append(prefix + entry.name)
+    return files
 
 
 def validate_skill_name(name: str, directory_name: str | None = None) -> list[str]:

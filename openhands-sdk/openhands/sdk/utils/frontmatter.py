@@ -85,13 +85,15 @@ def _loader_class() -> Any:
 
     def construct_mapping(loader: Any, node: Any, deep: bool = False) -> dict[Any, Any]:
         loader.flatten_mapping(node)
-        seen: set[Any] = set()
+        seen: set[tuple[str, str]] = set()
         for key_node, _ in node.value:
-            key = loader.construct_object(key_node, deep=True)
-            if isinstance(key, list | dict):
-                continue  # unhashable complex keys: let the base constructor report them
+            if not isinstance(key_node, yaml.ScalarNode):
+                continue  # complex keys: the base constructor reports them
+            key = (key_node.tag, key_node.value)  # the key as written: no need to build it
             if key in seen:
-                raise ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+                raise ConstructorError(
+                    None, None, f"duplicate key {key_node.value!r}", key_node.start_mark
+                )
             seen.add(key)
         return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
 
