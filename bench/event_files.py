@@ -26,7 +26,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agent_steps import _agent
-from openhands.sdk import Conversation
+from openhands.sdk import Conversation, LocalConversation
 from openhands.sdk.conversation.event_files import EventFiles
 
 MODES = ("off", "background", "at_end")
@@ -51,6 +51,7 @@ def run_once(steps: int, root: Path, mode: str) -> tuple[float, float, bool]:
     started, cpu = time.perf_counter(), time.process_time()
     conversation.run()
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    assert isinstance(conversation, LocalConversation)
     folder = Path(conversation.state.persistence_dir or "")
     files = len(list((folder / "events").glob("event-*.json")))
     complete = files == len(conversation.state.events) if copy else files == 0

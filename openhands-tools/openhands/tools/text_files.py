@@ -8,10 +8,12 @@ import os
 import tempfile
 from pathlib import Path
 
+from openhands.sdk.errors import OpenHandsError
+
 __all__ = ["WorkspacePathError", "read_text", "replace_text", "resolve_in_workspace", "stage_text"]
 
 
-class WorkspacePathError(ValueError):
+class WorkspacePathError(OpenHandsError, ValueError):
     """A path the tool refuses: outside the workspace, a folder, or not UTF-8 text."""
 
 

@@ -30,13 +30,13 @@ def profiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LLMProfileStore
     return LLMProfileStore()
 
 
-def _llm(server: FakeOpenAIServer, model: str, **fields: object) -> LLM:
+def _llm(server: FakeOpenAIServer, model: str, usage_id: str = "default") -> LLM:
     return LLM(
         model=f"openai/{model}",
         base_url=server.base_url,
         api_key=SecretStr("k"),
         num_retries=0,
-        **fields,
+        usage_id=usage_id,
     )
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, write_skill
+from extension_helpers import GitRepo, write_skill
 from openhands.sdk.marketplace import Marketplace, MarketplaceError
 from openhands.sdk.skills import install_skills_from_marketplace, list_installed_skills
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, write_skill
+from extension_helpers import GitRepo, write_skill
 from openhands.sdk import Agent, LocalConversation, Message, MessageToolCall, TextContent
 from openhands.sdk.event import ObservationEvent
 from openhands.sdk.extensions.errors import ExtensionInstallError

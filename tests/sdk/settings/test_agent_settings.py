@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from openhands.sdk import LLM, Conversation, Message, MessageToolCall, OpenHandsAgentSettings, Tool
+from openhands.sdk import (
+    LLM,
+    Conversation,
+    Message,
+    MessageToolCall,
+    OpenHandsAgentSettings,
+    TextContent,
+    Tool,
+)
 from openhands.sdk.context.condenser import LLMSummarizingCondenser
 from openhands.sdk.settings import (
     LLMSummarizingCondenserSettings,
@@ -17,7 +26,7 @@ from openhands.sdk.testing import TestLLM
 from pydantic import SecretStr, ValidationError
 
 
-def _settings(**fields: object) -> OpenHandsAgentSettings:
+def _settings(**fields: Any) -> OpenHandsAgentSettings:
     return OpenHandsAgentSettings(
         llm=LLM(model="openai/x", api_key=SecretStr("sk-secret")), **fields
     )
@@ -56,7 +65,7 @@ def test_the_agent_gets_the_tools_and_a_condenser_on_its_own_usage_id() -> None:
 @pytest.mark.parametrize(
     "condenser", [LLMSummarizingCondenserSettings(enabled=False), NoOpCondenserSettings()]
 )
-def test_a_disabled_condenser_gives_none(condenser: object) -> None:
+def test_a_disabled_condenser_gives_none(condenser: Any) -> None:
     assert _settings(condenser=condenser).create_agent().condenser is None
 
 
@@ -89,7 +98,7 @@ def test_an_agent_built_from_settings_runs_a_conversation(workspace_dir: Path) -
                     )
                 ],
             ),
-            Message(role="assistant", content=[{"type": "text", "text": "done"}]),
+            Message(role="assistant", content=[TextContent(text="done")]),
         ]
     )
     settings = OpenHandsAgentSettings(llm=llm, tools=[Tool(name="terminal")])

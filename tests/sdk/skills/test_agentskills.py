@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_skill
+from extension_helpers import write_skill
 from openhands.sdk import Agent, AgentContext, LocalConversation, Message, TextContent
 from openhands.sdk.event import MessageEvent, SystemPromptEvent
 from openhands.sdk.skills import (

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, write_skill
+from extension_helpers import GitRepo, write_skill
 from openhands.sdk import AgentContext
 from openhands.sdk.extensions.errors import ExtensionInstallError
 from openhands.sdk.skills import (

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openhands.sdk import Agent, LocalConversation, Message, MessageToolCall, TextContent
 from openhands.sdk.event import ActionEvent, AgentErrorEvent, ObservationEvent
 from openhands.sdk.testing import TestLLM
-from openhands.sdk.tool import ClientTool, ClientToolSpec
+from openhands.sdk.tool import ClientTool, ClientToolSpec, ToolAnnotations
 from openhands.sdk.tool.client_tool import ClientToolRegistrationError, register_client_tools
 
 PARAMS = {
@@ -51,9 +52,10 @@ def _conversation(
 def test_the_llm_gets_the_clients_schema_verbatim(workspace_dir: Path) -> None:
     conversation, _ = _conversation([], workspace_dir)
     try:
-        [schema] = [s for s in conversation.tool_schemas if s["function"]["name"] == "navigate_to"]
-        assert schema["function"]["parameters"] == PARAMS
-        assert schema["function"]["description"] == "Go to a route."
+        functions: list[Any] = [schema["function"] for schema in conversation.tool_schemas]
+        [function] = [f for f in functions if f["name"] == "navigate_to"]
+        assert function["parameters"] == PARAMS
+        assert function["description"] == "Go to a route."
     finally:
         conversation.close()
 
@@ -155,7 +157,7 @@ def test_registration_refuses_clashes_and_duplicates() -> None:
 
 def test_read_only_annotations_keep_the_risk_question_away() -> None:
     spec = ClientToolSpec(
-        name="peek_ui", description="Read the UI.", annotations={"readOnlyHint": True}
+        name="peek_ui", description="Read the UI.", annotations=ToolAnnotations(readOnlyHint=True)
     )
     tool = ClientTool.from_spec(spec)
 

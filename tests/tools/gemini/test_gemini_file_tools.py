@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from openhands.sdk import Agent, Conversation
+from openhands.sdk import Agent, LocalConversation
 from openhands.sdk.event import ObservationEvent
 from openhands.sdk.testing import TestLLM
 from openhands.tools.gemini import (
@@ -113,9 +113,7 @@ def test_the_four_tools_resolve_by_name_in_a_conversation(
             reply("done"),
         ]
     )
-    conversation = Conversation(
-        Agent(llm=llm, tools=list(GEMINI_FILE_TOOLS)), workspace=str(workspace)
-    )
+    conversation = LocalConversation(Agent(llm=llm, tools=list(GEMINI_FILE_TOOLS)), workspace)
     try:
         assert {"read_file", "write_file", "edit", "list_directory"} <= set(conversation.tools)
         conversation.send_message("write facts")

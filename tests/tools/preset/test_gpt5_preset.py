@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from openhands.sdk import Conversation, TextContent
+from openhands.sdk import LocalConversation, TextContent
 from openhands.sdk.event import ObservationEvent
 from openhands.sdk.testing import TestLLM
 from openhands.tools.preset.gpt5 import get_gpt5_agent
@@ -17,7 +17,7 @@ def test_the_gpt5_agent_edits_files_with_apply_patch(workspace: Path, tool_call,
     )
     llm = TestLLM.from_messages([tool_call("apply_patch", patch=patch), reply("done")])
     agent = get_gpt5_agent(llm)
-    conversation = Conversation(agent, workspace=str(workspace))
+    conversation = LocalConversation(agent, workspace)
     try:
         assert "apply_patch" in conversation.tools and "file_editor" not in conversation.tools
         conversation.send_message("Say hello")

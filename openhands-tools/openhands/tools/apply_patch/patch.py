@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from openhands.sdk.errors import OpenHandsError
+
 __all__ = ["FileChange", "PatchError", "PatchPlan", "parse_patch", "plan_patch"]
 
 BEGIN = "*** Begin Patch"
@@ -37,7 +39,7 @@ SHOWN_LINES = 6
 """How many lines of a hunk that does not match an error message quotes."""
 
 
-class PatchError(ValueError):
+class PatchError(OpenHandsError, ValueError):
     """A patch that cannot be applied; the message says where and why (nothing was written)."""
 
 
