@@ -9,6 +9,7 @@ plus one entry below.
 from fastapi import APIRouter
 from openhands.agent_server.api.bash import router as bash
 from openhands.agent_server.api.checkpoints import router as checkpoints
+from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
 from openhands.agent_server.api.goals import router as goals
@@ -20,6 +21,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     events,
     goals,
     checkpoints,
+    client_tools,
     bash,
     sockets,
     server,

@@ -142,8 +142,17 @@ class Approvals:
     def needs_approval(self, actions: list[ActionEvent]) -> bool:
         """Whether this reply's `actions` must wait for approval."""
         state = self._state
+        read_only = [
+            name
+            for name, tool in self.tools.items()
+            if tool.annotations is not None and tool.annotations.readOnlyHint
+        ]
         return needs_approval(
-            state.confirmation_policy, state.security_analyzer, actions, state.approval_rules
+            state.confirmation_policy,
+            state.security_analyzer,
+            actions,
+            read_only,
+            state.approval_rules,
         )
 
     def wait_for_approval(self) -> None:

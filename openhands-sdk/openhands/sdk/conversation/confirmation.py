@@ -1,16 +1,17 @@
 """Which tool calls wait for approval, and which ones are waiting.
 
 The rule lives here and the agent and the conversation use it: after the LLM's reply is
-recorded, its calls are rated by the conversation's security analyzer (UNKNOWN without one)
-and the confirmation policy decides; if any call needs approval, none of the reply's calls
-runs until `run()` approves them or `reject_pending_actions(reason)` rejects them. `finish`
-and `think` never ask (they change nothing), and a call a standing approval (`AllowRule`)
-matches does not ask unless it was rated HIGH.
+recorded, its calls are rated by the conversation's security analyzer (UNKNOWN without one;
+LOW for a read-only tool, one annotated `readOnlyHint`) and the confirmation policy decides; if
+any call needs approval, none of the reply's calls runs until `run()` approves them or
+`reject_pending_actions(reason)` rejects them. `finish` and `think` never ask (they change
+nothing), and a call a standing approval (`AllowRule`) matches does not ask unless it was
+rated HIGH.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from openhands.sdk.event.action import (
@@ -76,14 +77,22 @@ def needs_approval(
     policy: ConfirmationPolicyBase,
     analyzer: SecurityAnalyzerBase | None,
     actions: Sequence[ActionEvent],
+    read_only: Collection[str] = (),
     rules: Sequence[AllowRule] = (),
 ) -> bool:
     """Whether any of `actions` must wait for approval under `policy` and the standing
-    approvals `rules`."""
+    approvals `rules`.
+
+    A call of a tool named in `read_only` (its `readOnlyHint`: it changes nothing) is rated
+    LOW whatever the analyzer says, so only a policy that confirms everything stops it.
+    """
     asking = [action for action in actions if action.tool_name not in NEVER_ASK]
     if not asking:
         return False
-    for action, risk in rate(analyzer, asking):
+    others = [action for action in asking if action.tool_name not in read_only]
+    rated = rate(analyzer, others) if others else []
+    rated += [(action, SecurityRisk.LOW) for action in asking if action.tool_name in read_only]
+    for action, risk in rated:
         if not policy.should_confirm(risk):
             continue
         if risk is not SecurityRisk.HIGH and allowed_by(
