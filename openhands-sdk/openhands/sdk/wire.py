@@ -26,8 +26,8 @@ from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
-from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.plugin.types import PluginSource
+from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.tool.client_tool import ClientToolSpec
