@@ -1,22 +1,11 @@
-"""The agent server's wire format: the JSON bodies a server and its clients exchange.
-
-One set of pydantic models for both sides: the agent server validates requests and builds
-answers with them, and `RemoteConversation` builds its requests and reads the answers with
-the same classes, so a field means the same thing at both ends. The goal's start request is
-`openhands.sdk.conversation.goal.GoalRequest` (the same model `run_goal` checks with).
-
-Requests that carry secrets (an agent's or a judge's LLM key) are sent with `to_wire(model)`,
-which exposes them; answers never hold one (`LLM.api_key` is dropped from every JSON dump).
-This module is not imported by `import openhands.sdk`; its models build their validators on
-first use (`defer_build=True`).
-"""
+"""Wire models of conversations, their events, approval and goal controls."""
 
 from __future__ import annotations
 
 import logging
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.goal.models import GoalStatus
@@ -28,80 +17,18 @@ from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
+from openhands.sdk.wire.base import WIRE, WireRequest
 from openhands.sdk.workspace.local import LocalWorkspace
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializeAsAny,
-    ValidationError,
-    field_validator,
-)
+from pydantic import BaseModel, Field, SerializeAsAny, ValidationError, field_validator
 
-__all__ = [
-    "ConversationInfo",
-    "ConversationPage",
-    "ErrorDetail",
-    "ErrorResponse",
-    "EventPage",
-    "ResumeGoalRequest",
-    "SendMessageRequest",
-    "StartConversationRequest",
-    "Success",
-    "to_wire",
-]
-
-logger = logging.getLogger(__name__)
-
-_WIRE = ConfigDict(defer_build=True)
-_REQUEST = ConfigDict(defer_build=True, extra="forbid")
-
-
-def to_wire(model: BaseModel) -> dict[str, Any]:
-    """The JSON body for a request model, secrets included (they go to a server you trust)."""
-    return model.model_dump(mode="json", exclude_none=True, context={"expose_secrets": True})
-
-
-# -- acknowledgements and errors ------------------------------------------------------------
-
-
-class Success(BaseModel):
-    """The answer of a call that only acknowledges: `{"success": true}`."""
-
-    model_config = _WIRE
-
-    success: Literal[True] = True
-
-
-class ErrorDetail(BaseModel):
-    """One problem with a request: where it is (`loc`) and what is wrong (`msg`)."""
-
-    model_config = _WIRE
-
-    loc: list[str | int] = Field(description="Path to the bad field, e.g. ['body', 'objective'].")
-    msg: str = Field(description="What is wrong and how to fix it.")
-    type: str = Field(description="A machine-readable error type.")
-
-
-class ErrorResponse(BaseModel):
-    """The body of every error answer: a readable `message` plus the detail."""
-
-    model_config = _WIRE
-
-    message: str = Field(description="One line naming the field (if any) and the problem.")
-    detail: str | list[ErrorDetail] = Field(
-        description="A stable error code (e.g. 'no_resumable_goal'), the message again, or "
-        "one entry per bad field."
-    )
+logger = logging.getLogger("openhands.sdk.wire")
 
 
 # -- conversations --------------------------------------------------------------------------
 
 
-class SendMessageRequest(BaseModel):
+class SendMessageRequest(WireRequest):
     """A user message to append to a conversation, optionally starting a run."""
-
-    model_config = _REQUEST
 
     role: str = Field(default="user", description="Only 'user' is accepted.")
     content: list[TextContent | ImageContent] = Field(
@@ -136,10 +63,8 @@ class SendMessageRequest(BaseModel):
         return Message(role="user", content=list(self.content))
 
 
-class StartConversationRequest(BaseModel):
+class StartConversationRequest(WireRequest):
     """Create a conversation (or fetch it, if `conversation_id` already exists)."""
-
-    model_config = _REQUEST
 
     agent: Agent = Field(
         description="The agent: {'kind': 'Agent', 'llm': {...}, 'tools': [{'name': 'terminal'}]}."
@@ -178,7 +103,7 @@ class StartConversationRequest(BaseModel):
 class ConversationInfo(BaseModel):
     """A conversation as clients see it (the agent's secrets are never included)."""
 
-    model_config = _WIRE
+    model_config = WIRE
 
     id: uuid.UUID
     agent: SerializeAsAny[AgentBase] = Field(
@@ -210,7 +135,7 @@ class ConversationInfo(BaseModel):
 class ConversationPage(BaseModel):
     """One page of a conversation search."""
 
-    model_config = _WIRE
+    model_config = WIRE
 
     items: list[ConversationInfo]
     next_page_id: str | None = Field(
@@ -228,7 +153,7 @@ class EventPage(BaseModel):
     event stream does, so an older client keeps working against a newer server.
     """
 
-    model_config = _WIRE
+    model_config = WIRE
 
     items: list[SerializeAsAny[Event]] = Field(
         description="Events, each with a `kind` discriminator naming its class."
@@ -254,10 +179,8 @@ class EventPage(BaseModel):
         return events
 
 
-class ForkConversationRequest(BaseModel):
+class ForkConversationRequest(WireRequest):
     """Body of POST /{id}/fork (all optional)."""
-
-    model_config = _REQUEST
 
     title: str | None = Field(default=None, max_length=500, description="The fork's title.")
     tags: dict[str, str] | None = Field(
@@ -265,36 +188,11 @@ class ForkConversationRequest(BaseModel):
     )
 
 
-class ExecuteCommandRequest(BaseModel):
-    """Body of POST /api/bash/execute_bash_command."""
-
-    model_config = _REQUEST
-
-    command: str = Field(min_length=1, description="A bash command.")
-    cwd: str | None = Field(
-        default=None,
-        description="Folder on the server to run it in (made if missing); default: the "
-        "server's workspace folder (OH_WORKSPACE_PATH).",
-    )
-    timeout: float = Field(
-        default=300.0, gt=0, le=86_400, description="Seconds before the command is killed."
-    )
-
-    @field_validator("command", "cwd")
-    @classmethod
-    def _no_nul(cls, value: str | None) -> str | None:
-        if value is not None and "\x00" in value:
-            raise ValueError("must not contain a NUL byte")
-        return value
-
-
 # -- human approval ---------------------------------------------------------------------------
 
 
-class ConfirmationResponseRequest(BaseModel):
+class ConfirmationResponseRequest(WireRequest):
     """Body of POST /events/respond_to_confirmation: approve or reject the waiting calls."""
-
-    model_config = _REQUEST
 
     accept: bool = Field(description="true runs the waiting tool calls; false rejects them.")
     reason: str = Field(
@@ -304,10 +202,8 @@ class ConfirmationResponseRequest(BaseModel):
     )
 
 
-class SetConfirmationPolicyRequest(BaseModel):
+class SetConfirmationPolicyRequest(WireRequest):
     """Body of POST /confirmation_policy."""
-
-    model_config = _REQUEST
 
     policy: ConfirmationPolicy = Field(
         description='{"kind": "AlwaysConfirm"}, {"kind": "NeverConfirm"} or {"kind": '
@@ -315,10 +211,8 @@ class SetConfirmationPolicyRequest(BaseModel):
     )
 
 
-class SetSecurityAnalyzerRequest(BaseModel):
+class SetSecurityAnalyzerRequest(WireRequest):
     """Body of POST /security_analyzer."""
-
-    model_config = _REQUEST
 
     security_analyzer: SecurityAnalyzer | None = Field(
         description='e.g. {"kind": "LLMSecurityAnalyzer"}; null removes the analyzer.'
@@ -328,20 +222,16 @@ class SetSecurityAnalyzerRequest(BaseModel):
 # -- goals ------------------------------------------------------------------------------------
 
 
-class GoalRoundRequest(BaseModel):
+class GoalRoundRequest(WireRequest):
     """Body of POST /goal/run: what a goal's remote run (a worker) sends for one round."""
-
-    model_config = _REQUEST
 
     message: str | None = Field(
         default=None, description="The round's message to append first; null: run only."
     )
 
 
-class ResumeGoalRequest(BaseModel):
+class ResumeGoalRequest(WireRequest):
     """Optional body of POST /goal/resume."""
-
-    model_config = _REQUEST
 
     judge_llm: LLM | None = Field(
         default=None,
