@@ -30,6 +30,13 @@ class ConversationErrorEvent(Event):
     detail: str
 
 
+FULL_STATE_KEY = "full_state"
+"""The `key` of a snapshot of the whole conversation (its `value`: the ConversationInfo).
+
+The server sends one on each event socket when it opens and after each run, never stores
+it; the reference's clients rely on it, this SDK's client skips it."""
+
+
 class ConversationStateUpdateEvent(Event):
     """A piece of conversation state changed (`key`, `value`), e.g. the goal chip."""
 

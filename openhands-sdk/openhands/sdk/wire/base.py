@@ -37,8 +37,8 @@ def to_wire(model: BaseModel) -> dict[str, Any]:
 # -- version skew -----------------------------------------------------------------------------
 
 
-class WireRequest(BaseModel):
-    """Base of every request body; the version-skew rule lives here and nowhere else.
+class WireModel(BaseModel):
+    """Base of every wire model; the version-skew rule lives here and nowhere else.
 
     A client of another version (older, newer, or the reference SDK's) may send fields this
     SDK does not know, at any depth (`agent.llm.stream_idle_timeout`, `agent.critic`, ...).
@@ -53,6 +53,9 @@ class WireRequest(BaseModel):
 
     UNSUPPORTED: ClassVar[Mapping[str, str]] = {}
     """Dotted path (list indices and union tags left out) -> what to do instead."""
+
+    SKEW_LOG_LEVEL: ClassVar[int] = logging.INFO
+    """How loudly dropped fields are logged (answers, read on every call, log at DEBUG)."""
 
     @model_validator(mode="wrap")
     @classmethod
@@ -82,15 +85,25 @@ class WireRequest(BaseModel):
             ]
             if refused:
                 raise ValidationError.from_exception_data(cls.__name__, refused)
-            logger.info(
-                "%s: ignoring fields this server does not know (from a client of another "
-                "version): %s",
+            logger.log(
+                cls.SKEW_LOG_LEVEL,
+                "%s: ignoring fields this SDK does not know (sent by another version): %s",
                 cls.__name__,
                 ", ".join(sorted(dropped)),
             )
             return handler(cleaned)
         finally:
             _IN_REQUEST.reset(token)
+
+
+class WireRequest(WireModel):
+    """A request body: what a client of any version sends is read by `WireModel`'s rule."""
+
+
+class WireAnswer(WireModel):
+    """An answer body: a server of another version may send more; the extra is dropped."""
+
+    SKEW_LOG_LEVEL: ClassVar[int] = logging.DEBUG
 
 
 def _without_unknown_fields(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.goal.models import GoalStatus
@@ -17,9 +18,17 @@ from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
-from openhands.sdk.wire.base import WIRE, WireRequest
+from openhands.sdk.wire.base import WIRE, WireAnswer, WireRequest
 from openhands.sdk.workspace.local import LocalWorkspace
-from pydantic import BaseModel, Field, SerializeAsAny, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializeAsAny,
+    ValidationError,
+    computed_field,
+    field_validator,
+    model_validator,
+)
 
 logger = logging.getLogger("openhands.sdk.wire")
 
@@ -31,7 +40,7 @@ class SendMessageRequest(WireRequest):
     """A user message to append to a conversation, optionally starting a run."""
 
     role: str = Field(default="user", description="Only 'user' is accepted.")
-    content: list[TextContent | ImageContent] = Field(
+    content: list[Annotated[TextContent | ImageContent, Field(discriminator="type")]] = Field(
         min_length=1, description="Message parts, e.g. [{'type': 'text', 'text': 'hi'}]."
     )
     run: bool = Field(default=False, description="Start a run after appending the message.")
@@ -64,7 +73,33 @@ class SendMessageRequest(WireRequest):
 
 
 class StartConversationRequest(WireRequest):
-    """Create a conversation (or fetch it, if `conversation_id` already exists)."""
+    """Create a conversation (or fetch it, if `conversation_id` already exists).
+
+    The reference server's other fields are read too: those only about its own services
+    (`tool_module_qualnames`, `observability_*`, `user_id`, `autotitle`, `stuck_detection`)
+    are ignored; those asking for something this server does not do yet are refused with a
+    422 when set (`UNSUPPORTED`).
+    """
+
+    UNSUPPORTED: ClassVar[Mapping[str, str]] = {
+        "agent.critic": "critics are not built here; leave critic out",
+        "agent_settings": "send a full `agent` spec instead",
+        "agent_profile_id": "send a full `agent` spec instead",
+        "agent_definitions": "register sub-agents on the server (agent files) instead",
+        "agent_launch_additions": "send a full `agent` spec instead",
+        "client_tools": "client-side tools are not built here",
+        "container": "conversations run on this server, not in containers",
+        "conversation_runtime": "conversations run on this server ('local' only)",
+        "parent_conversation_id": "child conversations are not built here",
+        "plugins": "install plugins on the server instead",
+        "prompt": "use `initial_message` instead",
+        "secrets": "send them with POST /{id}/secrets, or in the agent's spec",
+        "secrets_encrypted": "send secrets in clear over a trusted connection",
+        "tags": "set tags when forking (POST /{id}/fork), or leave them out",
+        "title_llm_profile": "leave it out: titles come from the first message",
+        "worktree": "point `workspace.working_dir` at a worktree you made",
+        "worktree_options": "point `workspace.working_dir` at a worktree you made",
+    }
 
     agent: Agent = Field(
         description="The agent: {'kind': 'Agent', 'llm': {...}, 'tools': [{'name': 'terminal'}]}."
@@ -100,10 +135,13 @@ class StartConversationRequest(WireRequest):
         return LocalWorkspace.model_construct(working_dir=working_dir)
 
 
-class ConversationInfo(BaseModel):
-    """A conversation as clients see it (the agent's secrets are never included)."""
+class ConversationInfo(WireAnswer):
+    """A conversation as clients see it (the agent's secrets are never included).
 
-    model_config = WIRE
+    It carries the reference server's fields that its clients read (`stats`,
+    `max_iterations`, `security_analyzer`, `hook_config`, ...) plus this server's own
+    (`goal`, `metrics` per usage id); reading a reference server's answer drops the rest.
+    """
 
     id: uuid.UUID
     agent: SerializeAsAny[AgentBase] = Field(
@@ -125,11 +163,46 @@ class ConversationInfo(BaseModel):
     confirmation_policy: ConfirmationPolicy = Field(
         default_factory=NeverConfirm, description="Which tool calls wait for approval."
     )
+    security_analyzer: SecurityAnalyzer | None = Field(
+        default=None, description="What rates each tool call's risk (null: none)."
+    )
+    max_iterations: int = Field(default=500, description="Agent steps allowed per run.")
+    stuck_detection: bool = Field(default=True, description="Always on here.")
+    hook_config: HookConfig | None = Field(default=None, description="The command hooks.")
+    persistence_dir: str | None = Field(
+        default=None, description="The conversation's folder on the server."
+    )
+    tags: dict[str, str] = Field(default_factory=dict, description="The conversation's tags.")
+    activated_knowledge_skills: list[str] = Field(default_factory=list)
+    invoked_skills: list[str] = Field(default_factory=list)
+    client_tools: list[dict[str, Any]] = Field(default_factory=list)
+    tool_module_qualnames: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("agent", mode="before")
     @classmethod
     def _agent_from_json(cls, value: Any) -> Any:
         return Agent.model_validate(value) if isinstance(value, dict) else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _metrics_from_stats(cls, value: Any) -> Any:
+        # The reference server sends `metrics` as one combined snapshot (or null) and the
+        # per-usage metrics in `stats.usage_to_metrics`; this server sends both per usage.
+        if not isinstance(value, dict):
+            return value
+        value = dict(value)
+        stats = value.pop("stats", None)
+        metrics = value.get("metrics")
+        if not isinstance(metrics, dict) or "accumulated_cost" in metrics:
+            usage = stats.get("usage_to_metrics") if isinstance(stats, dict) else None
+            value["metrics"] = usage if isinstance(usage, dict) else {}
+        return value
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def stats(self) -> dict[str, Any]:
+        """The reference's name for the usage: `{"usage_to_metrics": metrics}`."""
+        return {"usage_to_metrics": {k: m.model_dump(mode="json") for k, m in self.metrics.items()}}
 
 
 class ConversationPage(BaseModel):
@@ -182,6 +255,15 @@ class EventPage(BaseModel):
 class ForkConversationRequest(WireRequest):
     """Body of POST /{id}/fork (all optional)."""
 
+    id: uuid.UUID | None = Field(default=None, description="The fork's id; default: a new one.")
+    reset_metrics: bool = Field(
+        default=True, description="Start the fork's usage at zero (false: copy the source's)."
+    )
+    from_event_id: str | None = Field(
+        default=None,
+        description="Copy only the branch up to this event and continue from there; "
+        "null: the whole history.",
+    )
     title: str | None = Field(default=None, max_length=500, description="The fork's title.")
     tags: dict[str, str] | None = Field(
         default=None, description="The fork's tags (keys: lowercase letters and digits)."

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -234,9 +235,18 @@ class RemoteClient:
 
     # -- sockets ------------------------------------------------------------------------------
 
-    def socket_url(self, conversation_id: uuid.UUID, after: str | None) -> str:
-        """The events WebSocket URL: replay after `after` (an event id), or everything."""
+    def socket_url(
+        self, conversation_id: uuid.UUID, after: str | None, since: datetime | None = None
+    ) -> str:
+        """The events WebSocket URL: replay after `after` (an event id), or everything.
+
+        `since` (the time stamp of that event) is sent too, as `resend_mode=since`: a server
+        that does not know `after` (the reference's) then replays from that time, and the
+        mirror drops the events it already has by id.
+        """
         base = "ws" + self.host.removeprefix("http")
         # The key goes in a header (see `headers`), never the URL: URLs end up in access logs.
         query = {"after": after} if after else {"resend_all": "true"}
+        if after and since is not None:
+            query |= {"resend_mode": "since", "after_timestamp": since.isoformat()}
         return f"{base}/sockets/events/{conversation_id}?{urlencode(query)}"
