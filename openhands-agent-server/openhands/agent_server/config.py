@@ -123,6 +123,12 @@ class ServerConfig(BaseSettings):
         description="The parent folder of default working directories, used when a "
         "StartConversationRequest names no workspace.",
     )
+    max_bash_events: int = Field(
+        default=10_000,
+        ge=1,
+        description="Commands and outputs of /api/bash kept for bash_events/search (in "
+        "memory, newest kept; a restart forgets them).",
+    )
     max_run_threads: int = Field(
         default=256,
         ge=1,

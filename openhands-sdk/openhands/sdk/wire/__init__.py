@@ -11,8 +11,16 @@ This module is not imported by `import openhands.sdk`; its models build their va
 first use (`defer_build=True`).
 """
 
-from openhands.sdk.wire.base import ErrorDetail, ErrorResponse, Success, WireRequest, to_wire
-from openhands.sdk.wire.bash import ExecuteCommandRequest
+from openhands.sdk.wire.base import (
+    ErrorDetail,
+    ErrorResponse,
+    Success,
+    WireAnswer,
+    WireModel,
+    WireRequest,
+    to_wire,
+)
+from openhands.sdk.wire.bash import BashCommand, BashEventPage, BashOutput, ExecuteCommandRequest
 from openhands.sdk.wire.conversations import (
     ConfirmationResponseRequest,
     ConversationInfo,
@@ -28,6 +36,9 @@ from openhands.sdk.wire.conversations import (
 )
 
 __all__ = [
+    "BashCommand",
+    "BashEventPage",
+    "BashOutput",
     "ConfirmationResponseRequest",
     "ConversationInfo",
     "ConversationPage",
@@ -43,6 +54,8 @@ __all__ = [
     "SetSecurityAnalyzerRequest",
     "StartConversationRequest",
     "Success",
+    "WireAnswer",
+    "WireModel",
     "WireRequest",
     "to_wire",
 ]
