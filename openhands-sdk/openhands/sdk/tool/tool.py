@@ -252,6 +252,23 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
 
     # -- the LLM's view ------------------------------------------------------------------------
 
+    def identity(self) -> dict[str, Any]:
+        """Who this tool is, in the reference SDK's `ToolDefinition` JSON: `kind` (the class
+        name), `title`, `description`, `action_type` and `observation_type` (class names).
+
+        A `SystemPromptEvent` records each tool as its LLM schema plus these keys, so the
+        reference's clients can read this SDK's events.
+        """
+        return {
+            "kind": type(self).__name__,
+            "title": self.name,
+            "description": self.description,
+            "action_type": self.action_type.__name__,
+            "observation_type": None
+            if self.observation_type is None
+            else (self.observation_type.__name__),
+        }
+
     def to_openai_tool(
         self,
         add_security_risk_prediction: bool = False,
