@@ -48,6 +48,10 @@ def _detail(response: httpx.Response) -> str:
         return response.text.strip()[:500] or response.reason_phrase
 
 
+class GoalStatusRouteMissing(Exception):
+    """The server has no GET /{id}/goal (the reference's): read the goal's status events."""
+
+
 class RemoteClient:
     """Calls one agent server; every failure becomes a `RemoteConversationError` subclass."""
 
@@ -216,9 +220,18 @@ class RemoteClient:
         )
 
     def goal_status(self, conversation_id: uuid.UUID) -> GoalStatus | None:
-        """GET /{id}/goal: the latest GoalStatus, or None when no goal ever ran."""
+        """GET /{id}/goal: the latest GoalStatus, or None when no goal ever ran.
+
+        Raises `GoalStatusRouteMissing` for a server without that route (the reference's,
+        which answers 405: its route only takes POST); the status is then in the events.
+        """
         path = f"{self._conv(conversation_id)}/goal"
-        body = self.request("GET", path, not_found=f"Conversation {conversation_id}")
+        try:
+            body = self.request("GET", path, not_found=f"Conversation {conversation_id}")
+        except RemoteServerError as exc:
+            if exc.status_code == 405:
+                raise GoalStatusRouteMissing(path) from exc
+            raise
         try:
             return _GOAL_STATUS.validate_python(body)
         except ValidationError as exc:

@@ -6,7 +6,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from openhands.sdk.conversation.remote.client import RemoteClient
+from openhands.sdk.conversation.remote.client import GoalStatusRouteMissing, RemoteClient
 from openhands.sdk.conversation.remote.events import RemoteEventCache
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.state import ConversationStateUpdateEvent
@@ -57,8 +57,17 @@ class RemoteGoals:
         self._client.start_goal(self._id, request)
 
     def status(self) -> GoalStatus | None:
-        """GET /{id}/goal as a `GoalStatus`, or None when no goal ever ran."""
-        return self._client.goal_status(self._id)
+        """GET /{id}/goal as a `GoalStatus`, or None when no goal ever ran.
+
+        A server without that route (the reference's) publishes the same status as
+        `key="goal"` events: the newest mirrored one is the answer.
+        """
+        try:
+            return self._client.goal_status(self._id)
+        except GoalStatusRouteMissing:
+            from openhands.sdk.conversation.goal import last_goal_status
+
+            return last_goal_status(self._events.read())
 
     def action(self, name: str) -> None:
         """POST /{id}/goal/stop or /{id}/goal/resume."""
