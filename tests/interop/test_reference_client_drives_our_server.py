@@ -37,8 +37,11 @@ def test_a_default_agent_conversation_runs_to_finished_with_events_over_rest_and
     assert result["agent_texts"][-1] == "done"
     assert result["observations"] == ["hi"]
     for kinds in (result["rest_kinds"], result["local_kinds"]):
-        assert ["SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent"] == [
-            k for k in dict.fromkeys(kinds) if k != "ConversationStateUpdateEvent"
+        assert [k for k in dict.fromkeys(kinds) if k != "ConversationStateUpdateEvent"] == [
+            "SystemPromptEvent",
+            "MessageEvent",
+            "ActionEvent",
+            "ObservationEvent",
         ]
     assert {"ActionEvent", "ObservationEvent", "MessageEvent"} <= set(result["socket_kinds"])
 
