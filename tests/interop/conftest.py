@@ -56,6 +56,9 @@ def reference_server(
     env = quiet_env(root) | {
         "OH_SESSION_API_KEYS_0": KEY,
         "OH_CONVERSATIONS_PATH": str(root / "conversations"),
+        # The reference server's fork drops the agent's LLM key; litellm then falls back to
+        # this variable (ours seals the key for the fork).
+        "OPENAI_API_KEY": "fake-key",
     }
     command = [str(reference_python), "-m", "openhands.agent_server"]
     server = ServerProcess(command, env, root, KEY)
