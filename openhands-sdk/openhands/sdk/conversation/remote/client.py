@@ -22,6 +22,7 @@ from openhands.sdk.conversation.remote.errors import (
     RemoteRequestError,
     RemoteServerError,
 )
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event.base import Event
 from openhands.sdk.wire import (
     ConversationInfo,
@@ -48,7 +49,7 @@ def _detail(response: httpx.Response) -> str:
         return response.text.strip()[:500] or response.reason_phrase
 
 
-class GoalStatusRouteMissing(Exception):
+class GoalStatusRouteMissing(OpenHandsError):
     """The server has no GET /{id}/goal (the reference's): read the goal's status events."""
 
 
