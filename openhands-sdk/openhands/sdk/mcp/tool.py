@@ -21,7 +21,7 @@ from openhands.sdk.llm.message import ImageContent, TextContent
 from openhands.sdk.mcp.client import MCPClient
 from openhands.sdk.mcp.errors import MCPError
 from openhands.sdk.tool.tool import SECURITY_RISK_PROPERTY, Action, Observation, ToolDefinition
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
@@ -46,22 +46,34 @@ def _describe(error: Any) -> str:
 
 
 class MCPToolAction(Action):
-    """The arguments of one MCP tool call, as the LLM sent them (any JSON object).
+    """The arguments of one MCP tool call, as the LLM sent them (any JSON object), in `data`.
 
-    Each tool's subclass checks them against the server's `inputSchema` (top-level nulls are
-    dropped first: LLMs send them for optional parameters).
+    As in the reference SDK, `to_mcp_arguments()` is `data` itself, and the action is frozen
+    and takes no other field. Each tool's subclass checks `data` against the server's
+    `inputSchema` (top-level nulls are dropped first: LLMs send them for optional
+    parameters). Stored actions from before `data` (arguments at the top level) read back.
     """
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     input_schema: ClassVar[dict[str, Any]] = {}
     _validator: ClassVar[Any] = None
 
+    data: dict[str, Any] = Field(
+        default_factory=dict, description="The tool's arguments, sent to the server as they are."
+    )
+
     @model_validator(mode="before")
     @classmethod
-    def _check_schema(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
+    def _arguments_in_data(cls, value: Any) -> Any:
+        # A stored action from before `data` held its arguments at the top level.
+        if isinstance(value, dict) and "data" not in value and set(value) - {"kind"}:
+            return {"data": {key: item for key, item in value.items() if key != "kind"}}
+        return value
+
+    @field_validator("data")
+    @classmethod
+    def _check_schema(cls, data: dict[str, Any]) -> dict[str, Any]:
         data = {key: value for key, value in data.items() if value is not None}
         validator = cls._schema_validator()
         if validator is not None:
@@ -89,8 +101,8 @@ class MCPToolAction(Action):
         return cls._validator or None
 
     def to_mcp_arguments(self) -> dict[str, Any]:
-        """The arguments to send to the server."""
-        return dict(self.model_extra or {})
+        """The arguments to send to the server: `data`."""
+        return self.data
 
 
 class MCPToolObservation(Observation):
@@ -199,6 +211,10 @@ class MCPToolDefinition(ToolDefinition):
             },
         )
         return [definition(MCPToolExecutor(mcp_tool.name, mcp_client))]
+
+    def action_from_arguments(self, arguments: dict[str, Any]) -> Action:
+        """The action holding the LLM's `arguments` in `data` (checked against the schema)."""
+        return self.action_type.model_validate({"data": arguments})
 
     def to_openai_tool(
         self, add_security_risk_prediction: bool = False, action_type: type[Action] | None = None
