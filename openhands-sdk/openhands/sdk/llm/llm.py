@@ -27,6 +27,7 @@ from openhands.sdk.llm.errors import (
 from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.utils.skew import READING_WIRE_BODY
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -254,8 +255,8 @@ class LLM(BaseModel):
         # As the reference SDK's LLM: fields it does not know (a newer or older version's
         # spec, the reference's computed `is_subscription`) are accepted and ignored; here
         # with one log line naming them, so a misspelt setting does not pass unseen.
-        if not isinstance(data, dict):
-            return data
+        if not isinstance(data, dict) or READING_WIRE_BODY.get():
+            return data  # a wire body: its own rule drops and names them, in one line
         unknown = [key for key in data if key not in cls.model_fields]
         if not unknown:
             return data

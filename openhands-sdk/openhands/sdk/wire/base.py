@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextvars
 import copy
 import logging
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
+from openhands.sdk.utils.skew import READING_WIRE_BODY
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -25,8 +25,8 @@ WIRE = ConfigDict(defer_build=True)
 
 _REQUEST = ConfigDict(defer_build=True, extra="forbid")
 
-# Set while a request body is validated, so nested request models leave skew to the outer one.
-_IN_REQUEST: contextvars.ContextVar[bool] = contextvars.ContextVar("_in_request", default=False)
+# Set while a body is validated, so nested wire models leave skew to the outermost one.
+_IN_REQUEST = READING_WIRE_BODY
 
 
 def to_wire(model: BaseModel) -> dict[str, Any]:
