@@ -18,7 +18,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -92,10 +94,8 @@ def _uv() -> list[str] | None:
     return None
 
 
-def _run(command: list[str], **kwargs: object) -> None:
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, **kwargs
-    )
+def _run(command: list[str], env: dict[str, str] | None = None) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, env=env)
     if done.returncode != 0:
         pytest.fail(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
 
@@ -197,8 +197,8 @@ def quiet_env(home: Path) -> dict[str, str]:
 
 
 def run_reference_client(
-    python: Path, flow: str, config: dict[str, object], home: Path, timeout: float = 300.0
-) -> dict[str, object]:
+    python: Path, flow: str, config: Mapping[str, object], home: Path, timeout: float = 300.0
+) -> dict[str, Any]:
     """Run one flow of `reference_clients/drive.py` with the reference's Python; its result.
 
     The script prints its result as the last line of its output (JSON); a failure fails the
@@ -206,7 +206,7 @@ def run_reference_client(
     """
     script = Path(__file__).with_name("reference_clients") / "drive.py"
     done = subprocess.run(
-        [str(python), str(script), flow, json.dumps(config)],
+        [str(python), str(script), flow, json.dumps(dict(config))],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -139,8 +139,9 @@ def test_a_tool_is_created_from_a_conversation_state(tmp_path: Path) -> None:
         agent=Agent(llm=LLM(model="openai/x")),
         workspace=LocalWorkspace(working_dir=str(tmp_path)),
     )
-    [positional] = TerminalTool.create(state)
-    [keyword] = TerminalTool.create(conv_state=state)
+    reference_style: Any = state  # the reference's scripts pass a ConversationState
+    [positional] = TerminalTool.create(reference_style)
+    [keyword] = TerminalTool.create(conv_state=reference_style)  # type: ignore[call-arg]
     for tool in (positional, keyword):
         assert tool.executor is not None
         assert tool.executor.working_dir == str(tmp_path)  # type: ignore[attr-defined]
