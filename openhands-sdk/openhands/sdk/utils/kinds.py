@@ -58,8 +58,10 @@ class KindedModel(BaseModel):
                 return target.model_validate(data)
         return handler(data)
 
+    # No return annotation on purpose: pydantic then documents the dump with the model's own
+    # schema (an annotation would replace it, in OpenAPI too).
     @model_serializer(mode="wrap")
-    def _with_kind(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _with_kind(self, handler: SerializerFunctionWrapHandler):
         data = handler(self)
         if isinstance(data, dict) and "kind" not in data:
             data = {**data, "kind": type(self).kind_name()}
