@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from interop_env import quiet_env
 
+pytestmark = pytest.mark.timeout(600)  # the first test may make the reference's venv
+
 PROBE = Path(__file__).with_name("probe_behaviour.py")
 
 
