@@ -31,11 +31,11 @@ def test_unknown_fields_are_ignored_with_one_log_line_naming_them(
 def test_a_known_but_unsupported_field_is_a_422_saying_so(
     client: httpx.Client, fake_llm: FakeOpenAIServer, agent_model: str
 ) -> None:
-    body = _body(fake_llm, agent_model, plugins=[{"source": "github:someone/plugin"}])
+    body = _body(fake_llm, agent_model, worktree=True)
     response = client.post("/api/conversations", json=body)
 
     assert response.status_code == 422
-    assert response.json()["detail"][0]["loc"] == ["body", "plugins"]
+    assert response.json()["detail"][0]["loc"] == ["body", "worktree"]
     assert "not supported by this server yet" in response.json()["message"]
 
 

@@ -46,15 +46,15 @@ def test_a_reference_clients_create_body_is_read_with_one_log_line_naming_the_re
     assert [t.name for t in request.agent.tools] == ["terminal", "file_editor", "task_tracker"]
     assert type(request.agent.condenser).__name__ == "LLMSummarizingCondenser"
     [line] = [r.getMessage() for r in caplog.records if r.name == "openhands.sdk.wire"]
-    for field in ("agent.llm.stream_idle_timeout", "agent.critic", "stuck_detection", "user_id"):
+    for field in ("agent.critic", "stuck_detection", "user_id", "tool_module_qualnames"):
         assert field in line
 
 
 @pytest.mark.parametrize(
     ("field", "value"),
     [
-        ("plugins", [{"source": "github:owner/repo"}]),
-        ("client_tools", [{"name": "ask_user"}]),
+        ("agent_definitions", [{"name": "helper"}]),
+        ("secrets", {"TOKEN": "value"}),
         ("tags", {"team": "a"}),
         ("worktree", True),
     ],

@@ -22,6 +22,7 @@ from openhands.sdk.wire.base import (
 )
 from openhands.sdk.wire.bash import BashCommand, BashEventPage, BashOutput, ExecuteCommandRequest
 from openhands.sdk.wire.conversations import (
+    ClientToolResponseRequest,
     ConfirmationResponseRequest,
     ConversationInfo,
     ConversationPage,
@@ -39,6 +40,7 @@ __all__ = [
     "BashCommand",
     "BashEventPage",
     "BashOutput",
+    "ClientToolResponseRequest",
     "ConfirmationResponseRequest",
     "ConversationInfo",
     "ConversationPage",

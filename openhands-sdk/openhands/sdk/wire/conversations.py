@@ -16,8 +16,10 @@ from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.plugin.types import PluginSource
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
+from openhands.sdk.tool.client_tool import ClientToolSpec
 from openhands.sdk.wire.base import WIRE, WireAnswer, WireRequest
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import (
@@ -87,11 +89,9 @@ class StartConversationRequest(WireRequest):
         "agent_profile_id": "send a full `agent` spec instead",
         "agent_definitions": "register sub-agents on the server (agent files) instead",
         "agent_launch_additions": "send a full `agent` spec instead",
-        "client_tools": "client-side tools are not built here",
         "container": "conversations run on this server, not in containers",
         "conversation_runtime": "conversations run on this server ('local' only)",
         "parent_conversation_id": "child conversations are not built here",
-        "plugins": "install plugins on the server instead",
         "prompt": "use `initial_message` instead",
         "secrets": "send them with POST /{id}/secrets, or in the agent's spec",
         "secrets_encrypted": "send secrets in clear over a trusted connection",
@@ -125,6 +125,24 @@ class StartConversationRequest(WireRequest):
         default=None,
         description='What rates each call\'s risk, e.g. {"kind": "LLMSecurityAnalyzer"}.',
     )
+    client_tools: list[ClientToolSpec] = Field(
+        default_factory=list,
+        description="Tools the client runs itself: {name, description, parameters (a JSON "
+        "Schema object), annotations, wait_for_result}. Their calls reach the client as "
+        "ActionEvents; one that waits is answered with POST /client_tools/respond.",
+    )
+    plugins: list[PluginSource] = Field(
+        default_factory=list,
+        description="Plugins merged into the agent before it starts (skills, MCP servers, "
+        "hooks): {source: a folder on the server, a git URL or github:owner/repo, ref, "
+        "repo_path}.",
+    )
+
+    @field_validator("plugins", mode="before")
+    @classmethod
+    def _no_plugins(cls, value: Any) -> Any:
+        # The reference's clients send `"plugins": null` when there are none.
+        return [] if value is None else value
 
     @staticmethod
     def server_workspace(working_dir: str) -> LocalWorkspace:
@@ -271,6 +289,15 @@ class ForkConversationRequest(WireRequest):
 
 
 # -- human approval ---------------------------------------------------------------------------
+
+
+class ClientToolResponseRequest(WireRequest):
+    """Body of POST /client_tools/respond: the client's answer to a call that waits for it."""
+
+    tool_call_id: str = Field(min_length=1, description="The waiting call's tool_call_id.")
+    content: str = Field(max_length=1_000_000, description="The result the agent reads.")
+    is_error: bool = Field(default=False, description="The call failed on the client.")
+    run: bool = Field(default=True, description="Let the agent go on at once.")
 
 
 class ConfirmationResponseRequest(WireRequest):
