@@ -103,7 +103,7 @@ def an_analyzer_that_raises_rates() -> Any:
 def mcp_arguments_are_the_data() -> Any:
     from openhands.sdk.mcp import MCPToolAction
 
-    return MCPToolAction(data={"a": 1}).to_mcp_arguments()
+    return MCPToolAction(data={"a": 1}).to_mcp_arguments()  # type: ignore[call-arg]
 
 
 @probe

@@ -80,7 +80,7 @@ def test_an_analyzer_that_raises_rates_the_call_high() -> None:
 
 def test_mcp_arguments_are_the_actions_data_and_the_action_is_frozen() -> None:
     data = {"path": "/tmp", "depth": 2}
-    action = MCPToolAction(data=data)
+    action = MCPToolAction(data=data)  # type: ignore[call-arg]  (the reference's call)
     assert action.to_mcp_arguments() == data
     with pytest.raises(ValidationError):
         MCPToolAction(data=data, other=1)  # type: ignore[call-arg]
