@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.goal.models import GoalStatus
+from openhands.sdk.conversation.goal.steps import DriverStep, StepResult
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event, UnknownEventKindError
 from openhands.sdk.hooks.config import HookConfig
@@ -44,6 +45,8 @@ __all__ = [
     "ErrorDetail",
     "ErrorResponse",
     "EventPage",
+    "GoalStepAnswer",
+    "GoalStepRequest",
     "ResumeGoalRequest",
     "SendMessageRequest",
     "StartConversationRequest",
@@ -328,14 +331,25 @@ class SetSecurityAnalyzerRequest(BaseModel):
 # -- goals ------------------------------------------------------------------------------------
 
 
-class GoalRoundRequest(BaseModel):
-    """Body of POST /goal/run: what a goal's remote run (a worker) sends for one round."""
+class GoalStepRequest(BaseModel):
+    """Body of POST /goal/steps: one step of a goal's remote run (a Temporal worker)."""
 
     model_config = _REQUEST
 
-    message: str | None = Field(
-        default=None, description="The round's message to append first; null: run only."
+    run: str = Field(min_length=1, max_length=200, description="The run's token (from its start).")
+    step_id: str = Field(
+        min_length=1, max_length=200, description="The step's id: a retry sends the same one."
     )
+    step: DriverStep = Field(description="The step, as `GoalController.next()` gave it.")
+    wait: float = Field(
+        default=0.0, ge=0.0, le=60.0, description="Seconds to wait for the step to end."
+    )
+
+
+class GoalStepAnswer(BaseModel):
+    """Answer of POST /goal/steps: the step's result, or null while it is still under way."""
+
+    result: StepResult | None = None
 
 
 class ResumeGoalRequest(BaseModel):

@@ -416,7 +416,8 @@ def test_zero_budgets_mean_unlimited_as_in_the_sdk(
     response = _start(client, conversation_id, judge_llm=judge, max_cost=0, time_limit=0)
     assert response.status_code == 200, response.text
     status = _ended(client, conversation_id)
-    assert (status["status"], status["max_cost"], status["time_limit"]) == ("complete", None, None)
+    limits = status["limits"]
+    assert (status["status"], limits["max_cost"], limits["time_limit"]) == ("complete", None, None)
 
 
 def test_start_while_the_conversation_runs_is_409(

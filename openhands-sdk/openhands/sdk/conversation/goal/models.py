@@ -171,7 +171,9 @@ class GoalStatus(BaseModel):
     `goal/status.py`), and readers (`last_goal_status`, `GET /goal`) give the full status.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    # One schema as written and as read (`max_iterations` is derived from `limits`, and a
+    # status read back ignores it), so the API documents one `GoalStatus`.
+    model_config = ConfigDict(extra="ignore", json_schema_mode_override="serialization")
 
     active: bool = Field(description="True while a driver is working on the goal.")
     status: GoalStatusName

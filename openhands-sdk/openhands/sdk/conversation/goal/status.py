@@ -73,14 +73,20 @@ def left_running(status: Mapping[str, Any] | None) -> bool:
     return status is not None and bool(status.get("active") or status.get("status") == "running")
 
 
+def stopped_status(status: GoalStatus, reason: str) -> GoalStatus:
+    """`status` ended `interrupted` for `reason` by someone other than its driver (its driver
+    is gone); the rounds, costs and verdict stay as last recorded."""
+    update = {"active": False, "status": "interrupted", "reason": reason, "phase": None}
+    return status.model_copy(update=update)
+
+
 def interrupted_by_restart(status: GoalStatus) -> GoalStatus | None:
     """The status recording that the goal's driver died with its process, or None if the goal
     was not running. No driver survives its process: a goal found `running` (a server
     restarted, a script was killed) is `interrupted` (reason "server restart") and resumable."""
     if not left_running(status.model_dump(include={"active", "status"})):
         return None
-    update = {"active": False, "status": "interrupted", "reason": SERVER_RESTART, "phase": None}
-    return status.model_copy(update=update)
+    return stopped_status(status, SERVER_RESTART)
 
 
 def is_goal_event(event: Event) -> bool:
