@@ -34,6 +34,7 @@ EXPECTED = [
     "GoalStatusWriter",
     "GoalStep",
     "GoalStepError",
+    "GoalStop",
     "GoalVerdict",
     "InvalidGoalError",
     "JudgeAnswer",

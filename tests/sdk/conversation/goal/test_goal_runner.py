@@ -23,6 +23,7 @@ from openhands.sdk.conversation import load_conversation_summary
 from openhands.sdk.conversation.goal import (
     ROUND_ENDING_ERRORS,
     GoalStatus,
+    GoalStop,
     InvalidGoalError,
     NoResumableGoalError,
     RunEnd,
@@ -515,3 +516,42 @@ def test_resuming_a_goal_its_killed_driver_left_running_records_the_restart_firs
     assert outcome.status == "complete"
     chips = goal_chips(list(conversation.state.events))
     assert [(c["status"], c["reason"]) for c in chips[1:2]] == [("interrupted", "server restart")]
+
+
+def test_a_stop_request_from_another_thread_ends_the_goal_stopped_by_user(
+    workspace_dir: Path,
+) -> None:
+    stop = GoalStop()
+    agent_llm = StoppingAgent.from_messages([think("working"), finish("more"), finish("x")])
+    assert isinstance(agent_llm, StoppingAgent)
+    conversation = LocalConversation(Agent(llm=agent_llm), workspace=str(workspace_dir))
+    agent_llm.stopping(stop)
+    try:
+        outcome = run_goal(conversation, "Do it", judge(judge_json(1.0, True)), stop=stop)
+    finally:
+        conversation.close()
+    assert (outcome.status, outcome.reason, outcome.iterations) == (
+        "interrupted",
+        "stopped by user",
+        1,
+    )
+    chips = goal_chips(list(conversation.state.events))
+    assert (chips[-1]["status"], chips[-1]["reason"]) == ("interrupted", "stopped by user")
+
+
+class StoppingAgent(TestLLM):
+    """An agent LLM during whose second call someone stops the goal."""
+
+    _stop: Any = PrivateAttr(default=None)
+    _answered: int = PrivateAttr(default=0)
+
+    def stopping(self, stop: GoalStop) -> StoppingAgent:
+        """Request `stop` on the second call."""
+        self._stop = stop
+        return self
+
+    def _complete(self, messages: list[Message], tools: Any, stream: bool) -> LLMResponse:
+        self._answered += 1
+        if self._answered == 2:
+            threading.Thread(target=self._stop.request).start()
+        return super()._complete(messages, tools, stream)

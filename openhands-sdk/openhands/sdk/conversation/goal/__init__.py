@@ -35,6 +35,7 @@ from openhands.sdk.conversation.goal.models import (
 from openhands.sdk.conversation.goal.options import GoalLimits, GoalRequest
 from openhands.sdk.conversation.goal.runner import (
     ConversationSteps,
+    GoalStop,
     StatusCallback,
     drive_goal,
     resume_goal,
@@ -96,6 +97,7 @@ __all__ = [
     "GoalStatusWriter",
     "GoalStep",
     "GoalStepError",
+    "GoalStop",
     "GoalVerdict",
     "InvalidGoalError",
     "JudgeAnswer",

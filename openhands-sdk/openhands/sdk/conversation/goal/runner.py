@@ -25,6 +25,7 @@ from openhands.sdk.conversation.goal.judge import GoalJudge
 from openhands.sdk.conversation.goal.models import (
     DRIVER_ERROR,
     DRIVER_STOPPED,
+    STOPPED,
     USER_MESSAGE,
     GoalOutcome,
     GoalStatus,
@@ -76,6 +77,44 @@ APPROVAL_RECHECK_SECONDS = 0.5
 """How often a goal waiting for approval re-reads the status (events wake it sooner)."""
 
 
+class GoalStop:
+    """Stops a goal `run_goal` drives in another thread: `request()` pauses the conversation
+    (the agent stops after its current step) and ends the goal `interrupted` with `reason`
+    ("stopped by user" by default), as POST /goal/stop does on the server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reason: str | None = None
+        self._listeners: list[Callable[[], None]] = []
+
+    @property
+    def reason(self) -> str | None:
+        """Why the goal was stopped, once it was."""
+        return self._reason
+
+    def request(self, reason: str = STOPPED) -> None:
+        """Stop the goal (once; later requests change nothing)."""
+        with self._lock:
+            if self._reason is not None:
+                return
+            self._reason = reason
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    def _listen(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+            stopped = self._reason is not None
+        if stopped:
+            listener()
+
+    def _forget(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+
 def agent_cost_of(conversation: DrivableConversation) -> float:
     """The agent LLM's accumulated cost in USD."""
     return float(conversation.agent.llm.metrics.accumulated_cost)
@@ -87,7 +126,8 @@ class ConversationSteps:
     On a conversation in this process (`ObservableConversation`) it also watches the events:
     the agent's spending while a run has a cost limit, the status while an approval waits,
     and user messages it did not send (a person interjected: the step is then answered
-    `Stopped(USER_MESSAGE)`, as on the server).
+    `Stopped(USER_MESSAGE)`, as on the server). A `GoalStop` request pauses the conversation
+    and answers the step under way `Stopped` with its reason.
     """
 
     def __init__(
@@ -97,8 +137,10 @@ class ConversationSteps:
         *,
         verifier: Verifier | None = None,
         on_status: StatusCallback | None = None,
+        stop: GoalStop | None = None,
     ) -> None:
         self._conversation = conversation
+        self._stop = stop
         self._judge = judge
         self._verifier = verifier
         self._on_status = on_status
@@ -121,11 +163,15 @@ class ConversationSteps:
         self._observed = isinstance(conversation, ObservableConversation)
         if isinstance(conversation, ObservableConversation):
             conversation.add_callback(self._on_event)
+        if stop is not None:
+            stop._listen(self._stopped)
 
     def close(self) -> None:
         """Stop watching the conversation's events."""
         if isinstance(self._conversation, ObservableConversation):
             self._conversation.remove_callback(self._on_event)
+        if self._stop is not None:
+            self._stop._forget(self._stopped)
 
     def continue_goal(self, objective: str) -> None:
         """A resumed goal refers to the objective its start already wrote (not a new copy)."""
@@ -138,13 +184,25 @@ class ConversationSteps:
         """Perform `step`; a step cut by a user message someone else sent is `Stopped`."""
         if isinstance(step, RecordStatus):
             return self.record(step)
-        if self._interjection:
-            return Stopped(reason=USER_MESSAGE)
+        cut = self._cut()
+        if cut is not None:
+            return Stopped(reason=cut)
         result = self._perform[type(step)](step)
-        if self._interjection:
+        cut = self._cut()
+        if cut is not None:
             spent = result.agent_cost if isinstance(result, RunEnded) else 0.0
-            return Stopped(reason=USER_MESSAGE, agent_cost=spent)
+            return Stopped(reason=cut, agent_cost=spent)
         return result
+
+    def _cut(self) -> str | None:
+        """Why the goal must stop now: a stop request, or a user message someone else sent."""
+        if self._stop is not None and self._stop.reason is not None:
+            return self._stop.reason
+        return USER_MESSAGE if self._interjection else None
+
+    def _stopped(self) -> None:
+        # The agent stops after its current step; a wait for approval ends with the pause.
+        self._conversation.pause()
 
     # -- the steps ----------------------------------------------------------------------------
 
@@ -292,18 +350,23 @@ def drive_goal(
     resume: bool = False,
     on_status: StatusCallback | None = None,
     verifier: Verifier | None = None,
+    stop: GoalStop | None = None,
 ) -> GoalOutcome:
     """Drive `controller`'s goal on `conversation` until it completes, caps or is interrupted.
 
     `resume=True` sends the resume prompt instead of the objective. The judge is the
     controller's `judge_llm`. A conversation error (another thread runs it, ...) ends the
     goal `interrupted` (reason `driver error`); Ctrl-C or a bug records `driver stopped` and
-    propagates.
+    propagates. `stop.request()` from another thread ends it `interrupted` too.
     """
     if controller.judge_llm is None:
         raise ValueError("drive_goal needs a controller with a judge_llm")
     steps = ConversationSteps(
-        conversation, GoalJudge(controller.judge_llm), verifier=verifier, on_status=on_status
+        conversation,
+        GoalJudge(controller.judge_llm),
+        verifier=verifier,
+        on_status=on_status,
+        stop=stop,
     )
     if resume:
         steps.continue_goal(controller.objective)
@@ -343,6 +406,7 @@ def run_goal(
     working_dir: str | None = None,
     verifier: Verifier | None = None,
     on_status: StatusCallback | None = None,
+    stop: GoalStop | None = None,
 ) -> GoalOutcome:
     """Work on `objective` in `conversation` until an independent judge says it is complete.
 
@@ -351,7 +415,8 @@ def run_goal(
     `max_iterations` rounds, `max_cost` USD (agent + judge) or `time_limit` seconds (0 or
     None: unlimited). `objective` may be a whole `GoalRequest` instead (then leave the
     options at their defaults). `on_status(status)` gets every status the loop records,
-    live. Invalid arguments raise `InvalidGoalError` (a ValueError) before anything is sent.
+    live; `stop` (a `GoalStop`) lets another thread stop the goal. Invalid arguments raise
+    `InvalidGoalError` (a ValueError) before anything is sent.
     """
     if isinstance(objective, GoalRequest):
         request = objective
@@ -367,7 +432,7 @@ def run_goal(
         request, judge_llm, working_dir=working_dir or conversation.workspace.working_dir
     )
     _count_judge_cost(conversation, judge_llm)
-    return drive_goal(conversation, controller, on_status=on_status, verifier=verifier)
+    return drive_goal(conversation, controller, on_status=on_status, verifier=verifier, stop=stop)
 
 
 def resume_goal(
@@ -377,6 +442,7 @@ def resume_goal(
     working_dir: str | None = None,
     verifier: Verifier | None = None,
     on_status: StatusCallback | None = None,
+    stop: GoalStop | None = None,
 ) -> GoalOutcome:
     """Continue the goal last recorded in `conversation` (interrupted, or its driver died).
 
@@ -407,4 +473,11 @@ def resume_goal(
         working_dir=working_dir or conversation.workspace.working_dir,
     )
     _count_judge_cost(conversation, judge_llm)
-    return drive_goal(conversation, controller, resume=True, on_status=on_status, verifier=verifier)
+    return drive_goal(
+        conversation,
+        controller,
+        resume=True,
+        on_status=on_status,
+        verifier=verifier,
+        stop=stop,
+    )
