@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from openhands.sdk.conversation import ConversationExecutionStatus
 from openhands.sdk.conversation.goal import (
+    SNAPSHOT,
     ApprovalDecided,
     AskJudge,
     AwaitApproval,
@@ -443,6 +444,6 @@ def test_a_snapshot_survives_json() -> None:
     controller = goal(max_cost=2.0)
     controller.begin()
     snapshot = controller.snapshot()
-    again = type(snapshot).model_validate_json(snapshot.model_dump_json())
+    again = SNAPSHOT.validate_json(SNAPSHOT.dump_json(snapshot))
     assert again == snapshot
     assert GoalController.restore(again).next() == controller.next()

@@ -11,6 +11,7 @@ EXPECTED = [
     "GOAL_STATE_KEY",
     "MAX_JUDGE_FAILURES",
     "ROUND_ENDING_ERRORS",
+    "SNAPSHOT",
     "ApprovalDecided",
     "AskJudge",
     "AwaitApproval",

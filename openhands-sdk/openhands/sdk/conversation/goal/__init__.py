@@ -41,7 +41,7 @@ from openhands.sdk.conversation.goal.runner import (
     resume_goal,
     run_goal,
 )
-from openhands.sdk.conversation.goal.snapshot import GoalSnapshot
+from openhands.sdk.conversation.goal.snapshot import SNAPSHOT, GoalSnapshot
 from openhands.sdk.conversation.goal.status import (
     GOAL_STATE_KEY,
     GoalStatusWriter,
@@ -74,6 +74,7 @@ __all__ = [
     "GOAL_STATE_KEY",
     "MAX_JUDGE_FAILURES",
     "ROUND_ENDING_ERRORS",
+    "SNAPSHOT",
     "ApprovalDecided",
     "AskJudge",
     "AwaitApproval",

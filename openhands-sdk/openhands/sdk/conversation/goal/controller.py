@@ -19,6 +19,8 @@ same machine: they run verify and the judge in this process.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -186,17 +188,10 @@ class GoalController:
             iteration=status.iteration,
             clock=clock,
         )
-        controller._s = controller._s.model_copy(
-            update={
-                "agent_cost": status.agent_cost,
-                "judge_cost": status.judge_cost,
-                "elapsed": status.elapsed,
-                "judge_failures": status.judge_failures,
-                "verdict": status.verdict,
-                "verify": status.verify,
-                "last_round": status.last_round,
-            }
-        )
+        s = controller._s
+        s.agent_cost, s.judge_cost = status.agent_cost, status.judge_cost
+        s.elapsed, s.judge_failures = status.elapsed, status.judge_failures
+        s.verdict, s.verify, s.last_round = status.verdict, status.verify, status.last_round
         controller._clock = WorkClock(clock, status.elapsed, running=False)
         return controller
 
@@ -215,16 +210,17 @@ class GoalController:
         controller._verifier = verifier
         controller._judge = None
         controller._clock_source = clock
-        controller._load(snapshot.model_copy(deep=True))
+        controller._load(copy.deepcopy(snapshot))
         return controller
 
     def snapshot(self) -> GoalSnapshot:
         """The whole state, for `restore` (by another driver, or after a hand-over)."""
-        return self._s.model_copy(
-            update={"elapsed": self._clock.elapsed, "queue": list(self._queue)}, deep=True
+        return dataclasses.replace(
+            copy.deepcopy(self._s), elapsed=self._clock.elapsed, queue=list(self._queue)
         )
 
     def _load(self, snapshot: GoalSnapshot) -> None:
+        self._status_model: GoalStatus | None = None
         self._s = snapshot
         self._queue: deque[DriverStep] = deque(snapshot.queue)
         running = snapshot.began and snapshot.outcome is None
@@ -307,24 +303,31 @@ class GoalController:
         """The goal as the UI chip shows it now (and as it is recorded, to resume it)."""
         s, outcome = self._s, self._s.outcome
         active = s.began and outcome is None
-        return GoalStatus(
-            active=active,
-            status="running" if outcome is None else outcome.status,
-            iteration=s.iteration,
-            objective=s.objective,
-            phase=s.phase if active else None,
-            verdict=s.verdict,
-            verify=s.verify,
-            last_round=s.last_round,
-            error=s.error,
-            cost=self.cost,
-            judge_cost=s.judge_cost,
-            reason=s.reason,
-            verify_command=s.verify_command,
-            limits=s.limits,
-            elapsed=self.elapsed,
-            judge_failures=s.judge_failures,
-        )
+        fields = {
+            "active": active,
+            "status": "running" if outcome is None else outcome.status,
+            "iteration": s.iteration,
+            "objective": s.objective,
+            "phase": s.phase if active else None,
+            "verdict": s.verdict,
+            "verify": s.verify,
+            "last_round": s.last_round,
+            "error": s.error,
+            "cost": self.cost,
+            "judge_cost": s.judge_cost,
+            "reason": s.reason,
+            "verify_command": s.verify_command,
+            "limits": s.limits,
+            "elapsed": self.elapsed,
+            "judge_failures": s.judge_failures,
+        }
+        # Steps and statuses are built from values already validated (the request, results):
+        # validating them again, or even building each from scratch, would be most of the
+        # machine's cost per round. Every field is set, so a copy of the first one serves.
+        if self._status_model is None:
+            self._status_model = GoalStatus.model_construct(**fields)
+            return self._status_model
+        return self._status_model.model_copy(update=fields)
 
     # -- the machine --------------------------------------------------------------------------
 
@@ -355,7 +358,7 @@ class GoalController:
         if self._queue:
             return self._queue[0]
         if self._s.outcome is not None:
-            return Finish(outcome=self._s.outcome)
+            return Finish.model_construct(outcome=self._s.outcome)
         raise GoalStepError("The goal has not begun: call begin() first.")
 
     def advance(self, result: StepResult) -> None:
@@ -442,7 +445,7 @@ class GoalController:
                 f"`{s.verify_command}` must exit 0 (it was not run this round)"
             )
         s.verdict, s.verify = verdict, verify
-        s.last_round = GoalRound(
+        s.last_round = GoalRound.model_construct(
             iteration=s.iteration,
             score=verdict.score,
             complete=verdict.complete,
@@ -513,7 +516,7 @@ class GoalController:
         return self._s.round
 
     def _record(self) -> None:
-        self._queue.append(RecordStatus(status=self.status()))
+        self._queue.append(RecordStatus.model_construct(status=self.status()))
 
     def _await_approval(self) -> None:
         self._s.phase = "waiting_for_approval"
@@ -534,7 +537,9 @@ class GoalController:
             self._check_round()
             return
         message, current.message = current.message, None
-        self._queue.append(RunAgent(message=message, time_left=time_left, cost_left=cost_left))
+        self._queue.append(
+            RunAgent.model_construct(message=message, time_left=time_left, cost_left=cost_left)
+        )
 
     def _check_round(self) -> None:
         s = self._s
@@ -542,7 +547,7 @@ class GoalController:
             s.phase = "verifying"
             self._record()
             self._queue.append(
-                RunVerify(
+                RunVerify.model_construct(
                     command=s.verify_command,
                     working_dir=s.working_dir,
                     timeout=s.verify_timeout,
@@ -555,7 +560,7 @@ class GoalController:
         self._queue.append(self._ask_judge(None))
 
     def _ask_judge(self, verify: VerifyResult | None) -> AskJudge:
-        return AskJudge(
+        return AskJudge.model_construct(
             objective=self._s.objective, verify=verify, transcript_chars=self._s.transcript_chars
         )
 
@@ -583,7 +588,7 @@ class GoalController:
         s.reason, s.error = reason, error
         self._clock.stop()
         s.phase = None
-        s.outcome = GoalOutcome(
+        s.outcome = GoalOutcome.model_construct(
             status=status,
             iterations=max(1, iterations),
             verdict=s.verdict,

@@ -3,9 +3,15 @@
 A driver that hands a goal to another one (the agent server starting a Temporal workflow, a
 future checkpoint) passes the snapshot; `GoalController.restore(snapshot)` continues exactly
 where `controller.snapshot()` left off: same options, same progress, same pending steps.
+
+They are pydantic dataclasses: validated when built or read (JSON, a workflow's input), and
+cheap to update field by field, which the controller does a few times per step.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass as stdlib_dataclass
+from dataclasses import field as default
 
 from openhands.sdk.conversation.goal.models import (
     GoalOutcome,
@@ -18,35 +24,43 @@ from openhands.sdk.conversation.goal.options import GoalLimits
 from openhands.sdk.conversation.goal.steps import DriverStep, Limit
 from openhands.sdk.conversation.goal.transcript import DEFAULT_TRANSCRIPT_CHARS
 from openhands.sdk.conversation.goal.verify import DEFAULT_TAIL_CHARS, DEFAULT_VERIFY_TIMEOUT
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field, TypeAdapter
+from pydantic.dataclasses import dataclass
 
 MAX_JUDGE_FAILURES = 3
 """Judge failures in a row (errors or unparseable answers) that interrupt a goal."""
 
 
-class GoalRoundState(BaseModel):
-    """The round under way: what its runs spent, what ended its run, what it still must send."""
-
-    model_config = ConfigDict(defer_build=True)
-
-    started_at: float = Field(default=0.0, description="Seconds worked when the round began.")
-    agent_cost: float = Field(default=0.0, description="USD the agent spent in this round.")
-    limit: Limit | None = Field(default=None, description="The limit its run was paused for.")
-    message: str | None = Field(
-        default=None, description="The message its next run sends (held while approval waits)."
-    )
-    verify: VerifyResult | None = Field(default=None, description="This round's verify result.")
+_CONFIG = ConfigDict(defer_build=True)
 
 
-class GoalSnapshot(BaseModel):
+@stdlib_dataclass
+class GoalRoundState:
+    """The round under way: what its runs spent, what ended its run, what it still must send.
+
+    A plain dataclass (the controller makes one per round); validated inside a snapshot.
+    """
+
+    started_at: float = 0.0
+    """Seconds worked when the round began."""
+    agent_cost: float = 0.0
+    """USD the agent spent in this round."""
+    limit: Limit | None = None
+    """The limit its run was paused for."""
+    message: str | None = None
+    """The message its next run sends (held while an approval waits)."""
+    verify: VerifyResult | None = None
+    """This round's verify result."""
+
+
+@dataclass(config=_CONFIG)
+class GoalSnapshot:
     """A goal controller's whole state: options, progress, and the steps it has decided on."""
-
-    model_config = ConfigDict(defer_build=True)
 
     # -- what the goal is (never changes) -----------------------------------------------------
     objective: str
     verify_command: str | None = None
-    limits: GoalLimits = Field(default_factory=GoalLimits)
+    limits: GoalLimits = default(default_factory=GoalLimits)
     working_dir: str | None = Field(default=None, description="Where verify runs.")
     verify_timeout: float = Field(default=DEFAULT_VERIFY_TIMEOUT, gt=0)
     verify_tail_chars: int = Field(default=DEFAULT_TAIL_CHARS, ge=1)
@@ -69,7 +83,10 @@ class GoalSnapshot(BaseModel):
     # -- the machine --------------------------------------------------------------------------
     began: bool = Field(default=False, description="True once a driver began working on it.")
     round: GoalRoundState | None = Field(default=None, description="The round under way.")
-    queue: list[DriverStep] = Field(
-        default_factory=list, description="Steps decided, the first one handed out."
-    )
+    queue: list[DriverStep] = default(default_factory=list)
+    """Steps decided, the first one handed out."""
     outcome: GoalOutcome | None = Field(default=None, description="How it ended, once it did.")
+
+
+SNAPSHOT = TypeAdapter(GoalSnapshot)
+"""Reads and writes snapshots: `SNAPSHOT.validate_json(text)`, `SNAPSHOT.dump_json(snapshot)`."""
