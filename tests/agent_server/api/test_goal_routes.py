@@ -467,3 +467,33 @@ def test_health_answers_while_ten_goals_run(
     assert all(_goal(client, cid)["active"] for cid in ids)
     for cid in ids:
         assert _ended(client, cid)["status"] == "complete"
+
+
+def _step(client: httpx.Client, cid: str, body: dict[str, Any]) -> httpx.Response:
+    return client.post(f"/api/conversations/{cid}/goal/steps", json=body)
+
+
+def test_a_step_from_a_run_that_does_not_drive_the_goal_is_409(
+    client: httpx.Client, conversation_id: str
+) -> None:
+    body = {"run": "not-a-run", "step_id": "1", "step": {"kind": "await_approval"}}
+    response = _step(client, conversation_id, body)
+    assert response.status_code == 409, response.text
+    assert "does not drive" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"run": "r", "step_id": "1", "step": {"kind": "launch_rockets"}}, "step"),
+        ({"run": "r", "step_id": "1"}, "step"),
+        ({"run": "r", "step_id": "1", "step": {"kind": "await_approval"}, "wait": 3600}, "wait"),
+        ({"run": "", "step_id": "1", "step": {"kind": "await_approval"}}, "run"),
+    ],
+)
+def test_a_bad_step_request_is_422_naming_the_field(
+    client: httpx.Client, conversation_id: str, body: dict[str, Any], field: str
+) -> None:
+    response = _step(client, conversation_id, body)
+    assert response.status_code == 422, response.text
+    assert field in response.text

@@ -141,11 +141,15 @@ class GoalDriver:
         await self._go(controller, judge, resume=True)
 
     async def stop(self) -> None:
-        """Pause the agent (it stops after its current step) and end the goal `interrupted`."""
+        """End the goal `interrupted` (stopped by user) and pause the agent (it stops after
+        its current step). The goal is told first, so the run's pause cannot end it another
+        way."""
         if not self.active:
             return
+        await self._settle_claim()
+        self._tell(STOPPED)
         await self._host.pause()
-        await self.interrupt(STOPPED)
+        await self._ended(STOPPED)
 
     async def interrupt(self, reason: str) -> None:
         """End the goal `interrupted` with `reason`; recorded when this returns.
@@ -154,21 +158,39 @@ class GoalDriver:
         the end; a remote run that does not within its backend's `stop_wait` is cancelled and
         the end is recorded here.
         """
+        await self._settle_claim()
+        self._tell(reason)
+        await self._ended(reason)
+
+    async def _settle_claim(self) -> None:
         claim = self._claim
         if claim is not None:
             await claim.wait()  # let the start finish: then there is something to stop
+
+    def _tell(self, reason: str) -> None:
+        """Tell the interpreter to stop for `reason` (once), without waiting for it."""
+        task = self.task
+        if task is not None and not task.done() and self._cancel_reason is None:
+            self._cancel_reason = reason
+            if self._started:
+                task.cancel()
+        remote = self._remote
+        if remote is not None:
+            remote.stop(reason)
+
+    async def _ended(self, reason: str) -> None:
+        """Wait until the interpreter has recorded the end (see `interrupt`)."""
         task = self.task
         if task is not None and not task.done():
-            self._cancel_reason = reason
             while not self._started and not task.done():
                 # A task cancelled before its first step never runs its body (nor its except
                 # clauses, which record the interruption): let it start first.
                 await asyncio.sleep(0)
-            task.cancel()
+            if not task.cancelling():
+                task.cancel()
             await asyncio.wait({task})
         remote = self._remote
         if remote is not None and not remote.ended.is_set():
-            remote.stop(reason)
             backend = goal_backend()
             wait = backend.stop_wait if backend is not None else 0.0
             try:
