@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.goal.models import GoalStatus
-from openhands.sdk.conversation.goal.steps import DriverStep, StepResult
+from openhands.sdk.conversation.goal.steps import DriverStep, RecordStatus, StepResult
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event, UnknownEventKindError
 from openhands.sdk.hooks.config import HookConfig
@@ -339,6 +339,12 @@ class GoalStepRequest(BaseModel):
     run: str = Field(min_length=1, max_length=200, description="The run's token (from its start).")
     step_id: str = Field(
         min_length=1, max_length=200, description="The step's id: a retry sends the same one."
+    )
+    records: list[RecordStatus] = Field(
+        default_factory=list,
+        max_length=16,
+        description="Statuses the controller decided on just before `step`, recorded first, "
+        "in order (they ride with the next step: one request instead of several).",
     )
     step: DriverStep = Field(description="The step, as `GoalController.next()` gave it.")
     wait: float = Field(

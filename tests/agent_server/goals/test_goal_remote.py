@@ -20,7 +20,9 @@ from openhands.sdk.conversation.goal import (
     GoalController,
     GoalRequest,
     GoalSnapshot,
+    RecordStatus,
     RunAgent,
+    StatusRecorded,
     Stopped,
 )
 
@@ -156,3 +158,19 @@ async def test_a_server_restart_interrupts_a_remote_goal_like_a_built_in_one(
     event = again.recover_after_restart()
     assert event is not None
     assert (event.value["status"], event.value["reason"]) == ("interrupted", "server restart")
+
+
+async def test_statuses_riding_with_a_step_are_recorded_before_it(backend: Backend) -> None:
+    host = Host()
+    driver, controller, run = await _handed_over(backend, host)
+    run_step = controller.next()
+    result = await driver.perform_remote(run, "1", run_step, wait=10)
+    assert result is not None
+    controller.advance(result)
+    judging = controller.next()
+    assert isinstance(judging, RecordStatus)
+    controller.advance(StatusRecorded())
+    ask = controller.next()
+    answer = await driver.perform_remote(run, "2", ask, wait=10, records=[judging])
+    assert answer is not None
+    assert [s["phase"] for s in host.goal_statuses()] == ["agent", "judging"]

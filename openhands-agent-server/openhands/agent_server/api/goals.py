@@ -50,7 +50,7 @@ async def perform_goal_step(request: GoalStepRequest, conversation: Live) -> Goa
     when the step ends or after `wait` seconds (`result: null`; ask again with the same
     `step_id`). 409 when `run` does not drive this conversation's goal."""
     result = await conversation.goal.perform_remote(
-        request.run, request.step_id, request.step, request.wait
+        request.run, request.step_id, request.step, request.wait, request.records
     )
     return GoalStepAnswer(result=result)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 from openhands.agent_server.errors import BadRequestError, ConflictError
 from openhands.agent_server.goals.backend import GoalBackend, goal_backend
@@ -209,18 +210,24 @@ class GoalDriver:
         await self.interrupt(DELETED)
 
     async def perform_remote(
-        self, run: str, step_id: str, step: DriverStep, wait: float
+        self,
+        run: str,
+        step_id: str,
+        step: DriverStep,
+        wait: float,
+        records: Sequence[RecordStatus] = (),
     ) -> StepResult | None:
-        """Perform a step sent by the goal's remote run `run` (None: still under way after
-        `wait` seconds; ask again with the same `step_id`). ConflictError when `run` does not
-        drive this conversation's goal (it was stopped or replaced, or the server restarted)."""
+        """Perform a step sent by the goal's remote run `run`, after recording `records` (None:
+        still under way after `wait` seconds; ask again with the same `step_id`).
+        ConflictError when `run` does not drive this conversation's goal (it was stopped or
+        replaced, or the server restarted)."""
         remote = self._remote
         if remote is None or remote.token != run:
             raise ConflictError(
                 f"Goal run {run} does not drive conversation {self._host.id} (it was stopped "
                 "or replaced, or the server restarted); its steps are refused."
             )
-        result = await remote.perform(step_id, step, wait)
+        result = await remote.perform(step_id, step, wait, records)
         if remote.ended.is_set() and self._remote is remote:
             self._remote = None
         return result

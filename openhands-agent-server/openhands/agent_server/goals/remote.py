@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from openhands.agent_server.goals.steps import HostSteps
 from openhands.sdk.conversation.goal import DriverStep, RecordStatus, StepResult, Stopped
@@ -32,11 +33,18 @@ class RemoteRun:
         self._stop = asyncio.Event()
         self._stop_reason: str | None = None
 
-    async def perform(self, step_id: str, step: DriverStep, wait: float) -> StepResult | None:
-        """The result of step `step_id`, or None if it is still under way after `wait` s."""
+    async def perform(
+        self,
+        step_id: str,
+        step: DriverStep,
+        wait: float,
+        records: Sequence[RecordStatus] = (),
+    ) -> StepResult | None:
+        """The result of step `step_id` (after recording `records`, the statuses decided just
+        before it), or None if it is still under way after `wait` seconds."""
         task = self._done.get(step_id)
         if task is None:
-            task = asyncio.ensure_future(self._perform(step))
+            task = asyncio.ensure_future(self._perform(records, step))
             self._done[step_id] = task
             while len(self._done) > KEPT_STEPS:
                 _, old = self._done.popitem(last=False)
@@ -51,12 +59,11 @@ class RemoteRun:
             self._stop_reason = reason
             self._stop.set()
 
-    async def _perform(self, step: DriverStep) -> StepResult:
+    async def _perform(self, records: Sequence[RecordStatus], step: DriverStep) -> StepResult:
+        for record in records:
+            await self._record(record)
         if isinstance(step, RecordStatus):
-            result = await self.steps.record(step)
-            if not step.status.active:
-                self.ended.set()
-            return result
+            return await self._record(step)
         if self._stop_reason is None:
             work = asyncio.ensure_future(self.steps.perform(step))
             stopping = asyncio.ensure_future(self._stop.wait())
@@ -70,3 +77,9 @@ class RemoteRun:
             await self.steps.settle()
             return Stopped(reason=self._stop_reason or "", agent_cost=spent)
         return Stopped(reason=self._stop_reason)
+
+    async def _record(self, step: RecordStatus) -> StepResult:
+        result = await self.steps.record(step)
+        if not step.status.active:
+            self.ended.set()
+        return result

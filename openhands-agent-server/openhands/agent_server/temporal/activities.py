@@ -49,7 +49,9 @@ def _client(url: str) -> RemoteClient:
 @activity.defn
 def perform_step(call: StepCall) -> GoalStepAnswer:
     """Perform (or wait on) one step of the goal on its agent server."""
-    request = GoalStepRequest(run=call.run, step_id=call.step_id, step=call.step, wait=call.wait)
+    request = GoalStepRequest(
+        run=call.run, step_id=call.step_id, records=call.records, step=call.step, wait=call.wait
+    )
     conversation_id = uuid.UUID(call.server.conversation_id)
     try:
         return _client(call.server.url).perform_goal_step(conversation_id, request)

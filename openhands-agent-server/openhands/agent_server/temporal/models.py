@@ -8,7 +8,7 @@ keys; workers only carry the server's session key (`OH_AGENT_SERVER_KEY`).
 from __future__ import annotations
 
 from openhands.sdk.conversation.goal import GoalSnapshot
-from openhands.sdk.conversation.goal.steps import DriverStep
+from openhands.sdk.conversation.goal.steps import DriverStep, RecordStatus
 from pydantic import BaseModel, Field
 
 TASK_QUEUE = "openhands-goals"
@@ -30,11 +30,12 @@ class GoalRun(BaseModel):
 
 
 class StepCall(BaseModel):
-    """One long poll for one step: perform `step` (id `step_id`) on the server, waiting up to
-    `wait` seconds for its result."""
+    """One long poll for one step: record `records`, then perform `step` (id `step_id`) on the
+    server, waiting up to `wait` seconds for its result."""
 
     server: ServerRef
     run: str
     step_id: str
+    records: list[RecordStatus] = Field(default_factory=list)
     step: DriverStep
     wait: float

@@ -4,13 +4,14 @@ The workflow is an interpreter like `run_goal` and the built-in driver: it resto
 `GoalController` from the snapshot the server handed over, reading time only through the
 workflow's clock so a replay decides the same, and sends each step to the server (the
 `perform_step` activity, run as a local activity: no round trip through Temporal's matching per
-step) until the controller finishes. Every rule is the controller's; a step the server refuses
-is answered `Stopped(driver error)`. Long histories continue as new from the controller's
-snapshot.
+step) until the controller finishes; the statuses it decides ride with the next step. Every
+rule is the controller's; a step the server refuses is answered `Stopped(driver error)`. Long
+histories continue as new from the controller's snapshot.
 """
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 
 from temporalio import workflow
@@ -25,6 +26,8 @@ with workflow.unsafe.imports_passed_through():
         Finish,
         GoalController,
         GoalOutcome,
+        RecordStatus,
+        StatusRecorded,
         StepResult,
         Stopped,
     )
@@ -48,29 +51,47 @@ class GoalWorkflow:
     @workflow.run
     async def run(self, start: GoalRun) -> GoalOutcome | None:
         controller = GoalController.restore(start.snapshot, clock=workflow.time)
-        info = workflow.info()
-        count = 0
-        while not isinstance(step := controller.next(), Finish):
-            count += 1
-            step_id = f"{info.workflow_id}/{info.run_id}/{count}"
+        calls = _Calls(start)
+        held: list[RecordStatus] = []
+        while True:
+            step = controller.next()
+            if isinstance(step, RecordStatus):
+                # A status rides with the next step: one call instead of two.
+                held.append(step)
+                controller.advance(StatusRecorded())
+                continue
+            if isinstance(step, Finish):
+                if held:
+                    # If the end cannot be recorded, nothing is left to do either way.
+                    with contextlib.suppress(ActivityError):
+                        await calls.perform(held[-1], held[:-1])
+                return step.outcome
             try:
-                result = await self._perform(start, step_id, step)
+                result = await calls.perform(step, held)
             except ActivityError as exc:
-                if controller.outcome is not None:
-                    return controller.outcome  # its end could not be recorded: nothing to do
                 result = Stopped(reason=DRIVER_ERROR, error=_cause(exc))
+            held = []
             controller.advance(result)
             if workflow.info().is_continue_as_new_suggested():
-                workflow.continue_as_new(
-                    start.model_copy(update={"snapshot": controller.snapshot()})
-                )
-        return step.outcome
+                snapshot = controller.snapshot()
+                workflow.continue_as_new(start.model_copy(update={"snapshot": snapshot}))
 
-    async def _perform(self, start: GoalRun, step_id: str, step: DriverStep) -> StepResult:
+
+class _Calls:
+    """The steps of one workflow run, each sent to the agent server under its own id."""
+
+    def __init__(self, start: GoalRun) -> None:
+        self._start = start
+        self._count = 0
+
+    async def perform(self, step: DriverStep, records: list[RecordStatus]) -> StepResult:
+        info = workflow.info()
+        self._count += 1
         call = StepCall(
-            server=start.server,
-            run=start.run,
-            step_id=step_id,
+            server=self._start.server,
+            run=self._start.run,
+            step_id=f"{info.workflow_id}/{info.run_id}/{self._count}",
+            records=records,
             step=step,
             wait=activities.POLL_SECONDS,
         )
