@@ -221,6 +221,7 @@ class GoalController:
 
     def _load(self, snapshot: GoalSnapshot) -> None:
         self._status_model: GoalStatus | None = None
+        self._plain_ask: AskJudge | None = None
         self._s = snapshot
         self._queue: deque[DriverStep] = deque(snapshot.queue)
         running = snapshot.began and snapshot.outcome is None
@@ -560,9 +561,14 @@ class GoalController:
         self._queue.append(self._ask_judge(None))
 
     def _ask_judge(self, verify: VerifyResult | None) -> AskJudge:
-        return AskJudge.model_construct(
+        if verify is None and self._plain_ask is not None:
+            return self._plain_ask  # the same question every round (steps are frozen)
+        step = AskJudge.model_construct(
             objective=self._s.objective, verify=verify, transcript_chars=self._s.transcript_chars
         )
+        if verify is None:
+            self._plain_ask = step
+        return step
 
     # -- endings ------------------------------------------------------------------------------
 
