@@ -220,7 +220,6 @@ class GoalController:
         )
 
     def _load(self, snapshot: GoalSnapshot) -> None:
-        self._status_model: GoalStatus | None = None
         self._plain_ask: AskJudge | None = None
         self._s = snapshot
         self._queue: deque[DriverStep] = deque(snapshot.queue)
@@ -322,13 +321,7 @@ class GoalController:
             "elapsed": self.elapsed,
             "judge_failures": s.judge_failures,
         }
-        # Steps and statuses are built from values already validated (the request, results):
-        # validating them again, or even building each from scratch, would be most of the
-        # machine's cost per round. Every field is set, so a copy of the first one serves.
-        if self._status_model is None:
-            self._status_model = GoalStatus.model_construct(**fields)
-            return self._status_model
-        return self._status_model.model_copy(update=fields)
+        return GoalStatus(**fields)
 
     # -- the machine --------------------------------------------------------------------------
 
@@ -359,7 +352,7 @@ class GoalController:
         if self._queue:
             return self._queue[0]
         if self._s.outcome is not None:
-            return Finish.model_construct(outcome=self._s.outcome)
+            return Finish(outcome=self._s.outcome)
         raise GoalStepError("The goal has not begun: call begin() first.")
 
     def advance(self, result: StepResult) -> None:
@@ -446,7 +439,7 @@ class GoalController:
                 f"`{s.verify_command}` must exit 0 (it was not run this round)"
             )
         s.verdict, s.verify = verdict, verify
-        s.last_round = GoalRound.model_construct(
+        s.last_round = GoalRound(
             iteration=s.iteration,
             score=verdict.score,
             complete=verdict.complete,
@@ -517,7 +510,7 @@ class GoalController:
         return self._s.round
 
     def _record(self) -> None:
-        self._queue.append(RecordStatus.model_construct(status=self.status()))
+        self._queue.append(RecordStatus(status=self.status()))
 
     def _await_approval(self) -> None:
         self._s.phase = "waiting_for_approval"
@@ -538,9 +531,7 @@ class GoalController:
             self._check_round()
             return
         message, current.message = current.message, None
-        self._queue.append(
-            RunAgent.model_construct(message=message, time_left=time_left, cost_left=cost_left)
-        )
+        self._queue.append(RunAgent(message=message, time_left=time_left, cost_left=cost_left))
 
     def _check_round(self) -> None:
         s = self._s
@@ -548,7 +539,7 @@ class GoalController:
             s.phase = "verifying"
             self._record()
             self._queue.append(
-                RunVerify.model_construct(
+                RunVerify(
                     command=s.verify_command,
                     working_dir=s.working_dir,
                     timeout=s.verify_timeout,
@@ -563,7 +554,7 @@ class GoalController:
     def _ask_judge(self, verify: VerifyResult | None) -> AskJudge:
         if verify is None and self._plain_ask is not None:
             return self._plain_ask  # the same question every round (steps are frozen)
-        step = AskJudge.model_construct(
+        step = AskJudge(
             objective=self._s.objective, verify=verify, transcript_chars=self._s.transcript_chars
         )
         if verify is None:
@@ -594,7 +585,7 @@ class GoalController:
         s.reason, s.error = reason, error
         self._clock.stop()
         s.phase = None
-        s.outcome = GoalOutcome.model_construct(
+        s.outcome = GoalOutcome(
             status=status,
             iterations=max(1, iterations),
             verdict=s.verdict,

@@ -142,7 +142,7 @@ class RunEnded(BaseModel):
     @classmethod
     def of(cls, end: RunEnd, *, agent_cost: float, limit: Limit | None = None) -> RunEnded:
         """The result for a run that ended as `end` (the conversation's own description)."""
-        return cls.model_construct(
+        return cls(
             status=end.status,
             error=end.error,
             code=end.code,
@@ -192,7 +192,7 @@ class Judged(BaseModel):
         cls, answer: JudgeAnswer, conversation_status: ConversationExecutionStatus | None = None
     ) -> Judged:
         """The result for a judge call that gave `answer` (read the status after the call)."""
-        return cls.model_construct(
+        return cls(
             verdict=answer.verdict,
             cost=answer.cost,
             error=answer.error,
