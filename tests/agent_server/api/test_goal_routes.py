@@ -416,7 +416,8 @@ def test_zero_budgets_mean_unlimited_as_in_the_sdk(
     response = _start(client, conversation_id, judge_llm=judge, max_cost=0, time_limit=0)
     assert response.status_code == 200, response.text
     status = _ended(client, conversation_id)
-    assert (status["status"], status["max_cost"], status["time_limit"]) == ("complete", None, None)
+    limits = status["limits"]
+    assert (status["status"], limits["max_cost"], limits["time_limit"]) == ("complete", None, None)
 
 
 def test_start_while_the_conversation_runs_is_409(
@@ -466,3 +467,33 @@ def test_health_answers_while_ten_goals_run(
     assert all(_goal(client, cid)["active"] for cid in ids)
     for cid in ids:
         assert _ended(client, cid)["status"] == "complete"
+
+
+def _step(client: httpx.Client, cid: str, body: dict[str, Any]) -> httpx.Response:
+    return client.post(f"/api/conversations/{cid}/goal/steps", json=body)
+
+
+def test_a_step_from_a_run_that_does_not_drive_the_goal_is_409(
+    client: httpx.Client, conversation_id: str
+) -> None:
+    body = {"run": "not-a-run", "step_id": "1", "step": {"kind": "await_approval"}}
+    response = _step(client, conversation_id, body)
+    assert response.status_code == 409, response.text
+    assert "does not drive" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"run": "r", "step_id": "1", "step": {"kind": "launch_rockets"}}, "step"),
+        ({"run": "r", "step_id": "1"}, "step"),
+        ({"run": "r", "step_id": "1", "step": {"kind": "await_approval"}, "wait": 3600}, "wait"),
+        ({"run": "", "step_id": "1", "step": {"kind": "await_approval"}}, "run"),
+    ],
+)
+def test_a_bad_step_request_is_422_naming_the_field(
+    client: httpx.Client, conversation_id: str, body: dict[str, Any], field: str
+) -> None:
+    response = _step(client, conversation_id, body)
+    assert response.status_code == 422, response.text
+    assert field in response.text

@@ -1,9 +1,9 @@
 """`GoalHost`: the contract between the goal driver and the conversation it drives.
 
 The driver depends only on this protocol (and the SDK's `GoalController`, which holds every
-rule), so it can be tested against a stand-in. A durable workflow engine needs the same few
-operations: send a message, run the agent and report how the run ended, verify, judge, and
-record a status.
+rule), so it can be tested against a stand-in. Each step of the SDK's step machine needs a few
+of these operations (`steps.py`): send a message, run the agent and report how the run ended,
+pause, read the status, run work in a thread, append a status event.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from openhands.sdk.conversation import EventLog
+from openhands.sdk.conversation import ConversationExecutionStatus, EventLog
 from openhands.sdk.conversation.goal import RunEnd
 from openhands.sdk.event import Event
 from openhands.sdk.llm import LLM
@@ -44,6 +44,11 @@ class GoalHost(Protocol):
     @property
     def agent_llm(self) -> LLM:
         """The agent's LLM (the default judge is a copy of it)."""
+        ...
+
+    @property
+    def execution_status(self) -> ConversationExecutionStatus:
+        """The conversation's status now (its log's latest)."""
         ...
 
     @property

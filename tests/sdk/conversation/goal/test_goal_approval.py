@@ -74,3 +74,31 @@ def test_a_pause_while_waiting_interrupts_the_goal(goal_conversation: GoalConver
 
     assert outcome.status == "interrupted"
     assert not any(isinstance(e, ObservationEvent) for e in conversation.state.events)
+
+
+def test_a_goal_started_on_a_waiting_conversation_waits_for_that_approval_first(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation(
+        [tool_call("echo", {"text": "first call"}), finish("after the goal's message")],
+        tools=["echo"],
+    )
+    conversation.set_confirmation_policy(AlwaysConfirm())
+    conversation.send_message("start")
+    conversation.run()
+    assert conversation.state.execution_status.value == "waiting_for_confirmation"
+    seen: list[tuple[str | None, int]] = []
+
+    def on_status(status: GoalStatus) -> None:
+        ran = sum(isinstance(e, ObservationEvent) for e in conversation.state.events)
+        seen.append((status.phase, ran))
+        if status.phase == "waiting_for_approval":
+            conversation.approve_pending_actions()
+
+    judge = TestLLM.from_messages([judge_json(1.0, True)], usage_id="judge")
+    outcome = run_goal(conversation, "Finish", judge, on_status=on_status)
+
+    assert outcome.status == "complete"
+    # The first status already waits, and nothing ran before the approval.
+    assert seen[0] == ("waiting_for_approval", 0)
+    assert seen[1][0] == "agent"
