@@ -17,9 +17,11 @@ if TYPE_CHECKING:
     from openhands.sdk.conversation.state import ConversationExecutionStatus
     from openhands.sdk.llm.llm import LLM
     from openhands.sdk.llm.message import Message
+    from openhands.sdk.workspace.checkpoints import Checkpoint
 
 __all__ = [
     "AgentView",
+    "CheckpointingConversation",
     "ConversationStateView",
     "DrivableConversation",
     "EventHistory",
@@ -169,4 +171,15 @@ class ObservableConversation(DrivableConversation, Protocol):
 
     def remove_callback(self, callback: Callable[[Event], None]) -> None:
         """Stop calling `callback`."""
+        ...
+
+
+@runtime_checkable
+class CheckpointingConversation(Protocol):
+    """A conversation that snapshots its workspace (local, or on its server); a goal driver
+    takes the goal's checkpoints through it (docs/checkpoints.md)."""
+
+    def checkpoint(self, label: str, *, goal_round: int | None = None) -> Checkpoint:
+        """Snapshot the workspace now (a `key="checkpoint"` event); `CheckpointError` or a
+        remote error when no snapshot is taken."""
         ...

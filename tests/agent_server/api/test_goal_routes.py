@@ -129,6 +129,37 @@ def test_goal_is_capped_at_max_iterations(
     assert "max_iterations" in status["reason"]
 
 
+def test_a_capped_goal_continues_only_with_new_limits(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("try"), FakeReply.text("again")])
+    fake_llm.script(judge_model, [verdict(False, "a"), verdict(True)])
+    _start(client, conversation_id, judge_llm=judge, max_iterations=1)
+    assert _ended(client, conversation_id)["status"] == "capped"
+    resume = f"/api/conversations/{conversation_id}/goal/resume"
+
+    plain = client.post(resume)
+    assert (plain.status_code, plain.json()["detail"]) == (400, "no_resumable_goal")
+    assert "new limits" in plain.json()["message"]
+    no_room = client.post(resume, json={"max_iterations": 1})
+    assert no_room.status_code == 422
+    assert no_room.json()["detail"][0]["loc"] == ["body", "max_iterations"]
+    assert "more than the 1 rounds already done" in no_room.json()["message"]
+    negative = client.post(resume, json={"max_cost": -1})
+    assert negative.status_code == 422
+    assert negative.json()["detail"][0]["loc"] == ["body", "max_cost"]
+
+    assert client.post(resume, json={"max_iterations": 3}).json() == {"success": True}
+    status = _ended(client, conversation_id)
+    assert (status["status"], status["iteration"]) == ("complete", 2)
+    assert status["limits"]["max_iterations"] == 3
+
+
 def test_failing_verify_keeps_a_fooled_judge_from_completing(
     client: httpx.Client,
     fake_llm: FakeOpenAIServer,
@@ -343,7 +374,7 @@ def test_resume_with_nothing_to_resume_is_400_no_resumable_goal(
     response = client.post(f"/api/conversations/{conversation_id}/goal/resume")
     assert response.status_code == 400
     assert response.json()["detail"] == "no_resumable_goal"
-    assert "Nothing to resume" in response.json()["message"]
+    assert "no goal to resume" in response.json()["message"]
 
 
 def test_resume_of_a_completed_goal_is_400(

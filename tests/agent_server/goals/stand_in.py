@@ -12,6 +12,7 @@ from openhands.sdk.conversation import ConversationExecutionStatus, InMemoryEven
 from openhands.sdk.event import ConversationStateUpdateEvent, Event, MessageEvent
 from openhands.sdk.llm import LLM, Message, TextContent
 from openhands.sdk.testing import TestLLM
+from openhands.sdk.workspace.checkpoints import Checkpoint, CheckpointUnavailableError
 
 T = TypeVar("T")
 Status = ConversationExecutionStatus
@@ -42,6 +43,7 @@ class Host:
         self.registered: list[LLM] = []
         self.runs = 0
         self.execution_status = Status.IDLE
+        self.checkpoints: list[tuple[str, int | None]] = []
 
     def agent_cost(self) -> float:
         return 0.0
@@ -58,6 +60,10 @@ class Host:
                 source="user", llm_message=Message(role="user", content=[TextContent(text=text)])
             )
         )
+
+    async def take_goal_checkpoint(self, label: str, goal_round: int | None) -> Checkpoint:
+        self.checkpoints.append((label, goal_round))
+        raise CheckpointUnavailableError("the stand-in keeps no snapshots")
 
     async def run_agent(self) -> RunResult:
         self.runs += 1

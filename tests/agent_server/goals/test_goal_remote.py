@@ -16,6 +16,7 @@ from openhands.agent_server.errors import ConflictError
 from openhands.agent_server.goals import backend as backends
 from openhands.agent_server.goals.driver import GoalDriver
 from openhands.sdk.conversation.goal import (
+    CheckpointTaken,
     Finish,
     GoalController,
     GoalRequest,
@@ -24,6 +25,7 @@ from openhands.sdk.conversation.goal import (
     RunAgent,
     StatusRecorded,
     Stopped,
+    TakeCheckpoint,
 )
 
 from .stand_in import Host, judge
@@ -57,7 +59,16 @@ async def _handed_over(backend: Backend, host: Host) -> tuple[GoalDriver, GoalCo
     driver = GoalDriver(host)
     await driver.start(GoalRequest(objective="make it"), judge_llm=judge('{"complete": true}'))
     [(_, snapshot, run)] = backend.started
-    return driver, GoalController.restore(snapshot), run
+    controller = GoalController.restore(snapshot)
+    # The remote run's first step: the workspace as the goal found it (the stand-in keeps
+    # no snapshots, which is answered, not failed).
+    start = controller.next()
+    assert start == TakeCheckpoint(label="goal start", goal_round=0)
+    taken = await driver.perform_remote(run, "start", start, wait=10)
+    assert isinstance(taken, CheckpointTaken) and taken.checkpoint_id is None
+    assert host.checkpoints == [("goal start", 0)]
+    controller.advance(taken)
+    return driver, controller, run
 
 
 async def test_the_server_records_the_first_status_then_hands_over_a_snapshot(

@@ -39,7 +39,7 @@ async def take_checkpoint(
     """Snapshot the workspace now; 400 when checkpoints cannot be kept here (no git, switched
     off with OH_CHECKPOINTS=0, or more files than OH_CHECKPOINT_MAX_FILES)."""
     body = request or TakeCheckpointRequest()
-    return await conversation.checkpoints.take(body.label)
+    return await conversation.checkpoints.take(body.label, body.goal_round)
 
 
 @router.get("/{checkpoint_id}/diff", response_model=CheckpointDiff, responses=error_responses(404))

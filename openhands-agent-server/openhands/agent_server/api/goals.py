@@ -68,8 +68,10 @@ async def resume_goal(
     conversations: Registry,
     request: Annotated[ResumeGoalRequest | None, Body()] = None,
 ) -> Success:
-    """Continue an interrupted goal from its last status."""
+    """Continue an interrupted goal from its last status; a capped one with new limits
+    (`max_iterations`, `max_cost`, `time_limit`: 422 naming one that leaves it no room)."""
     requested = request.judge_llm if request is not None else None
+    limits = request.limits_change() if request is not None else None
     async with goal_judge(
         conversations.credentials,
         conversations.pools.controls,
@@ -77,5 +79,5 @@ async def resume_goal(
         requested,
         resume=True,
     ) as judge:
-        await conversation.resume_goal_loop(judge_llm=judge)
+        await conversation.resume_goal_loop(judge_llm=judge, limits=limits)
     return Success()

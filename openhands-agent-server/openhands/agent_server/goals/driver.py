@@ -24,6 +24,7 @@ from openhands.sdk.conversation.goal import (
     DriverStep,
     Finish,
     GoalController,
+    GoalLimitsChange,
     GoalOutcome,
     GoalRequest,
     GoalStatus,
@@ -35,6 +36,7 @@ from openhands.sdk.conversation.goal import (
     Stopped,
     goal_status_from,
     interrupted_by_restart,
+    resume_limits,
 )
 from openhands.sdk.conversation.goal.models import DRIVER_ERROR, STOPPED
 from openhands.sdk.conversation.goal.status import (
@@ -121,21 +123,26 @@ class GoalDriver:
         controller = GoalController.from_request(request, judge, working_dir=self._host.working_dir)
         await self._go(controller, judge, resume=False)
 
-    async def resume(self, *, judge_llm: LLM | None = None) -> None:
-        """Continue an interrupted goal from its last status, with a resume prompt."""
+    async def resume(
+        self, *, judge_llm: LLM | None = None, limits: GoalLimitsChange | None = None
+    ) -> None:
+        """Continue an interrupted goal from its last status, with a resume prompt; a capped
+        one with new `limits` (the rule: `goal.resuming`). `InvalidGoalError` names a limit
+        that is invalid or leaves a capped goal no room."""
         await self._host.settle()
         self._ensure_idle()
         status = self.status
-        if status is None or not status.resumable:
-            state = "no goal was started" if status is None else f"the goal is {status.status}"
-            raise BadRequestError(
-                f"Nothing to resume: {state}. Start a new goal with POST /goal instead.",
-                code=NoResumableGoalError.code,
+        try:
+            new_limits = resume_limits(
+                status, limits, start_hint="start a new goal with POST /goal instead"
             )
+        except NoResumableGoalError as exc:
+            raise BadRequestError(str(exc), code=NoResumableGoalError.code) from exc
+        assert status is not None  # resume_limits refused a missing one
         judge = requested_judge(judge_llm) or self.judge_llm or self._default()
         try:
             controller = GoalController.from_status(
-                status, judge, working_dir=self._host.working_dir
+                status, judge, working_dir=self._host.working_dir, limits=new_limits
             )
         except ValueError as exc:
             raise BadRequestError(f"The goal cannot be resumed: {exc}") from exc

@@ -16,6 +16,7 @@ from openhands.sdk.conversation import ConversationExecutionStatus, EventLog
 from openhands.sdk.conversation.goal import RunEnd
 from openhands.sdk.event import Event
 from openhands.sdk.llm import LLM
+from openhands.sdk.workspace.checkpoints import Checkpoint
 
 T = TypeVar("T")
 
@@ -66,6 +67,11 @@ class GoalHost(Protocol):
 
     def agent_cost(self) -> float:
         """USD the agent's LLM has spent so far in this conversation."""
+        ...
+
+    async def take_goal_checkpoint(self, label: str, goal_round: int | None) -> Checkpoint:
+        """Snapshot the workspace (a `key="checkpoint"` event); `CheckpointError` when no
+        snapshot is taken (checkpoints off, not persisted, too many files)."""
         ...
 
     async def send_goal_message(self, text: str) -> None:

@@ -21,6 +21,7 @@ from openhands.sdk.conversation.goal import (
     ApprovalDecided,
     AskJudge,
     AwaitApproval,
+    CheckpointTaken,
     DriverStep,
     GoalJudge,
     GoalStatus,
@@ -33,11 +34,13 @@ from openhands.sdk.conversation.goal import (
     RunWatch,
     StatusRecorded,
     StepResult,
+    TakeCheckpoint,
     Verified,
     perform_verify,
 )
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM
+from openhands.sdk.workspace.checkpoints import CheckpointError
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +69,7 @@ class HostSteps:
             AwaitApproval: self.await_approval,
             RunVerify: self.verify,
             AskJudge: self.judge,
+            TakeCheckpoint: self.take_checkpoint,
         }
         self._status_changed = asyncio.Event()
         self._watch: RunWatch | None = None
@@ -126,6 +130,15 @@ class HostSteps:
                 break
             await self._status_changed.wait()
         return ApprovalDecided(status=self._host.execution_status)
+
+    async def take_checkpoint(self, step: TakeCheckpoint) -> CheckpointTaken:
+        """Snapshot the workspace; a workspace that keeps none is no failure of the goal."""
+        try:
+            checkpoint = await self._host.take_goal_checkpoint(step.label, step.goal_round)
+        except CheckpointError as exc:
+            logger.info("goal checkpoint %r not taken: %s", step.label, exc)
+            return CheckpointTaken(error=str(exc))
+        return CheckpointTaken(checkpoint_id=checkpoint.id)
 
     async def verify(self, step: RunVerify) -> Verified:
         """Run the verify command in a run thread."""

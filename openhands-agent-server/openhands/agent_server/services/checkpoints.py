@@ -9,6 +9,7 @@ a goal works a 409.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -40,11 +41,17 @@ class WorkspaceCheckpoints:
         conversation = self._live.conversation
         return await self._call(self._live.control, conversation.list_checkpoints)
 
-    async def take(self, label: str) -> Checkpoint:
+    async def take(self, label: str, goal_round: int | None = None) -> Checkpoint:
         """Snapshot the workspace now (a first snapshot of a large workspace takes seconds)."""
         self._live.ensure_open()
-        conversation = self._live.conversation
-        return await self._call(self._live.blocking, conversation.checkpoint, label)
+        snapshot = functools.partial(self._live.conversation.checkpoint, goal_round=goal_round)
+        return await self._call(self._live.blocking, snapshot, label)
+
+    async def take_for_goal(self, label: str, goal_round: int | None) -> Checkpoint:
+        """A goal's snapshot: as `take`, but its errors stay `CheckpointError`s (the goal
+        goes on without the snapshot; it is no request to answer)."""
+        snapshot = functools.partial(self._live.conversation.checkpoint, goal_round=goal_round)
+        return await self._live.blocking(snapshot, label)
 
     async def diff(self, checkpoint_id: str, base: str | None) -> CheckpointDiff:
         """The changes from `base` (default: the checkpoint before it) to `checkpoint_id`."""

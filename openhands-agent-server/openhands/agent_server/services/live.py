@@ -38,7 +38,13 @@ from openhands.sdk.conversation import (
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
-from openhands.sdk.conversation.goal import GOAL_SENDER, GoalOutcome, GoalRequest, InvalidGoalError
+from openhands.sdk.conversation.goal import (
+    GOAL_SENDER,
+    GoalLimitsChange,
+    GoalOutcome,
+    GoalRequest,
+    InvalidGoalError,
+)
 from openhands.sdk.conversation.goal.models import USER_MESSAGE
 from openhands.sdk.errors import StorageError
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
@@ -47,6 +53,7 @@ from openhands.sdk.security.analyzer import SecurityAnalyzerBase
 from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.wire import ConversationInfo
+from openhands.sdk.workspace.checkpoints import Checkpoint
 
 logger = logging.getLogger(__name__)
 
@@ -372,6 +379,10 @@ class LiveConversation:
         if run and not self.is_busy:
             self._submit_run()
 
+    async def take_goal_checkpoint(self, label: str, goal_round: int | None) -> Checkpoint:
+        """Snapshot the workspace for the goal (a `CheckpointError` when none is taken)."""
+        return await self.checkpoints.take_for_goal(label, goal_round)
+
     async def send_goal_message(self, text: str) -> None:
         """Append a message on the goal driver's behalf (its sender is the goal loop)."""
         await self._send(text, GOAL_SENDER)
@@ -429,9 +440,14 @@ class LiveConversation:
         """Stop the goal loop and pause the agent."""
         await self.goal.stop()
 
-    async def resume_goal_loop(self, *, judge_llm: LLM | None = None) -> None:
-        """Resume an interrupted goal from its last status."""
-        await self.goal.resume(judge_llm=judge_llm)
+    async def resume_goal_loop(
+        self, *, judge_llm: LLM | None = None, limits: GoalLimitsChange | None = None
+    ) -> None:
+        """Resume an interrupted goal from its last status (a capped one with new `limits`)."""
+        try:
+            await self.goal.resume(judge_llm=judge_llm, limits=limits)
+        except InvalidGoalError as exc:
+            raise InvalidRequestError(str(exc), ("body", exc.field or "max_iterations")) from exc
 
     @property
     def _goal_loop_task(self) -> asyncio.Task[None] | None:

@@ -10,6 +10,7 @@ from typing import Annotated, Any, ClassVar
 
 from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.goal.models import GoalStatus
+from openhands.sdk.conversation.goal.resuming import GoalLimitsChange
 from openhands.sdk.conversation.goal.steps import DriverStep, RecordStatus, StepResult
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event, UnknownEventKindError
@@ -366,6 +367,11 @@ class TakeCheckpointRequest(WireRequest):
         max_length=200,
         description="What the snapshot marks, e.g. 'before the refactor'.",
     )
+    goal_round: int | None = Field(
+        default=None,
+        ge=0,
+        description="The goal round it ends (0: a goal's start); null: not a goal's round.",
+    )
 
 
 class SetSecurityAnalyzerRequest(WireRequest):
@@ -405,13 +411,30 @@ class GoalStepAnswer(WireAnswer):
 
 
 class ResumeGoalRequest(WireRequest):
-    """Optional body of POST /goal/resume."""
+    """Optional body of POST /goal/resume: the judge, and new limits (a capped goal goes on
+    only with new ones; a limit left out or null keeps the recorded one)."""
 
     judge_llm: LLM | None = Field(
         default=None,
         description="The judge's LLM; default: the judge of the interrupted goal, or (after a "
         "restart) a copy of the agent's LLM.",
     )
+    max_iterations: int | None = Field(
+        default=None, ge=1, description="Judged rounds in all (those done included); null: keep."
+    )
+    max_cost: float | None = Field(
+        default=None, ge=0, description="USD in all, agent and judge; 0: unlimited; null: keep."
+    )
+    time_limit: float | None = Field(
+        default=None, ge=0, description="Seconds of work in all; 0: unlimited; null: keep."
+    )
+
+    def limits_change(self) -> GoalLimitsChange | None:
+        """The new limits asked for, or None when the recorded ones stay."""
+        change = GoalLimitsChange(
+            max_iterations=self.max_iterations, max_cost=self.max_cost, time_limit=self.time_limit
+        )
+        return change if change.changes_anything else None
 
 
 def _first(exc: Exception) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from goal_helpers import judge_json, sample_history, text
 from openhands.sdk.conversation.goal import (
+    CheckpointTaken,
     GoalContinue,
     GoalController,
     GoalDone,
@@ -14,6 +15,7 @@ from openhands.sdk.conversation.goal import (
     RunAgent,
     StatusRecorded,
     Stopped,
+    TakeCheckpoint,
     VerifyResult,
 )
 from openhands.sdk.llm import LLMTransientError
@@ -377,7 +379,8 @@ def test_the_resume_prompt_restates_the_objective_and_what_is_missing() -> None:
     resumed = GoalController.from_status(controller.status(), judge())
     resumed.begin(resume=True)
     while not isinstance(step := resumed.next(), RunAgent):
-        resumed.advance(StatusRecorded())
+        taken = isinstance(step, TakeCheckpoint)
+        resumed.advance(CheckpointTaken() if taken else StatusRecorded())
     assert step.message is not None
     assert "Make tests pass" in step.message
     assert "- tests" in step.message

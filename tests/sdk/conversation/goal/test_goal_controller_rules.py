@@ -13,6 +13,7 @@ from openhands.sdk.conversation.goal import (
     ApprovalDecided,
     AskJudge,
     AwaitApproval,
+    CheckpointTaken,
     Finish,
     GoalController,
     GoalRequest,
@@ -27,6 +28,7 @@ from openhands.sdk.conversation.goal import (
     RunVerify,
     StatusRecorded,
     Stopped,
+    TakeCheckpoint,
     Verified,
     VerifyResult,
 )
@@ -54,10 +56,18 @@ def goal(clock: Clock | None = None, **options: object) -> GoalController:
 
 
 def step_after_records(
-    controller: GoalController, seen: list[GoalStatus] | None = None
+    controller: GoalController,
+    seen: list[GoalStatus] | None = None,
+    snapshots: list[TakeCheckpoint] | None = None,
 ) -> DriverStep:
-    """Record every pending status (into `seen`); the first step that is not a record."""
-    while isinstance(step := controller.next(), RecordStatus):
+    """Record every pending status (into `seen`) and take every snapshot (into `snapshots`);
+    the first step that is neither."""
+    while isinstance(step := controller.next(), RecordStatus | TakeCheckpoint):
+        if isinstance(step, TakeCheckpoint):
+            if snapshots is not None:
+                snapshots.append(step)
+            controller.advance(CheckpointTaken(checkpoint_id=f"c{len(snapshots or [])}"))
+            continue
         if seen is not None:
             seen.append(step.status)
         controller.advance(StatusRecorded())
@@ -412,6 +422,8 @@ def test_a_stop_after_the_goal_ended_leaves_its_outcome() -> None:
     controller.advance(FINISHED)
     step_after_records(controller)
     controller.advance(DONE)
+    assert controller.next() == TakeCheckpoint(label="round 1", goal_round=1)
+    controller.advance(CheckpointTaken(checkpoint_id="c1"))
     final = controller.next()
     assert isinstance(final, RecordStatus) and final.status.status == "complete"
     controller.advance(Stopped(reason="stopped by user"))  # the final record could not be made

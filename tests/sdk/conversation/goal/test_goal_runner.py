@@ -345,7 +345,7 @@ def test_resume_continues_an_interrupted_goal_where_it_stopped(
 def test_a_finished_goal_cannot_be_resumed(goal_conversation: GoalConversation) -> None:
     conversation = goal_conversation([finish()])
     run_goal(conversation, "Do it", judge(judge_json(1.0, True)))
-    with pytest.raises(ValueError, match="only an interrupted goal"):
+    with pytest.raises(ValueError, match="is complete: nothing to resume"):
         resume_goal(conversation, judge())
 
 

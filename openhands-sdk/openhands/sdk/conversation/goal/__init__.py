@@ -33,6 +33,7 @@ from openhands.sdk.conversation.goal.models import (
     VerifyResult,
 )
 from openhands.sdk.conversation.goal.options import GoalLimits, GoalRequest
+from openhands.sdk.conversation.goal.resuming import GoalLimitsChange, resume_limits
 from openhands.sdk.conversation.goal.runner import (
     ConversationSteps,
     GoalStop,
@@ -54,6 +55,7 @@ from openhands.sdk.conversation.goal.steps import (
     ApprovalDecided,
     AskJudge,
     AwaitApproval,
+    CheckpointTaken,
     DriverStep,
     Finish,
     Judged,
@@ -66,6 +68,7 @@ from openhands.sdk.conversation.goal.steps import (
     StatusRecorded,
     StepResult,
     Stopped,
+    TakeCheckpoint,
     Verified,
 )
 from openhands.sdk.conversation.goal.transcript import render_transcript
@@ -80,6 +83,7 @@ __all__ = [
     "ApprovalDecided",
     "AskJudge",
     "AwaitApproval",
+    "CheckpointTaken",
     "ConversationSteps",
     "DriverStep",
     "Finish",
@@ -89,6 +93,7 @@ __all__ = [
     "GoalError",
     "GoalJudge",
     "GoalLimits",
+    "GoalLimitsChange",
     "GoalOutcome",
     "GoalPhase",
     "GoalRequest",
@@ -117,6 +122,7 @@ __all__ = [
     "StatusRecorded",
     "StepResult",
     "Stopped",
+    "TakeCheckpoint",
     "Verified",
     "Verifier",
     "VerifyResult",
@@ -129,6 +135,7 @@ __all__ = [
     "perform_verify",
     "render_transcript",
     "resume_goal",
+    "resume_limits",
     "run_goal",
     "run_verify_command",
 ]

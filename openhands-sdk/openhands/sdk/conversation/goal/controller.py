@@ -62,6 +62,7 @@ from openhands.sdk.conversation.goal.steps import (
     ApprovalDecided,
     AskJudge,
     AwaitApproval,
+    CheckpointTaken,
     DriverStep,
     Finish,
     Judged,
@@ -73,6 +74,7 @@ from openhands.sdk.conversation.goal.steps import (
     StatusRecorded,
     StepResult,
     Stopped,
+    TakeCheckpoint,
     Verified,
 )
 from openhands.sdk.conversation.goal.transcript import DEFAULT_TRANSCRIPT_CHARS
@@ -83,13 +85,26 @@ from openhands.sdk.llm.llm import LLM
 
 Status = ConversationExecutionStatus
 
+GOAL_START_LABEL = "goal start"
+"""The label of the checkpoint a goal takes as it starts (goal round 0)."""
+
+GOAL_RESUMED_LABEL = "goal resumed"
+"""The label of the checkpoint a resumed (or continued) goal takes before its first run."""
+
 ROUND_ENDING_ERRORS = frozenset({"MaxIterationsReached"})
 """`ConversationRunError` codes that just end a round (it is judged); others interrupt."""
 
 PhaseCallback = Callable[[GoalPhase], None]
 """Called with the new phase before verify runs and before the judge is asked."""
 
-__all__ = ["MAX_JUDGE_FAILURES", "ROUND_ENDING_ERRORS", "GoalController", "PhaseCallback"]
+__all__ = [
+    "GOAL_RESUMED_LABEL",
+    "GOAL_START_LABEL",
+    "MAX_JUDGE_FAILURES",
+    "ROUND_ENDING_ERRORS",
+    "GoalController",
+    "PhaseCallback",
+]
 
 
 class GoalController:
@@ -173,12 +188,14 @@ class GoalController:
         working_dir: str | None = None,
         verifier: Verifier | None = None,
         clock: Callable[[], float] = time.monotonic,
+        limits: GoalLimits | None = None,
     ) -> GoalController:
-        """Rebuild a recorded goal to resume it: same objective, rounds, limits, costs."""
+        """Rebuild a recorded goal to resume it: same objective, rounds, costs, and its limits
+        (or `limits`: a capped goal continued with new ones, see `goal.resuming`)."""
         request = GoalRequest.checked(
             objective=status.objective,
             verify=status.verify_command,
-            **status.limits.model_dump(),
+            **(limits or status.limits).model_dump(),
         )
         controller = cls(
             request,
@@ -223,7 +240,8 @@ class GoalController:
         self._plain_ask: AskJudge | None = None
         self._s = snapshot
         self._queue: deque[DriverStep] = deque(snapshot.queue)
-        running = snapshot.began and snapshot.outcome is None
+        waiting = snapshot.phase == "waiting_for_approval"  # a person's time is free
+        running = snapshot.began and snapshot.outcome is None and not waiting
         self._clock = WorkClock(self._clock_source, snapshot.elapsed, running=running)
 
     # -- read-only state ----------------------------------------------------------------------
@@ -346,6 +364,10 @@ class GoalController:
             self._s.phase = "agent"
             self._record()
             self._run()
+        # The workspace as the goal found it, right after the first status (which the page
+        # shows at once; a first snapshot of a large workspace takes a while).
+        label, goal_round = (GOAL_RESUMED_LABEL, None) if resume else (GOAL_START_LABEL, 0)
+        self._queue.insert(1, TakeCheckpoint(label=label, goal_round=goal_round))
 
     def next(self) -> DriverStep:
         """The step to perform now (the same one until `advance` is given its result)."""
@@ -377,8 +399,8 @@ class GoalController:
                 f"{type(step).__name__} step; perform controller.next() and pass its result."
             )
         self._queue.popleft()
-        if isinstance(result, StatusRecorded):
-            return
+        if isinstance(result, StatusRecorded | CheckpointTaken):
+            return  # a snapshot that could not be taken never changes the goal
         if isinstance(result, RunEnded):
             self._run_ended(result)
         elif isinstance(result, MessageRefused):
@@ -408,6 +430,7 @@ class GoalController:
             self._check_round()
 
     def _approval_decided(self, result: ApprovalDecided) -> None:
+        self._clock.restart()  # the time a person took to decide was not the goal's
         if result.status == Status.PAUSED:
             self._interrupt(PAUSED)
             return
@@ -451,6 +474,7 @@ class GoalController:
             judge_error=result.error,
         )
         limit, s.round = current.limit, None
+        self._queue.append(TakeCheckpoint(label=f"round {s.iteration}", goal_round=s.iteration))
         if verdict.complete:  # work proven done is done, whatever limit was reached with it
             self._end("complete")
             return
@@ -513,8 +537,10 @@ class GoalController:
         self._queue.append(RecordStatus(status=self.status()))
 
     def _await_approval(self) -> None:
+        """Wait for a person's decision; that time does not count against the time limit."""
         self._s.phase = "waiting_for_approval"
         self._record()
+        self._clock.stop()
         self._queue.append(AwaitApproval())
 
     def _run(self) -> None:
@@ -641,7 +667,7 @@ class GoalController:
                 )
             if isinstance(step, Finish):
                 return GoalDone(outcome=step.outcome)
-            if isinstance(step, RecordStatus):
+            if isinstance(step, RecordStatus | TakeCheckpoint):
                 self._take_records(on_phase)
             elif isinstance(step, RunVerify):
                 self.advance(Verified(result=perform_verify(step, self._verifier)))
@@ -651,8 +677,12 @@ class GoalController:
                 raise GoalStepError(f"on_run_finished cannot perform a {type(step).__name__} step")
 
     def _take_records(self, on_phase: PhaseCallback | None) -> None:
-        """Skip the status records (nothing is recorded here), telling `on_phase` of checks."""
-        while isinstance(step := self.next(), RecordStatus):
+        """Skip the status records and snapshots (this API has no conversation to record in
+        or workspace to snapshot), telling `on_phase` of checks."""
+        while isinstance(step := self.next(), RecordStatus | TakeCheckpoint):
+            if isinstance(step, TakeCheckpoint):
+                self.advance(CheckpointTaken(error="no conversation to snapshot"))
+                continue
             phase = step.status.phase
             self.advance(StatusRecorded())
             if on_phase is not None and phase in ("verifying", "judging"):

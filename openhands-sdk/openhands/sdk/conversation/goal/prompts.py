@@ -114,11 +114,12 @@ def resume_prompt(
     verdict: GoalVerdict | None = None,
     verify_command: str | None = None,
 ) -> str:
-    """The message that restarts an interrupted goal where it left off."""
+    """The message that restarts a stopped goal (interrupted, or capped and given new
+    limits) where it left off."""
     lines = [
-        f"Resume the goal below; it was interrupted after {iteration} of "
-        f"{max_iterations} rounds and is not complete yet. Check what is already done "
-        "before changing anything."
+        f"Resume the goal below; it stopped after {iteration} rounds (of {max_iterations} "
+        "allowed now) and is not complete yet. Check what is already done before changing "
+        "anything."
     ]
     if verdict is not None:
         gaps = _gaps(verdict)

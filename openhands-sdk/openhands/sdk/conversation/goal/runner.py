@@ -13,14 +13,17 @@ import logging
 import threading
 from collections.abc import Callable
 
-from openhands.sdk.contracts import DrivableConversation, ObservableConversation
+from openhands.sdk.contracts import (
+    CheckpointingConversation,
+    DrivableConversation,
+    ObservableConversation,
+)
 from openhands.sdk.conversation.errors import (
     ConversationError,
     ConversationRunError,
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.goal.controller import GoalController
-from openhands.sdk.conversation.goal.errors import NoResumableGoalError
 from openhands.sdk.conversation.goal.judge import GoalJudge
 from openhands.sdk.conversation.goal.models import (
     DRIVER_ERROR,
@@ -32,6 +35,7 @@ from openhands.sdk.conversation.goal.models import (
     RunEnd,
 )
 from openhands.sdk.conversation.goal.options import DEFAULT_MAX_ITERATIONS, GoalRequest
+from openhands.sdk.conversation.goal.resuming import GoalLimitsChange, resume_limits
 from openhands.sdk.conversation.goal.status import (
     GOAL_SENDER,
     GoalStatusWriter,
@@ -44,6 +48,7 @@ from openhands.sdk.conversation.goal.steps import (
     ApprovalDecided,
     AskJudge,
     AwaitApproval,
+    CheckpointTaken,
     DriverStep,
     Finish,
     Judged,
@@ -56,11 +61,13 @@ from openhands.sdk.conversation.goal.steps import (
     StatusRecorded,
     StepResult,
     Stopped,
+    TakeCheckpoint,
     Verified,
 )
 from openhands.sdk.conversation.goal.verify import Verifier, perform_verify
 from openhands.sdk.conversation.local import LocalConversation
 from openhands.sdk.conversation.state import ConversationExecutionStatus
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import MessageEvent
 from openhands.sdk.event.state import ConversationStateUpdateEvent
@@ -152,6 +159,7 @@ class ConversationSteps:
             AwaitApproval: self.await_approval,
             RunVerify: self.verify,
             AskJudge: self.judge,
+            TakeCheckpoint: self.take_checkpoint,
         }
         self._lock = threading.Lock()
         self._status_changed = threading.Condition(self._lock)
@@ -250,6 +258,18 @@ class ConversationSteps:
             while self._conversation.state.execution_status == waiting:
                 self._status_changed.wait(APPROVAL_RECHECK_SECONDS)
         return ApprovalDecided(status=self._conversation.state.execution_status)
+
+    def take_checkpoint(self, step: TakeCheckpoint) -> CheckpointTaken:
+        """Snapshot the workspace when the conversation keeps snapshots; never fails the goal."""
+        conversation = self._conversation
+        if not isinstance(conversation, CheckpointingConversation):
+            return CheckpointTaken(error="this conversation keeps no checkpoints")
+        try:
+            checkpoint = conversation.checkpoint(step.label, goal_round=step.goal_round)
+        except OpenHandsError as exc:  # off, not persisted, too many files, a server's 400
+            logger.info("goal checkpoint %r not taken: %s", step.label, exc)
+            return CheckpointTaken(error=str(exc))
+        return CheckpointTaken(checkpoint_id=checkpoint.id)
 
     def verify(self, step: RunVerify) -> Verified:
         """Run the verify command (or the given verifier) here."""
@@ -444,23 +464,20 @@ def resume_goal(
     verifier: Verifier | None = None,
     on_status: StatusCallback | None = None,
     stop: GoalStop | None = None,
+    limits: GoalLimitsChange | None = None,
 ) -> GoalOutcome:
-    """Continue the goal last recorded in `conversation` (interrupted, or its driver died).
+    """Continue the goal last recorded in `conversation` (interrupted, or its driver died), or
+    a capped one with new `limits` (e.g. `GoalLimitsChange(max_iterations=8)`: 8 in all).
 
     A goal its dead driver left `running` is first recorded `interrupted` (reason `server
     restart`), as the agent server does. Raises `NoResumableGoalError` (a ValueError) when
-    the conversation has no goal or its goal already ended. `on_status` is as in `run_goal`.
+    the conversation has no goal, its goal is complete, or it was capped and `limits` gives
+    none; `InvalidGoalError` when new limits leave a capped goal no room. `on_status` is as
+    in `run_goal`.
     """
     status = last_goal_status(conversation.state.events)
-    if status is None:
-        raise NoResumableGoalError(
-            "This conversation has no goal to resume; start one with run_goal()."
-        )
-    if not status.resumable:
-        raise NoResumableGoalError(
-            f"The last goal ended {status.status!r}; only an interrupted goal can be resumed. "
-            "Start a new one with run_goal()."
-        )
+    new_limits = resume_limits(status, limits, start_hint="start a new one with run_goal()")
+    assert status is not None  # resume_limits refused a missing one
     recovered = interrupted_by_restart(status)
     if recovered is not None and isinstance(conversation, ObservableConversation):
         writer = GoalStatusWriter()
@@ -472,6 +489,7 @@ def resume_goal(
         recovered or status,
         judge_llm,
         working_dir=working_dir or conversation.workspace.working_dir,
+        limits=new_limits,
     )
     _count_judge_cost(conversation, judge_llm)
     return drive_goal(

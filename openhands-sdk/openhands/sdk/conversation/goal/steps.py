@@ -12,6 +12,7 @@ rule; a step only carries what its driver must do or watch mechanically:
 | `AwaitApproval` | waits until the conversation leaves `waiting_for_confirmation` (never approves itself) | `ApprovalDecided` |
 | `RunVerify` | runs the command in the workspace | `Verified` |
 | `AskJudge` | asks the judge about the conversation | `Judged` |
+| `TakeCheckpoint` | snapshots the workspace (a `key="checkpoint"` event), if it can keep snapshots | `CheckpointTaken` |
 | `Finish` | stops: the goal ended with `outcome` | - |
 
 Any step may instead be answered `Stopped` (the driver was cancelled, the user sent a message,
@@ -101,6 +102,18 @@ class AskJudge(BaseModel):
     transcript_chars: int
 
 
+class TakeCheckpoint(BaseModel):
+    """Snapshot the workspace now, labelled `label` (docs/checkpoints.md): at a goal's start
+    (`goal_round` 0), at the end of each judged round (its number), when a goal resumes
+    (None). A conversation that keeps no snapshots (not persisted, checkpoints switched off)
+    answers `CheckpointTaken` without an id: the goal goes on either way."""
+
+    model_config = _FROZEN
+    kind: Literal["take_checkpoint"] = "take_checkpoint"
+    label: str
+    goal_round: int | None = None
+
+
 class Finish(BaseModel):
     """The goal ended (its final status is recorded): stop driving."""
 
@@ -110,7 +123,7 @@ class Finish(BaseModel):
 
 
 DriverStep = Annotated[
-    RecordStatus | RunAgent | AwaitApproval | RunVerify | AskJudge | Finish,
+    RecordStatus | RunAgent | AwaitApproval | RunVerify | AskJudge | TakeCheckpoint | Finish,
     Field(discriminator="kind"),
 ]
 """Any step `GoalController.next()` returns."""
@@ -200,6 +213,16 @@ class Judged(BaseModel):
         )
 
 
+class CheckpointTaken(BaseModel):
+    """The snapshot of a `TakeCheckpoint` step: its id, or none and why (`error`) when the
+    workspace keeps no snapshots or the snapshot failed."""
+
+    model_config = _FROZEN
+    kind: Literal["checkpoint_taken"] = "checkpoint_taken"
+    checkpoint_id: str | None = None
+    error: str | None = None
+
+
 class Stopped(BaseModel):
     """The step did not finish: the driver was stopped or failed. `reason` is one of the
     words in `goal.models` (STOPPED, USER_MESSAGE, DRIVER_ERROR, ...); `agent_cost` is what
@@ -213,7 +236,14 @@ class Stopped(BaseModel):
 
 
 StepResult = Annotated[
-    StatusRecorded | RunEnded | MessageRefused | ApprovalDecided | Verified | Judged | Stopped,
+    StatusRecorded
+    | RunEnded
+    | MessageRefused
+    | ApprovalDecided
+    | Verified
+    | Judged
+    | CheckpointTaken
+    | Stopped,
     Field(discriminator="kind"),
 ]
 """Any result a driver gives `GoalController.advance()`."""
@@ -224,6 +254,7 @@ ANSWERS: dict[type[BaseModel], tuple[type[BaseModel], ...]] = {
     AwaitApproval: (ApprovalDecided,),
     RunVerify: (Verified,),
     AskJudge: (Judged,),
+    TakeCheckpoint: (CheckpointTaken,),
 }
 """Which results answer which step (`Stopped` answers any)."""
 

@@ -23,12 +23,12 @@ class RemoteCheckpoints:
         body = self._client.request("GET", self._base, not_found=f"Conversation {self._id}")
         return [Checkpoint.model_validate(item) for item in body or []]
 
-    def take(self, label: str) -> Checkpoint:
+    def take(self, label: str, goal_round: int | None = None) -> Checkpoint:
         """POST /checkpoints: a snapshot taken now."""
         body = self._client.request(
             "POST",
             self._base,
-            json=to_wire(TakeCheckpointRequest(label=label)),
+            json=to_wire(TakeCheckpointRequest(label=label, goal_round=goal_round)),
             not_found=f"Conversation {self._id}",
         )
         return Checkpoint.model_validate(body)

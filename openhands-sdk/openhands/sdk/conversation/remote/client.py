@@ -251,11 +251,14 @@ class RemoteClient:
         )
         return self._answer(GoalStepAnswer, body, f"POST {path}")
 
-    def goal_action(self, conversation_id: uuid.UUID, action: str) -> None:
-        """POST /{id}/goal/stop or /{id}/goal/resume."""
+    def goal_action(
+        self, conversation_id: uuid.UUID, action: str, body: dict[str, Any] | None = None
+    ) -> None:
+        """POST /{id}/goal/stop or /{id}/goal/resume (with its optional body)."""
         self.request(
             "POST",
             f"{self._conv(conversation_id)}/goal/{action}",
+            json=body,
             not_found=f"Conversation {conversation_id}",
         )
 

@@ -18,6 +18,7 @@ from openhands.sdk.conversation.errors import (
     ConversationRunError,
 )
 from openhands.sdk.conversation.goal.options import DEFAULT_MAX_ITERATIONS, GoalRequest
+from openhands.sdk.conversation.goal.resuming import GoalLimitsChange
 from openhands.sdk.conversation.remote.checkpoints import RemoteCheckpoints
 from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.conversation.remote.events import Callback, EventStream, RemoteEventCache
@@ -36,6 +37,7 @@ from openhands.sdk.wire import (
     ClientToolResponseRequest,
     ConfirmationResponseRequest,
     ForkConversationRequest,
+    ResumeGoalRequest,
     SendMessageRequest,
     SetConfirmationPolicyRequest,
     SetSecurityAnalyzerRequest,
@@ -270,10 +272,10 @@ class RemoteConversation(BaseConversation):
         self._check_open()
         return self._checkpoints.list()
 
-    def checkpoint(self, label: str) -> Checkpoint:
-        """Snapshot the workspace on the server now."""
+    def checkpoint(self, label: str, *, goal_round: int | None = None) -> Checkpoint:
+        """Snapshot the workspace on the server now (`goal_round`: the goal round it ends)."""
         self._check_open()
-        return self._checkpoints.take(label)
+        return self._checkpoints.take(label, goal_round)
 
     def checkpoint_diff(self, target: str, base: str | None = None) -> CheckpointDiff:
         """The changes from `base` (default: the checkpoint before `target`) to `target`."""
@@ -351,10 +353,14 @@ class RemoteConversation(BaseConversation):
         self._check_open()
         self._goals.action("stop")
 
-    def resume_goal(self) -> None:
-        """Resume an interrupted goal (same objective, same iteration count)."""
+    def resume_goal(self, limits: GoalLimitsChange | None = None) -> None:
+        """Resume an interrupted goal (same objective, same iteration count), or continue a
+        capped one with new `limits` (e.g. `GoalLimitsChange(max_iterations=8)`: 8 rounds in
+        all). The server answers `RemoteRequestError` when nothing can go on."""
         self._check_open()
-        self._goals.action("resume")
+        change = limits if limits is not None and limits.changes_anything else None
+        body = None if change is None else to_wire(ResumeGoalRequest(**change.model_dump()))
+        self._goals.action("resume", body)
 
     def wait_for_goal(self, timeout: float | None = None) -> GoalStatus:
         """Block until the goal is no longer active (and the agent has stopped); return its status.

@@ -48,9 +48,9 @@ class RemoteGoals:
 
             return last_goal_status(self._events.read())
 
-    def action(self, name: str) -> None:
-        """POST /{id}/goal/stop or /{id}/goal/resume."""
-        self._client.goal_action(self._id, name)
+    def action(self, name: str, body: dict[str, Any] | None = None) -> None:
+        """POST /{id}/goal/stop or /{id}/goal/resume (with its optional body)."""
+        self._client.goal_action(self._id, name, body)
 
     def wait(self, timeout: float | None) -> GoalStatus:
         """Block until the goal is inactive and the agent has stopped; return the goal status.
