@@ -459,3 +459,80 @@ def test_a_snapshot_survives_json() -> None:
     again = SNAPSHOT.validate_json(SNAPSHOT.dump_json(snapshot))
     assert again == snapshot
     assert GoalController.restore(again).next() == controller.next()
+
+
+# -- checkpoints and time waiting for a person ----------------------------------------------------
+
+
+def test_the_workspace_is_snapshot_at_the_start_and_after_each_judged_round() -> None:
+    controller = goal(max_iterations=3)
+    controller.begin()
+    snapshots: list[TakeCheckpoint] = []
+    seen: list[GoalStatus] = []
+    step_after_records(controller, seen, snapshots)
+    # The first status comes before the (possibly slow) first snapshot.
+    assert controller.status().phase == "agent" and len(seen) == 1
+    assert snapshots == [TakeCheckpoint(label="goal start", goal_round=0)]
+    controller.advance(FINISHED)
+    step_after_records(controller, seen, snapshots)
+    controller.advance(NOT_YET)
+    step_after_records(controller, seen, snapshots)
+    controller.advance(FINISHED)
+    step_after_records(controller, seen, snapshots)
+    controller.advance(DONE)
+    assert isinstance(step_after_records(controller, seen, snapshots), Finish)
+    assert [(s.label, s.goal_round) for s in snapshots] == [
+        ("goal start", 0),
+        ("round 1", 1),
+        ("round 2", 2),
+    ]
+
+
+def test_a_resumed_goal_snapshots_the_workspace_it_resumes_from_as_no_round() -> None:
+    controller = goal()
+    controller.begin()
+    step_after_records(controller)
+    controller.advance(Stopped(reason="stopped by user"))
+    resumed = GoalController.from_status(controller.status())
+    resumed.begin(resume=True)
+    snapshots: list[TakeCheckpoint] = []
+    assert isinstance(step_after_records(resumed, None, snapshots), RunAgent)
+    assert snapshots == [TakeCheckpoint(label="goal resumed", goal_round=None)]
+
+
+def test_a_snapshot_that_could_not_be_taken_changes_nothing() -> None:
+    controller = goal()
+    controller.begin()
+    controller.advance(StatusRecorded())
+    controller.advance(CheckpointTaken(error="checkpoints are switched off"))
+    assert controller.next() == RunAgent(message="make it")
+
+
+def test_time_waiting_for_a_persons_approval_is_not_counted() -> None:
+    clock = Clock()
+    controller = goal(clock, time_limit=10)
+    controller.begin()
+    step_after_records(controller)
+    clock.now += 4
+    controller.advance(RunEnded(status=Status.WAITING_FOR_CONFIRMATION))
+    assert isinstance(step_after_records(controller), AwaitApproval)
+    clock.now += 3600  # the person came back an hour later
+    assert controller.elapsed == pytest.approx(4)
+    controller.advance(ApprovalDecided(status=Status.IDLE))
+    step = step_after_records(controller)
+    assert isinstance(step, RunAgent) and step.time_left == pytest.approx(6)
+    clock.now += 1
+    assert controller.elapsed == pytest.approx(5)
+
+
+def test_a_snapshot_taken_while_waiting_for_approval_restores_a_stopped_clock() -> None:
+    clock = Clock()
+    controller = goal(clock, time_limit=10)
+    controller.begin(conversation_status=Status.WAITING_FOR_CONFIRMATION)
+    step_after_records(controller)
+    restored = GoalController.restore(controller.snapshot(), clock=clock)
+    clock.now += 600
+    assert restored.elapsed == pytest.approx(0)
+    restored.advance(ApprovalDecided(status=Status.IDLE))
+    clock.now += 2
+    assert restored.elapsed == pytest.approx(2)
