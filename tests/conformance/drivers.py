@@ -27,8 +27,10 @@ from typing import Any, Protocol
 import httpx
 from agent_server.harness import ServerProcess, llm_spec, wait_until
 from openhands.sdk import LLM, Agent, LocalConversation, Tool
+from openhands.sdk.conversation.checkpointing import CHECKPOINT_KEY
 from openhands.sdk.conversation.goal import (
     GOAL_STATE_KEY,
+    GoalLimitsChange,
     GoalOutcome,
     GoalRequest,
     GoalStop,
@@ -132,7 +134,7 @@ class GoalDriverHarness(Protocol):
     def message_and_run(self, conversation: Conversation, text: str) -> None: ...
     def start(self, conversation: Conversation, goal: dict[str, Any]) -> None: ...
     def start_killable(self, conversation: Conversation, goal: dict[str, Any]) -> None: ...
-    def resume(self, conversation: Conversation) -> None: ...
+    def resume(self, conversation: Conversation, limits: dict[str, Any] | None = None) -> None: ...
     def stop(self, conversation: Conversation) -> None: ...
     def pause(self, conversation: Conversation) -> None: ...
     def send(self, conversation: Conversation, text: str) -> None: ...
@@ -140,6 +142,7 @@ class GoalDriverHarness(Protocol):
     def goal(self, conversation: Conversation) -> dict[str, Any] | None: ...
     def statuses(self, conversation: Conversation) -> list[dict[str, Any]]: ...
     def kinds(self, conversation: Conversation) -> list[str]: ...
+    def checkpoints(self, conversation: Conversation) -> list[dict[str, Any]]: ...
     def execution_status(self, conversation: Conversation) -> str: ...
     def restart(self) -> None: ...
     def close(self) -> None: ...
@@ -246,12 +249,13 @@ class LocalDriver:
         )
         self._child = (conversation.id, process)
 
-    def resume(self, conversation: Conversation) -> None:
+    def resume(self, conversation: Conversation, limits: dict[str, Any] | None = None) -> None:
         self._join(conversation)
         local = self._open[conversation.id]
         judge = self._judges[conversation.id]
         stop = self._stops[conversation.id] = GoalStop()
-        self._spawn(conversation, lambda: resume_goal(local, judge, stop=stop))
+        change = GoalLimitsChange.model_validate(limits) if limits else None
+        self._spawn(conversation, lambda: resume_goal(local, judge, stop=stop, limits=change))
 
     def stop(self, conversation: Conversation) -> None:
         self._stops[conversation.id].request()
@@ -288,6 +292,13 @@ class LocalDriver:
 
     def kinds(self, conversation: Conversation) -> list[str]:
         return [event.kind for event in self._open[conversation.id].state.events]
+
+    def checkpoints(self, conversation: Conversation) -> list[dict[str, Any]]:
+        return [
+            event.value
+            for event in self._open[conversation.id].state.events
+            if isinstance(event, ConversationStateUpdateEvent) and event.key == CHECKPOINT_KEY
+        ]
 
     def execution_status(self, conversation: Conversation) -> str:
         return self._open[conversation.id].state.execution_status.value
@@ -395,8 +406,8 @@ class ServerDriver:
     def start_killable(self, conversation: Conversation, goal: dict[str, Any]) -> None:
         self.start(conversation, goal)
 
-    def resume(self, conversation: Conversation) -> None:
-        self._post(self._path(conversation, "/goal/resume"))
+    def resume(self, conversation: Conversation, limits: dict[str, Any] | None = None) -> None:
+        self._post(self._path(conversation, "/goal/resume"), limits)
 
     def stop(self, conversation: Conversation) -> None:
         self._post(self._path(conversation, "/goal/stop"))
@@ -445,6 +456,13 @@ class ServerDriver:
 
     def kinds(self, conversation: Conversation) -> list[str]:
         return [event["kind"] for event in self._events(conversation)]
+
+    def checkpoints(self, conversation: Conversation) -> list[dict[str, Any]]:
+        return [
+            event["value"]
+            for event in self._events(conversation, "ConversationStateUpdateEvent")
+            if event.get("key") == CHECKPOINT_KEY
+        ]
 
     def execution_status(self, conversation: Conversation) -> str:
         with self._http() as http:

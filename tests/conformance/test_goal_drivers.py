@@ -9,6 +9,7 @@ what it does "during" that call (pause, stop, a user message, a kill -9).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +30,9 @@ from .drivers import (
 )
 
 THINK = FakeReply.tool_call("think", {"thought": "working on it"})
+ASK = FakeReply.tool_call("terminal", {"command": "echo asked"})
+"""A call that waits for approval under always-confirm (think and finish never do)."""
+TERMINAL = ("terminal",)
 DONE = FakeReply.text("done")
 GARBAGE = FakeReply.text("It looks fine to me.")
 PAUSED = "interrupted:conversation paused"
@@ -143,7 +147,7 @@ def test_three_garbage_judge_answers_in_a_row_interrupt(
 
 
 def _waiting(driver: GoalDriverHarness, fake_llm: FakeOpenAIServer, judge: list[Any]) -> Scenario:
-    scenario = Scenario(driver, fake_llm, [THINK, DONE], judge, always_confirm=True)
+    scenario = Scenario(driver, fake_llm, [ASK, DONE], judge, always_confirm=True, tools=TERMINAL)
     scenario.start()
     wait_phase(driver, scenario.conversation, "waiting_for_approval")
     return scenario
@@ -183,7 +187,9 @@ def test_a_pause_while_waiting_for_approval_interrupts(
 def test_a_goal_started_on_a_waiting_conversation_waits_for_that_approval(
     driver: GoalDriverHarness, fake_llm: FakeOpenAIServer
 ) -> None:
-    scenario = Scenario(driver, fake_llm, [THINK, DONE], [verdict(True)], always_confirm=True)
+    scenario = Scenario(
+        driver, fake_llm, [ASK, DONE], [verdict(True)], always_confirm=True, tools=TERMINAL
+    )
     driver.message_and_run(scenario.conversation, "start")
     assert driver.execution_status(scenario.conversation) == "waiting_for_confirmation"
     scenario.start()
@@ -336,3 +342,72 @@ def test_a_kill_9_during_a_round_then_resume_completes(
         "judging",
         COMPLETE,
     ]
+
+
+# -- snapshots, new limits, a person's time --------------------------------------------------
+
+
+def test_the_workspace_is_snapshot_at_the_start_and_after_each_round(
+    driver: GoalDriverHarness, fake_llm: FakeOpenAIServer
+) -> None:
+    def write(name: str) -> FakeReply:
+        return FakeReply.tool_call("terminal", {"command": f"echo {name} > {name}.txt"})
+
+    scenario = Scenario(
+        driver,
+        fake_llm,
+        [write("one"), DONE, write("two"), DONE],
+        [verdict(False, "two.txt"), verdict(True)],
+        tools=("terminal",),
+    )
+    scenario.start()
+    assert _ended(scenario) == ("complete", None, 2)
+    taken = driver.checkpoints(scenario.conversation)
+    assert [(c["label"], c["goal_round"]) for c in taken] == [
+        ("goal start", 0),
+        ("round 1", 1),
+        ("round 2", 2),
+    ]
+    assert [[f["path"] for f in c["changes"]] for c in taken] == [[], ["one.txt"], ["two.txt"]]
+
+
+def test_a_capped_goal_continues_with_new_limits(
+    driver: GoalDriverHarness, fake_llm: FakeOpenAIServer
+) -> None:
+    scenario = Scenario(driver, fake_llm, [DONE, DONE], [verdict(False, "x"), verdict(True)])
+    scenario.start(max_iterations=1)
+    reason = "reached max_iterations (1) without a complete verdict"
+    assert _ended(scenario) == ("capped", reason, 1)
+    driver.resume(scenario.conversation, {"max_iterations": 2})
+    assert _ended(scenario) == ("complete", None, 2)
+    assert scenario.phases() == [
+        "agent",
+        "judging",
+        f"capped:{reason}",
+        "agent",
+        "judging",
+        COMPLETE,
+    ]
+    final = driver.goal(scenario.conversation) or {}
+    assert final["limits"]["max_iterations"] == 2
+
+
+def test_time_waiting_for_approval_is_not_counted_against_the_time_limit(
+    driver: GoalDriverHarness, fake_llm: FakeOpenAIServer
+) -> None:
+    scenario = Scenario(
+        driver, fake_llm, [ASK, DONE], [verdict(True)], always_confirm=True, tools=TERMINAL
+    )
+    # The pending call comes from a run before the goal, so the goal's clock starts stopped
+    # (no LLM call, however slow, counts against it before the approval).
+    driver.message_and_run(scenario.conversation, "start")
+    scenario.start(time_limit=15)
+    wait_phase(driver, scenario.conversation, "waiting_for_approval")
+    # The person takes longer than the whole time limit to answer: that is the point, so
+    # this sleep is the scenario, not a guess at how long something takes.
+    time.sleep(16)
+    driver.respond(scenario.conversation, accept=True)
+    assert _ended(scenario) == ("complete", None, 1)
+    # Counted, the wait would have used the limit up: the run would have been skipped.
+    assert scenario.phases() == ["waiting_for_approval", "agent", "judging", COMPLETE]
+    assert (driver.goal(scenario.conversation) or {})["elapsed"] < 15

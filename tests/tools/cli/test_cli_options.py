@@ -57,7 +57,7 @@ def test_the_goal_flags_reach_the_goal_request() -> None:
     [
         ([], "Say what the goal is"),
         (["--resume", "x"], "leave out OBJECTIVE"),
-        (["--resume", "--max-cost", "1"], "leave out --max-cost"),
+        (["--resume", "--verify", "true"], "leave out --verify"),
         (["x", "--api-key", "k"], "use it with --server"),
         (["x", "--server", "http://h", "--conversations-dir", "d"], "for local goals"),
         (["x", "--conversation-id", "nope"], "must be a conversation's UUID"),
@@ -68,6 +68,15 @@ def test_the_goal_flags_reach_the_goal_request() -> None:
 def test_options_that_do_not_go_together_say_what_to_pass(argv: list[str], message: str) -> None:
     with pytest.raises(GoalCommandError, match=message):
         parse_options(argv, tty=False)
+
+
+def test_resume_takes_new_limits_and_checks_them_before_anything_runs() -> None:
+    options = parse_options(["--resume", "--max-iterations", "6", "--max-cost", "0"], tty=False)
+    change = options.limits_change()
+    assert change is not None and (change.max_iterations, change.max_cost) == (6, 0)
+    assert parse_options(["--resume"], tty=False).limits_change() is None
+    with pytest.raises(InvalidGoalError, match="max_iterations"):
+        parse_options(["--resume", "--max-iterations", "0"], tty=False)
 
 
 def test_a_bad_goal_limit_is_refused_before_anything_runs() -> None:

@@ -123,6 +123,41 @@ def test_a_goal_that_reaches_its_round_cap_exits_1(
 
 
 @pytest.mark.slow
+def test_a_capped_goal_continues_with_new_limits(
+    fake: FakeOpenAIServer, workspace_dir: Path
+) -> None:
+    code, capped, _ = run_goal_command(
+        fake, workspace_dir, "greet the world", "--max-iterations", "1", "--plain"
+    )
+    conversation = _conversation_id(capped)
+    assert code == 1
+    assert capped[-1] == (
+        f"continue it with new limits: openhands-goal --resume --conversation-id {conversation} "
+        "--max-iterations 2"
+    )
+
+    code, lines, err = run_goal_command(fake, workspace_dir, "--resume", "--plain")
+    assert (code, lines) == (2, [])
+    assert "its goal was capped (reached max_iterations (1)" in err
+    assert "add --max-iterations N (more than the 1 rounds done)" in err
+    code, lines, err = run_goal_command(
+        fake, workspace_dir, "--resume", "--max-iterations", "1", "--plain"
+    )
+    assert (code, lines) == (2, [])
+    assert "--max-iterations: max_iterations must be more than the 1 rounds already done" in err
+
+    code, lines, _ = run_goal_command(
+        fake, workspace_dir, "--resume", "--max-iterations", "3", "--plain"
+    )
+    assert code == 0
+    assert lines[0] == "continuing capped goal (after 1 round, with new limits): greet the world"
+    assert "up to 3 rounds" in lines[1]
+    assert _conversation_id(lines) == conversation
+    assert lines[-1].startswith("goal complete after ")
+    assert _stored_goal(workspace_dir, conversation)["status"] == "complete"
+
+
+@pytest.mark.slow
 def test_ctrl_c_mid_round_exits_2_and_persists_the_interrupted_goal(
     slow_fake: FakeOpenAIServer, workspace_dir: Path
 ) -> None:
@@ -178,7 +213,7 @@ def test_resume_with_nothing_interrupted_exits_2_saying_so(
     code, lines, err = run_goal_command(fake, workspace_dir, "--resume")
 
     assert (code, lines) == (2, [])
-    assert "No interrupted goal in" in err
+    assert "No interrupted or capped goal in" in err
 
 
 @pytest.mark.slow

@@ -78,7 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     where.add_argument("--conversation-id", metavar="ID", help="the conversation to use or resume")
     where.add_argument(
-        "--resume", action="store_true", help="continue an interrupted goal (the newest one)"
+        "--resume",
+        action="store_true",
+        help="continue an interrupted goal (the newest one); with --max-iterations, "
+        "--max-cost or --time-limit also a capped one, under those new limits",
     )
     where.add_argument(
         "--rewind",
@@ -118,19 +121,13 @@ def parse_options(argv: Sequence[str] | None = None, *, tty: bool | None = None)
     if args.resume:
         given = [
             flag
-            for flag, value in (
-                ("OBJECTIVE", args.objective),
-                ("--verify", args.verify),
-                ("--max-iterations", args.max_iterations),
-                ("--max-cost", args.max_cost),
-                ("--time-limit", args.time_limit),
-            )
+            for flag, value in (("OBJECTIVE", args.objective), ("--verify", args.verify))
             if value is not None
         ]
         if given:
             raise GoalCommandError(
-                f"--resume continues the stored goal with its own objective and limits; "
-                f"leave out {', '.join(given)}."
+                f"--resume continues the stored goal with its own objective and verify "
+                f"command (only its limits may change); leave out {', '.join(given)}."
             )
     elif args.rewind is not None:
         if args.objective is not None:
@@ -194,7 +191,9 @@ def parse_options(argv: Sequence[str] | None = None, *, tty: bool | None = None)
         diff=args.diff,
         rewind=args.rewind,
     )
-    if not options.resume and options.rewind is None:
+    if options.resume:
+        options.limits_change()  # a bad new limit fails here, before anything starts
+    elif options.rewind is None:
         options.goal_request()  # a bad limit fails here, before anything starts
     return options
 
@@ -235,6 +234,10 @@ def _hint(options: GoalOptions, final: GoalStatus | None, conversation: str | No
         return None
     if final.status in ("interrupted", "running"):
         return f"resume it with: {options.resume_command(uuid.UUID(conversation))}"
+    if final.status == "capped":
+        more = final.max_iterations + max(1, final.max_iterations // 2)
+        command = options.resume_command(uuid.UUID(conversation))
+        return f"continue it with new limits: {command} --max-iterations {more}"
     return None
 
 

@@ -34,7 +34,7 @@ from openhands.tools.cli.approve import TerminalApprover
 from openhands.tools.cli.changes import CheckpointSource, goal_diff
 from openhands.tools.cli.drive import drive
 from openhands.tools.cli.feed import EventFeed, StatusTracker
-from openhands.tools.cli.options import GoalCommandError, GoalOptions
+from openhands.tools.cli.options import GoalCommandError, GoalOptions, check_resumable
 from openhands.tools.cli.views import GoalView
 
 TOOLS = ("terminal", "file_editor")
@@ -50,6 +50,7 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
     check_models(llm, judge)
     store = options.conversations_dir
     conversation_id = options.conversation_id
+    change = options.limits_change()
     if options.resume and conversation_id is None:
         conversation_id = latest_resumable(store)
     if options.resume:
@@ -76,19 +77,15 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
         work: Callable[[], GoalOutcome]
         if options.resume:
             stored = last_goal_status(conversation.state.events)
-            if stored is None or not stored.resumable:
-                ended = "has no goal" if stored is None else f"ended {stored.status}"
-                raise GoalCommandError(
-                    f"Conversation {conversation.id} {ended}: nothing to resume. Start a new "
-                    "goal (give an objective instead of --resume)."
-                )
+            check_resumable(stored, change, f"conversation {conversation.id}")
+            assert stored is not None
             view.begin(str(conversation.id), options.header(conversation.id, stored))
             # The judge continues from the judge counts saved with the conversation (else
             # `resume_goal` finds them registered under its usage_id and leaves it out).
             conversation.conversation_stats.register_llm(judge)
 
             def work() -> GoalOutcome:
-                return resume_goal(conversation, judge, on_status=tracker)
+                return resume_goal(conversation, judge, on_status=tracker, limits=change)
 
         else:
             request = options.goal_request()
@@ -184,7 +181,9 @@ def prepare_store(store: Path) -> None:
 
 
 def latest_resumable(store: Path) -> uuid.UUID:
-    """The conversation in `store` whose goal was interrupted (or left running) most recently."""
+    """The conversation in `store` whose goal was interrupted (or left running) or capped most
+    recently (a capped one goes on only with new limits: `check_resumable` says so)."""
+    wanted = ("running", "interrupted", "capped")
     best: tuple[float, uuid.UUID] | None = None
     for conversation_id in list_conversation_ids(store):
         try:
@@ -192,14 +191,14 @@ def latest_resumable(store: Path) -> uuid.UUID:
         except (OpenHandsError, OSError):
             continue  # a damaged folder is not the one to resume
         goal = summary.goal if summary is not None else None
-        if summary is None or goal is None or goal.get("status") not in ("running", "interrupted"):
+        if summary is None or goal is None or goal.get("status") not in wanted:
             continue
         stamp = summary.updated_at.timestamp()
         if best is None or stamp > best[0]:
             best = (stamp, conversation_id)
     if best is None:
         raise GoalCommandError(
-            f"No interrupted goal in {store}: nothing to resume. Start one with an objective "
+            f"No interrupted or capped goal in {store}: nothing to resume. Start one with an objective "
             "(or pass --conversations-dir where the conversation is)."
         )
     return best[1]

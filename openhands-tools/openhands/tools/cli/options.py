@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from openhands.sdk.conversation.goal import GoalRequest, GoalStatus
+from openhands.sdk.conversation.goal import (
+    GoalLimits,
+    GoalLimitsChange,
+    GoalRequest,
+    GoalStatus,
+    InvalidGoalError,
+    NoResumableGoalError,
+    resume_limits,
+)
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm import LLM
 from openhands.sdk.llm.llm import ENV_HELP
@@ -70,6 +78,17 @@ class GoalOptions:
             **limits,
         )
 
+    def limits_change(self) -> GoalLimitsChange | None:
+        """The new limits `--resume` gives the stored goal (None: it keeps its own); raises
+        `InvalidGoalError` naming a bad one."""
+        change = GoalLimitsChange(
+            max_iterations=self.max_iterations, max_cost=self.max_cost, time_limit=self.time_limit
+        )
+        if not change.changes_anything:
+            return None
+        change.applied_to(GoalLimits())  # checks each value given
+        return change
+
     def agent_llm(self) -> LLM:
         """The agent's LLM: flags first, then LLM_MODEL, LLM_API_KEY and LLM_BASE_URL."""
         model = (self.model or os.environ.get("LLM_MODEL", "")).strip()
@@ -112,13 +131,21 @@ class GoalOptions:
     def header(self, conversation_id: uuid.UUID, status: GoalStatus | None = None) -> str:
         """Two lines saying what runs where: the objective, then the conversation and limits.
 
-        With `status` (a goal being resumed), its stored objective and limits are shown.
+        With `status` (a goal being resumed), its stored objective and limits are shown (with
+        the new limits `--resume` gives it).
         """
         if status is not None:
             objective = status.objective
-            rounds, verify = status.max_iterations, status.verify_command
-            max_cost, time_limit = status.max_cost, status.time_limit
-            title = f"resuming goal (after {status.iteration} of {rounds} rounds)"
+            change = self.limits_change()
+            limits = status.limits if change is None else change.applied_to(status.limits)
+            rounds, verify = limits.max_iterations, status.verify_command
+            max_cost, time_limit = limits.max_cost, limits.time_limit
+            done = plural(status.iteration, "round")
+            title = (
+                f"continuing capped goal (after {done}, with new limits)"
+                if status.status == "capped"
+                else f"resuming goal (after {status.iteration} of {status.max_iterations} rounds)"
+            )
         else:
             request = self.goal_request()
             objective, rounds, verify = request.objective, request.max_iterations, request.verify
@@ -136,6 +163,26 @@ class GoalOptions:
         if len(short) > 200:
             short = short[:197] + "..."
         return f"{title}: {short}\n" + " | ".join(details)
+
+
+def check_resumable(stored: GoalStatus | None, change: GoalLimitsChange | None, where: str) -> None:
+    """The SDK's rule for what `--resume` may continue (`resume_limits`), in this command's
+    words (its flags); `where` names the conversation."""
+    try:
+        resume_limits(
+            stored, change, start_hint="start a new goal (give an objective instead of --resume)"
+        )
+    except NoResumableGoalError as exc:
+        if stored is not None and stored.status == "capped":
+            raise GoalCommandError(
+                f"{where}: its goal was capped ({stored.reason}). Continue it with new limits: "
+                f"add --max-iterations N (more than the {stored.iteration} rounds done), "
+                "--max-cost USD or --time-limit SECONDS to --resume."
+            ) from None
+        raise GoalCommandError(f"{exc} ({where})") from None
+    except InvalidGoalError as exc:
+        flag = "--" + (exc.field or "max_iterations").replace("_", "-")
+        raise GoalCommandError(f"{flag}: {exc}") from None
 
 
 def plural(count: int, noun: str) -> str:

@@ -22,7 +22,7 @@ from openhands.tools.cli.changes import rewind_line
 from openhands.tools.cli.drive import drive
 from openhands.tools.cli.feed import EventFeed, StatusTracker
 from openhands.tools.cli.local_goal import TOOLS, show_goal_diff
-from openhands.tools.cli.options import GoalCommandError, GoalOptions
+from openhands.tools.cli.options import GoalCommandError, GoalOptions, check_resumable
 from openhands.tools.cli.views import GoalView
 
 SEARCH_PAGES = 20
@@ -36,6 +36,7 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
     judge = options.judge_llm(llm) if options.judge_model else None
     key = options.session_key()
     conversation_id = options.conversation_id
+    change = options.limits_change()
     if options.resume:
         conversation_id = _resumable_on_server(options, conversation_id)
     tracker = StatusTracker(view)
@@ -60,15 +61,11 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
             conversation.rewind(options.rewind)  # the feed prints what it did
         if options.resume:
             stored = conversation.goal_status()
-            if stored is None or not stored.resumable:
-                ended = "has no goal" if stored is None else f"ended {stored.status}"
-                raise GoalCommandError(
-                    f"Conversation {conversation.id} on {options.server} {ended}: nothing to "
-                    "resume. Start a new goal (give an objective instead of --resume)."
-                )
+            check_resumable(stored, change, f"conversation {conversation.id} on {options.server}")
+            assert stored is not None
             feed.objective = stored.objective
             view.begin(str(conversation.id), options.header(conversation.id, stored))
-            conversation.resume_goal()
+            conversation.resume_goal(change)
         else:
             request = options.goal_request()
             feed.objective = request.objective
@@ -107,7 +104,8 @@ def rewind_remote(options: GoalOptions, view: GoalView) -> uuid.UUID:
 
 def _resumable_on_server(options: GoalOptions, conversation_id: uuid.UUID | None) -> uuid.UUID:
     """The conversation to resume: the one named (it must exist), else the newest one in this
-    working directory whose goal is interrupted."""
+    working directory whose goal is interrupted or capped (`check_resumable` then says what a
+    capped one needs)."""
     assert options.server is not None
     client = RemoteClient(options.server, options.session_key())
     try:
@@ -124,7 +122,7 @@ def _resumable_on_server(options: GoalOptions, conversation_id: uuid.UUID | None
             for info in page.items:
                 if (
                     info.goal is not None
-                    and info.goal.resumable
+                    and (info.goal.resumable or info.goal.status == "capped")
                     and info.workspace.working_dir == str(options.workspace)
                 ):
                     return info.id
@@ -134,7 +132,7 @@ def _resumable_on_server(options: GoalOptions, conversation_id: uuid.UUID | None
     finally:
         client.close()
     raise GoalCommandError(
-        f"No interrupted goal on {options.server} for {options.workspace}: nothing to resume. "
+        f"No interrupted or capped goal on {options.server} for {options.workspace}: nothing to resume. "
         "Pass --conversation-id, or start a goal with an objective."
     )
 
