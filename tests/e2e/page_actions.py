@@ -58,7 +58,7 @@ def start_goal(
 ) -> None:
     """Fill the goal form and press Start goal (budget and judge only when given)."""
     page.get_by_label("Objective").fill(objective)
-    page.get_by_label("Max iterations").fill(str(max_iterations))
+    page.get_by_label("Max iterations", exact=True).fill(str(max_iterations))
     page.get_by_label("Verify command").fill(verify)
     if max_cost or judge_model:
         page.get_by_text("Budget and judge").click()

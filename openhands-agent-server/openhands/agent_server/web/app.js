@@ -12,7 +12,7 @@ import {
 } from "./conversations.js";
 import { $, setDisabled } from "./dom.js";
 import { fullTime, relativeTime } from "./format.js";
-import { goalRequest, setGoalConversationOpen, setGoalExecutionStatus, showGoal } from "./goal.js";
+import { continueRequest, goalRequest, setGoalConversationOpen, setGoalExecutionStatus, showGoal } from "./goal.js";
 import { clearNotices, notify } from "./notices.js";
 import { PendingActions } from "./pending.js";
 import {
@@ -389,6 +389,18 @@ async function goalCall(suffix, body, done) {
   }
 }
 
+function continueGoal(event) {
+  event.preventDefault();
+  let body;
+  try {
+    body = continueRequest($("goal-continue"));
+  } catch (err) {
+    notify(err.message);
+    return;
+  }
+  goalCall("/resume", body, "Goal continued with new limits.");
+}
+
 async function sendMessage(event) {
   event.preventDefault();
   const box = $("message");
@@ -448,6 +460,7 @@ function init() {
   $("goal-form").addEventListener("submit", startGoal);
   $("goal-stop").addEventListener("click", () => goalCall("/stop", undefined, "Goal stopped."));
   $("goal-resume").addEventListener("click", () => goalCall("/resume", undefined, "Goal resumed."));
+  $("goal-continue").addEventListener("submit", continueGoal);
   $("message-form").addEventListener("submit", sendMessage);
   $("message").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("message-form").requestSubmit();

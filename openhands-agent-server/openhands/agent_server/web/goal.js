@@ -1,5 +1,6 @@
-// The goal panel's chip, its Start / Stop / Resume buttons, and the request its form builds.
-// The form is hidden while a goal runs (its objective is shown above it): Stop is what applies.
+// The goal panel's chip, its Start / Stop / Resume buttons, the request its form builds, and
+// the "Continue with new limits" form a capped goal gets. The start form is hidden while a
+// goal runs (its objective is shown above it): Stop is what applies.
 
 import { $, el, setDisabled } from "./dom.js";
 import { formatCost, percent } from "./format.js";
@@ -37,9 +38,54 @@ function updateButtons() {
   let resume = "";
   if (!goal) resume = "There is no goal to resume.";
   else if (active) resume = "The goal is running.";
+  else if (goal.status === "capped") resume = "A capped goal continues with new limits: use the form below.";
   else if (goal.status !== "interrupted") resume = `Only an interrupted goal can be resumed; this one is ${goal.status}.`;
   else if (agentBusy) resume = "The agent is still finishing its last step.";
   setDisabled($("goal-resume"), resume);
+  updateContinueForm(open && goal && !active && goal.status === "capped" ? goal : null, agentBusy);
+}
+
+/** Show the "Continue with new limits" form for a capped `goal` (null hides it). */
+function updateContinueForm(goal, agentBusy) {
+  const form = $("goal-continue");
+  form.hidden = !goal;
+  if (!goal) return;
+  const limits = goal.limits || {};
+  $("goal-continue-why").textContent =
+    `The goal was capped: ${goal.reason || "a limit was reached"}. Give it more room to go on from round ${goal.iteration + 1}; ` +
+    "the rounds, cost and time it used count toward the new limits. A field left empty keeps its limit; 0 lifts a budget.";
+  // Suggest more rounds once per capped goal; never overwrite what the person typed.
+  const key = `${goal.objective}|${goal.iteration}|${limits.max_iterations}`;
+  if (form.dataset.for !== key) {
+    form.dataset.for = key;
+    form.max_iterations.value = String(goal.iteration + Math.max(1, Math.floor(goal.iteration / 2)));
+    form.max_cost.value = "";
+    form.time_limit.value = "";
+  }
+  form.max_iterations.min = String(goal.iteration + 1);
+  form.max_cost.placeholder = limits.max_cost ? `now $${limits.max_cost}` : "no limit";
+  form.time_limit.placeholder = limits.time_limit ? `now ${+(limits.time_limit / 60).toFixed(2)}` : "no limit";
+  setDisabled($("goal-continue-submit"), agentBusy ? "The agent is still finishing its last step." : "");
+}
+
+/** The body of POST /goal/resume the continue form describes; throws an Error naming a bad field. */
+export function continueRequest(form) {
+  const body = {};
+  const rounds = form.max_iterations.value.trim();
+  if (rounds) {
+    const value = Number(rounds);
+    if (!Number.isInteger(value) || value < 1) throw new Error("Max iterations must be a whole number of 1 or more.");
+    body.max_iterations = value;
+  }
+  for (const [name, label, scale] of [["max_cost", "Max cost", 1], ["time_limit", "Time limit", 60]]) {
+    const raw = form[name].value.trim();
+    if (!raw) continue;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`${label} must be a number of 0 or more.`);
+    body[name] = value * scale;
+  }
+  if (Object.keys(body).length === 0) throw new Error("Give at least one new limit to continue a capped goal.");
+  return body;
 }
 
 /** Whether a conversation is open (the buttons need one). */
