@@ -42,6 +42,7 @@ from openhands.sdk.conversation.goal.models import DRIVER_ERROR, STOPPED
 from openhands.sdk.conversation.goal.status import (
     GOAL_STATE_KEY,
     last_goal_event,
+    rewound_since_goal,
     stopped_status,
 )
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
@@ -279,7 +280,11 @@ class GoalDriver:
         previous = self._steps
         self._steps = steps
         try:
-            controller.begin(resume=resume, conversation_status=self._host.execution_status)
+            controller.begin(
+                resume=resume,
+                conversation_status=self._host.execution_status,
+                rewound_to=rewound_since_goal(self._host.events) if resume else None,
+            )
             first = controller.next()
             assert isinstance(first, RecordStatus)
             try:

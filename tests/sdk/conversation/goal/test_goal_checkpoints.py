@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from goal_helpers import GoalConversation, finish, judge_json
+from goal_helpers import GoalConversation, finish, judge_json, user_texts
 from openhands.sdk.conversation.checkpointing import CHECKPOINT_KEY
 from openhands.sdk.conversation.goal import (
     GoalLimitsChange,
@@ -96,3 +96,26 @@ def test_a_conversation_that_keeps_no_snapshots_runs_its_goal_anyway(
     outcome = run_goal(conversation, "Do it", judge, stop=GoalStop())
     assert outcome.status == "complete"
     assert _checkpoints(conversation) == []
+
+
+def test_a_goal_resumed_after_a_rewind_tells_the_agent_its_files_went_back(
+    goal_conversation: GoalConversation, workspace_dir: Path
+) -> None:
+    conversation = goal_conversation([finish("one"), finish("two")], persist=True)
+
+    def on_status(status: GoalStatus) -> None:
+        if status.phase == "judging":
+            (workspace_dir / "made.txt").write_text("round 1's work\n")
+
+    judge = TestLLM.from_messages(
+        [judge_json(0.5, False, ["more"]), judge_json(1.0, True)], usage_id="judge"
+    )
+    run_goal(conversation, "Do it", judge, max_iterations=1, on_status=on_status)
+    start = _checkpoints(conversation)[0]
+    conversation.rewind(start.id)
+    assert not (workspace_dir / "made.txt").exists()
+
+    resume_goal(conversation, judge, limits=GoalLimitsChange(max_iterations=2))
+
+    resumed = user_texts(list(conversation.state.events))[1]
+    assert "The workspace was rewound to the snapshot 'goal start' since" in resumed

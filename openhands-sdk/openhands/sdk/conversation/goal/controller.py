@@ -343,20 +343,27 @@ class GoalController:
 
     # -- the machine --------------------------------------------------------------------------
 
-    def begin(self, *, resume: bool = False, conversation_status: Status | None = None) -> None:
+    def begin(
+        self,
+        *,
+        resume: bool = False,
+        conversation_status: Status | None = None,
+        rewound_to: str | None = None,
+    ) -> None:
         """A driver starts working on the goal; `next()` then gives its first step.
 
         `resume` sends the resume prompt instead of the objective. `conversation_status` is
         the conversation's status now: one `waiting_for_confirmation` makes the first step
         the wait for that approval (the message goes after it), so starting a goal never
-        approves a pending tool call.
+        approves a pending tool call. `rewound_to` (a resume only) is the label of the snapshot
+        the workspace was rewound to since the goal stopped: the resume prompt says so.
         """
         if self._s.began:
             raise GoalStepError("This goal has already begun; a controller drives one session.")
         self._s.began = True
         self._clock.restart()
         self._s.error = self._s.reason = None
-        message = self._resume_prompt() if resume else self._s.objective
+        message = self._resume_prompt(rewound_to) if resume else self._s.objective
         self._open_round(message)
         if conversation_status == Status.WAITING_FOR_CONFIRMATION:
             self._await_approval()
@@ -623,7 +630,7 @@ class GoalController:
         )
         self._record()
 
-    def _resume_prompt(self) -> str:
+    def _resume_prompt(self, rewound_to: str | None) -> str:
         s = self._s
         return resume_prompt(
             s.objective,
@@ -631,6 +638,7 @@ class GoalController:
             max_iterations=s.limits.max_iterations,
             verdict=s.verdict,
             verify_command=s.verify_command,
+            rewound_to=rewound_to,
         )
 
     # -- the reference SDK's one-call API ------------------------------------------------------

@@ -113,6 +113,7 @@ def resume_prompt(
     max_iterations: int,
     verdict: GoalVerdict | None = None,
     verify_command: str | None = None,
+    rewound_to: str | None = None,
 ) -> str:
     """The message that restarts a stopped goal (interrupted, or capped and given new
     limits) where it left off."""
@@ -126,6 +127,12 @@ def resume_prompt(
         if gaps:
             lines.append("The last review found these missing or unproven:")
             lines.extend(f"- {gap}" for gap in gaps)
+    if rewound_to is not None:
+        lines.append(
+            f"The workspace was rewound to the snapshot '{rewound_to}' since: files made or "
+            "changed after it are gone or back as they were, whatever the history above says. "
+            "Look at the files themselves."
+        )
     if verify_command:
         lines.append(f"The goal is only complete when `{verify_command}` exits 0.")
     lines.append(f"\nObjective: {objective}")

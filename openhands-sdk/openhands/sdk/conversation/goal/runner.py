@@ -43,6 +43,7 @@ from openhands.sdk.conversation.goal.status import (
     interrupted_by_restart,
     last_goal_event,
     last_goal_status,
+    rewound_since_goal,
 )
 from openhands.sdk.conversation.goal.steps import (
     ApprovalDecided,
@@ -392,7 +393,11 @@ def drive_goal(
     if resume:
         steps.continue_goal(controller.objective)
     try:
-        controller.begin(resume=resume, conversation_status=conversation.state.execution_status)
+        controller.begin(
+            resume=resume,
+            conversation_status=conversation.state.execution_status,
+            rewound_to=rewound_since_goal(conversation.state.events) if resume else None,
+        )
         while not isinstance(step := controller.next(), Finish):
             try:
                 result = steps.perform(step)

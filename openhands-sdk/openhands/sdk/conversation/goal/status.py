@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from openhands.sdk.contracts import EventHistory
+from openhands.sdk.conversation.checkpointing import REWIND_KEY
 from openhands.sdk.conversation.goal.models import SERVER_RESTART, GoalStatus
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.state import ConversationStateUpdateEvent
@@ -117,6 +118,20 @@ def last_goal_event(events: Events) -> ConversationStateUpdateEvent | None:
     for event in _newest_first(events, len(events)):
         if isinstance(event, ConversationStateUpdateEvent) and event.key == GOAL_STATE_KEY:
             return event
+    return None
+
+
+def rewound_since_goal(events: Events) -> str | None:
+    """The label of the snapshot the workspace was rewound to since the goal's newest status
+    (the latest such rewind), or None: a resumed goal's agent must be told its files went back."""
+    for event in _newest_first(events, len(events)):
+        if not isinstance(event, ConversationStateUpdateEvent):
+            continue
+        if event.key == GOAL_STATE_KEY:
+            return None
+        if event.key == REWIND_KEY and isinstance(event.value, dict):
+            label = event.value.get("label")
+            return label if isinstance(label, str) else "an earlier snapshot"
     return None
 
 
