@@ -1,5 +1,5 @@
 """Take the web page's screenshots in docs/img/: a running goal and a completed one, on a
-desktop (1280 px wide) and a phone (390 px wide).
+desktop (1280 px wide) and a phone (390 px wide), and what a round changed (desktop).
 
 Run on demand, not by the test suite (it is not a test module):
 
@@ -125,11 +125,18 @@ def _complete(
     expect(judge_calls).to_have_text("3", timeout=WAIT_MS)  # re-read after the last verdict
     page.screenshot(path=str(out / "goal-complete-desktop.png"))
     _phone_shot(browser, url, conversation_id(page), out / "goal-complete-phone.png")
+    # What round 2 changed: its files and diff, with the rewind button.
+    row = page.locator('#round-rows tr[data-round="2"]')
+    row.get_by_text("Evidence, verify output and changes").click()
+    row.locator("details.round-diff summary").click()
+    expect(row.locator(".changed-file").first).to_be_visible(timeout=WAIT_MS)
+    row.locator(".rewind").scroll_into_view_if_needed()
+    page.screenshot(path=str(out / "goal-changes-desktop.png"))
     context.close()
 
 
 def main(out: Path) -> None:
-    """Write the four screenshots into `out`."""
+    """Write the five screenshots into `out`."""
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer() as fake:
         root = Path(tmp)
