@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from live_server import Models, make_llm
-from openhands.sdk.conversation.goal import InvalidGoalError, last_goal_status
-from openhands.sdk.conversation.remote import RemoteConversation
+from openhands.sdk.conversation.goal import GoalLimitsChange, InvalidGoalError, last_goal_status
+from openhands.sdk.conversation.remote import RemoteConversation, RemoteRequestError
 from openhands.sdk.event import ConversationStateUpdateEvent
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
@@ -82,6 +82,25 @@ def test_stop_goal_interrupts_and_resume_completes(
     resumed = conversation.wait_for_goal(timeout=60)
     assert resumed.status == "complete"
     assert resumed.objective == "finish the work"
+
+
+def test_a_capped_goal_continues_with_new_limits(
+    conversation: RemoteConversation, fake_llm: FakeOpenAIServer, models: Models
+) -> None:
+    fake_llm.set_responder(models.agent, lambda _body: FakeReply.text("working"))
+    fake_llm.set_responder(models.judge, judge_says(complete=False))
+    judge = make_llm(fake_llm, models.judge, usage_id="goal-judge")
+    conversation.start_goal("finish the work", max_iterations=1, judge_llm=judge)
+    assert conversation.wait_for_goal(timeout=60).status == "capped"
+    with pytest.raises(RemoteRequestError, match="new limits"):
+        conversation.resume_goal()
+    with pytest.raises(RemoteRequestError, match="more than the 1 rounds"):
+        conversation.resume_goal(GoalLimitsChange(max_iterations=1))
+
+    fake_llm.set_responder(models.judge, judge_says(complete=True))
+    conversation.resume_goal(GoalLimitsChange(max_iterations=4))
+    done = conversation.wait_for_goal(timeout=60)
+    assert (done.status, done.iteration, done.max_iterations) == ("complete", 2, 4)
 
 
 def test_a_negative_budget_is_refused_before_any_request(
