@@ -30,6 +30,9 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Workspace snapshots are git processes, measured on their own by bench/checkpoints.py; off
+# here, the goal's TakeCheckpoint steps are answered at once and the figures stay the loop's.
+os.environ.setdefault("OH_CHECKPOINTS", "0")
 
 from io_counts import count_io
 from openhands.sdk import Agent, Event, LocalConversation, Message, TextContent
