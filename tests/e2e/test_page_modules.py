@@ -243,3 +243,43 @@ def test_goal_chip_says_waiting_for_approval_while_its_agent_waits(page: Page) -
     expect(chip).to_have_attribute("data-status", "running")
     page.evaluate("async () => (await import('/static/goal.js')).setGoalExecutionStatus('running')")
     expect(chip.locator(".chip-status")).to_have_text("running")
+
+
+CONTINUE = """async (values) => {
+  const { continueRequest } = await import('/static/goal.js');
+  const form = document.getElementById('goal-continue');
+  for (const [name, value] of Object.entries(values)) form[name].value = value;
+  try {
+    return continueRequest(form);
+  } catch (err) {
+    return {error: err.message};
+  }
+}"""
+
+
+@pytest.mark.parametrize(
+    ("values", "body"),
+    [
+        ({"max_iterations": "6", "max_cost": "", "time_limit": ""}, {"max_iterations": 6}),
+        (
+            {"max_iterations": "", "max_cost": "0", "time_limit": "1.5"},
+            {"max_cost": 0, "time_limit": 90},
+        ),
+        (
+            {"max_iterations": "", "max_cost": "", "time_limit": ""},
+            {"error": "Give at least one new limit to continue a capped goal."},
+        ),
+        (
+            {"max_iterations": "2.5", "max_cost": "", "time_limit": ""},
+            {"error": "Max iterations must be a whole number of 1 or more."},
+        ),
+        (
+            {"max_iterations": "", "max_cost": "-1", "time_limit": ""},
+            {"error": "Max cost must be a number of 0 or more."},
+        ),
+    ],
+)
+def test_the_continue_form_sends_totals_and_names_a_bad_field(
+    page: Page, values: dict[str, str], body: dict[str, Any]
+) -> None:
+    assert page.evaluate(CONTINUE, values) == body
