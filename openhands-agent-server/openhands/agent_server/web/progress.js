@@ -124,7 +124,9 @@ function budgetText(goal) {
   const limits = goal.limits || {};
   parts.push(limits.max_cost ? `${cost} of ${formatCost(limits.max_cost)}` : cost);
   let elapsed = goal.elapsed;
-  if (goal.active) elapsed = Math.floor(elapsed + Math.max(0, Date.now() - state.goalAt) / 1000);
+  // The goal's clock stops while a person decides on an approval (it is not the goal's time).
+  const ticking = goal.active && goal.phase !== "waiting_for_approval";
+  if (ticking) elapsed = Math.floor(elapsed + Math.max(0, Date.now() - state.goalAt) / 1000);
   const spent = `Time ${formatDuration(elapsed)}`;
   parts.push(limits.time_limit ? `${spent} of ${formatDuration(limits.time_limit)}` : spent);
   return parts.join(" · ");
