@@ -9,7 +9,12 @@ from typing import Any
 import pytest
 from openhands.sdk.conversation.goal import GoalStatus, InvalidGoalError
 from openhands.tools.cli.goal import main, parse_options
-from openhands.tools.cli.options import CONVERSATIONS_DIR, GoalCommandError, exit_code
+from openhands.tools.cli.options import (
+    CONVERSATIONS_DIR,
+    GoalCommandError,
+    exit_code,
+    more_rounds,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -130,3 +135,27 @@ def test_main_exits_2_with_the_error_on_stderr(capsys: pytest.CaptureFixture[str
     captured: Any = capsys.readouterr()
     assert captured.err.startswith("openhands-goal: error: No model: pass --model or set LLM_MODEL")
     assert captured.out == ""
+
+
+@pytest.mark.parametrize(
+    ("reason", "limits", "flag"),
+    [
+        ("reached max_iterations (4) without a complete verdict", {}, "--max-iterations 6"),
+        ("cost budget reached: $1.0000 spent of max_cost $1.0000", {"max_cost": 1}, "--max-cost 2"),
+        ("time limit reached: 60.0 s of time_limit 60 s", {"time_limit": 60}, "--time-limit 120"),
+    ],
+)
+def test_the_capped_hint_lifts_the_limit_that_was_reached(
+    reason: str, limits: dict[str, float], flag: str
+) -> None:
+    status = GoalStatus.model_validate(
+        {
+            "active": False,
+            "status": "capped",
+            "iteration": 4,
+            "objective": "x",
+            "reason": reason,
+            "limits": {"max_iterations": 4, **limits},
+        }
+    )
+    assert more_rounds(status) == flag

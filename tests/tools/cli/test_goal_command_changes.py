@@ -59,6 +59,8 @@ def test_round_lines_and_the_whole_diff_then_a_rewind_to_round_one(
         and "1 deleted" in line
         for line in rewound
     )
+    # The goal was complete: what follows a rewind is a new goal, not a resume.
+    assert any(line.startswith("start a goal from there with: ") for line in rewound), rewound
 
 
 def test_diff_and_json_do_not_go_together(fake: FakeOpenAIServer, workspace_dir: Path) -> None:

@@ -29,7 +29,9 @@ from openhands.tools.cli.options import (
     GoalCommandError,
     GoalOptions,
     Output,
+    command_prefix,
     exit_code,
+    more_rounds,
 )
 from openhands.tools.cli.views import GoalView, JsonView, LiveView, PlainView
 
@@ -213,8 +215,17 @@ def rewind_only(options: GoalOptions, view: GoalView) -> int:
         from openhands.tools.cli.remote_goal import rewind_remote as rewind
     else:
         from openhands.tools.cli.local_goal import rewind_local as rewind
-    conversation_id = rewind(options, view)
-    view.notice(f"resume the goal from there with: {options.resume_command(conversation_id)}")
+    conversation_id, status = rewind(options, view)
+    command = options.resume_command(conversation_id)
+    if status is None or status.status == "complete":
+        again = " ".join(command_prefix())
+        view.notice(
+            f'start a goal from there with: {again} --conversation-id {conversation_id} "..."'
+        )
+    elif status.status == "capped":
+        view.notice(f"continue the goal from there with: {command} {more_rounds(status)}")
+    else:
+        view.notice(f"resume the goal from there with: {command}")
     return 0
 
 
@@ -235,9 +246,8 @@ def _hint(options: GoalOptions, final: GoalStatus | None, conversation: str | No
     if final.status in ("interrupted", "running"):
         return f"resume it with: {options.resume_command(uuid.UUID(conversation))}"
     if final.status == "capped":
-        more = final.max_iterations + max(1, final.max_iterations // 2)
         command = options.resume_command(uuid.UUID(conversation))
-        return f"continue it with new limits: {command} --max-iterations {more}"
+        return f"continue it with new limits: {command} {more_rounds(final)}"
     return None
 
 

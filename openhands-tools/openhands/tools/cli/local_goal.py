@@ -102,9 +102,9 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
         conversation.close()
 
 
-def rewind_local(options: GoalOptions, view: GoalView) -> uuid.UUID:
+def rewind_local(options: GoalOptions, view: GoalView) -> tuple[uuid.UUID, GoalStatus | None]:
     """`--rewind` alone: restore the snapshot in the conversation (`--conversation-id`, else the
-    newest one here); its id."""
+    newest one here); its id and its goal's last status."""
     store = options.conversations_dir
     conversation_id = options.conversation_id or latest_conversation(store)
     _check_stored(store, conversation_id)
@@ -118,9 +118,9 @@ def rewind_local(options: GoalOptions, view: GoalView) -> uuid.UUID:
     )
     try:
         conversation.rewind(options.rewind or "")
+        return conversation_id, last_goal_status(conversation.state.events)
     finally:
         conversation.close()
-    return conversation_id
 
 
 def show_goal_diff(conversation: CheckpointSource, view: GoalView) -> None:

@@ -17,6 +17,7 @@ from openhands.sdk.conversation.goal import (
     NoResumableGoalError,
     resume_limits,
 )
+from openhands.sdk.conversation.goal.options import COST_BUDGET, TIME_LIMIT
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm import LLM
 from openhands.sdk.llm.llm import ENV_HELP
@@ -185,6 +186,17 @@ def check_resumable(stored: GoalStatus | None, change: GoalLimitsChange | None, 
         raise GoalCommandError(f"{flag}: {exc}") from None
 
 
+def more_rounds(status: GoalStatus) -> str:
+    """The flag that lifts the limit a capped goal reached (a suggestion for the hint line):
+    half as many rounds again, or twice the budget."""
+    limits, reason = status.limits, status.reason or ""
+    if reason.startswith(COST_BUDGET) and limits.max_cost is not None:
+        return f"--max-cost {limits.max_cost * 2:g}"
+    if reason.startswith(TIME_LIMIT) and limits.time_limit is not None:
+        return f"--time-limit {limits.time_limit * 2:g}"
+    return f"--max-iterations {status.iteration + max(1, status.iteration // 2)}"
+
+
 def plural(count: int, noun: str) -> str:
     """ "1 round", "2 rounds"."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
@@ -214,7 +226,9 @@ __all__ = [
     "GoalCommandError",
     "GoalOptions",
     "Output",
+    "check_resumable",
     "command_prefix",
     "exit_code",
+    "more_rounds",
     "plural",
 ]

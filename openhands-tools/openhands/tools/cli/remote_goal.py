@@ -86,8 +86,9 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
         conversation.close()
 
 
-def rewind_remote(options: GoalOptions, view: GoalView) -> uuid.UUID:
-    """`--rewind` alone on a server: restore the snapshot in `--conversation-id`; its id."""
+def rewind_remote(options: GoalOptions, view: GoalView) -> tuple[uuid.UUID, GoalStatus | None]:
+    """`--rewind` alone on a server: restore the snapshot in `--conversation-id`; its id and
+    its goal's last status."""
     assert options.server is not None and options.conversation_id is not None
     workspace = RemoteWorkspace(
         host=options.server, api_key=options.session_key(), working_dir=str(options.workspace)
@@ -96,10 +97,11 @@ def rewind_remote(options: GoalOptions, view: GoalView) -> uuid.UUID:
     conversation = RemoteConversation(agent, workspace, conversation_id=options.conversation_id)
     try:
         result = conversation.rewind(options.rewind or "")
+        status = conversation.goal_status()
     finally:
         conversation.close()
     view.changes(rewind_line(result))
-    return options.conversation_id
+    return options.conversation_id, status
 
 
 def _resumable_on_server(options: GoalOptions, conversation_id: uuid.UUID | None) -> uuid.UUID:
