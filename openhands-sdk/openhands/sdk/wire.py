@@ -14,6 +14,7 @@ first use (`defer_build=True`).
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from datetime import datetime
 from typing import Any, Literal
@@ -24,8 +25,10 @@ from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event, UnknownEventKindError
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
+from openhands.sdk.llm.llm_profile_store import PROFILE_NAME
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.secret.secrets import SecretSource, SecretSpec
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.workspace.local import LocalWorkspace
@@ -36,6 +39,7 @@ from pydantic import (
     SerializeAsAny,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 __all__ = [
@@ -52,6 +56,11 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+PROFILE_USAGE_PREFIX = "profile:"
+"""The usage_id (and placeholder model) of an LLM taken from a stored profile by name."""
 
 _WIRE = ConfigDict(defer_build=True)
 _REQUEST = ConfigDict(defer_build=True, extra="forbid")
@@ -165,6 +174,46 @@ class StartConversationRequest(BaseModel):
         default=None,
         description='What rates each call\'s risk, e.g. {"kind": "LLMSecurityAnalyzer"}.',
     )
+    secrets: dict[str, SecretSpec] = Field(
+        default_factory=dict,
+        description="Secrets for the agent's commands by environment variable name: a value, "
+        '{"kind": "StaticSecret", "value": ...} or {"kind": "LookupSecret", "url": ...}. A '
+        "command naming $NAME gets it; its output shows <secret-hidden> instead; never in "
+        "events. A LookupSecret of the server's own /api/settings/secrets/NAME reads that "
+        "stored secret.",
+    )
+    llm_profile: str | None = Field(
+        default=None,
+        pattern=PROFILE_NAME.pattern,
+        description="A stored LLM profile (/api/profiles) the agent uses instead of agent.llm "
+        "(which may then be left out); its key stays on the server.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _agent_llm_from_profile(cls, data: Any) -> Any:
+        # With `llm_profile` the agent's LLM comes from the server: a placeholder stands in
+        # until the server puts the profile's LLM there.
+        if not isinstance(data, dict) or not isinstance(data.get("llm_profile"), str):
+            return data
+        agent = data.get("agent")
+        if agent is None:
+            agent = {"kind": "Agent"}
+        if isinstance(agent, dict) and agent.get("llm") is None:
+            placeholder = {"model": f"{PROFILE_USAGE_PREFIX}{data['llm_profile']}"}
+            data = {**data, "agent": {**agent, "llm": placeholder}}
+        return data
+
+    @field_validator("secrets")
+    @classmethod
+    def _secret_names(cls, secrets: dict[str, SecretSource]) -> dict[str, SecretSource]:
+        for name in secrets:
+            if not _ENV_NAME.match(name):
+                raise ValueError(
+                    f"secret name {name!r} is not an environment variable name (letters, "
+                    "digits and _, not starting with a digit)"
+                )
+        return secrets
 
     @staticmethod
     def server_workspace(working_dir: str) -> LocalWorkspace:
