@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from openhands.agent_server.api.bash import router as bash
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
+from openhands.agent_server.api.gateway import router as gateway
 from openhands.agent_server.api.goals import router as goals
 from openhands.agent_server.api.init import router as init
 from openhands.agent_server.api.profiles import router as profiles
@@ -27,5 +28,6 @@ ROUTERS: tuple[APIRouter, ...] = (
     settings,
     profiles,
     init,
+    gateway,
 )
 """Every router, in mounting order (sockets check the session key themselves)."""

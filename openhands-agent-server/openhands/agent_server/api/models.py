@@ -109,6 +109,8 @@ _ERROR_DESCRIPTIONS = {
     413: "The body is larger than OH_MAX_BODY_BYTES.",
     421: "The Host header does not name this server (set OH_ALLOWED_HOSTS).",
     422: "A field is invalid; `message` names it and `detail` lists every bad field.",
+    502: "The agent's run (or goal) ended in an error; `message` says which.",
+    504: "The run did not end in time (OH_GATEWAY_WAIT_SECONDS); it goes on.",
     503: "The server's storage refused a read or a write; retry once it is healthy.",
     507: "The server's disk is full; free space, then retry.",
 }

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -70,7 +71,7 @@ class ConversationSecrets:
         self._box = box
         self._store = store
 
-    def resolve(self, sources: dict[str, SecretSource]) -> dict[str, SecretSource]:
+    def resolve(self, sources: Mapping[str, SecretSource]) -> dict[str, SecretSource]:
         """What the agent's commands read: lookups of this server's own secrets read the store."""
         resolved: dict[str, SecretSource] = {}
         for name, source in sources.items():
@@ -112,7 +113,7 @@ class ConversationSecrets:
 
     # -- files (blocking) -------------------------------------------------------------------
 
-    def keep(self, folder: Path, sources: dict[str, SecretSource]) -> None:
+    def keep(self, folder: Path, sources: Mapping[str, SecretSource]) -> None:
         """Seal `sources` into the conversation's folder (nothing is written for none)."""
         if not sources:
             return
