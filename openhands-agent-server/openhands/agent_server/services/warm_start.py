@@ -210,13 +210,13 @@ class WarmStart:
         self.state = "ready"
 
     def config_for(self, env: dict[str, str]) -> ServerConfig:
-        """The settings after init: the dormant server's environment with `env` on top.
+        """The settings after init: the dormant server's settings with `env` on top.
 
         The bound host and port stay the dormant server's. A value no setting accepts is an
         `InvalidRequestError` naming the variable.
         """
         try:
-            config = ServerConfig.from_env({**os.environ, **env})
+            config = ServerConfig.from_env({**as_env(self._dormant), **env})
         except ServerConfigError as exc:
             raise InvalidRequestError(str(exc), ("body",)) from None
         return config.model_copy(
@@ -247,3 +247,20 @@ class WarmStart:
                 exc,
             )
             return None
+
+
+def as_env(config: ServerConfig) -> dict[str, str]:
+    """`config` as the environment variables that would set it (unset ones left out)."""
+    env: dict[str, str] = {}
+    for field, name in ServerConfig.env_names().items():
+        value = getattr(config, field)
+        if value is None:
+            continue
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        elif isinstance(value, tuple):
+            value = ",".join(value)
+        elif isinstance(value, bool):
+            value = "true" if value else "false"
+        env[name] = str(value)
+    return env
