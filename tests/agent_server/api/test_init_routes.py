@@ -6,10 +6,13 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from openhands.agent_server.app import create_app
 from openhands.agent_server.config import ServerConfig
+
+from ..harness import ServerProcess
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::pydantic.warnings.UnsupportedFieldAttributeWarning"
@@ -135,3 +138,32 @@ def test_a_server_without_deferred_init_has_no_init(tmp_path: Path) -> None:
     with _app(tmp_path, OH_DEFERRED_INIT="false") as client:
         assert client.get("/api/init").status_code == 404
         assert client.post("/api/init", json={}, headers=INIT_KEY).status_code == 404
+
+
+@pytest.mark.slow
+def test_a_warm_pool_server_process_lives_through_init_and_a_crash(tmp_path: Path) -> None:
+    env = {"OH_DEFERRED_INIT": "true", "OH_SECRET_KEY": BOOTSTRAP}
+    (tmp_path / "pool").mkdir()
+    server = ServerProcess(tmp_path / "pool" / "conversations", env=env).start()
+    user = {"X-Session-API-Key": USER_SESSION}
+    try:
+        dormant = httpx.get(f"{server.url}/api/init").json()["state"]
+        gated = httpx.get(f"{server.url}/api/conversations/search").status_code
+        ready = httpx.post(f"{server.url}/api/init", json=_init_body(tmp_path), headers=INIT_KEY)
+        created = httpx.post(
+            f"{server.url}/api/conversations",
+            json={"agent": {"kind": "Agent", "llm": {"model": "openai/none"}}},
+            headers=user,
+        )
+        server.kill()  # no shutdown work: the record alone must bring it back
+
+        server = ServerProcess(tmp_path / "pool" / "conversations", env=env).start()
+        after = httpx.get(f"{server.url}/api/init").json()["state"]
+        count = httpx.get(f"{server.url}/api/conversations/count", headers=user).json()
+        refused = httpx.get(f"{server.url}/api/conversations/count").status_code
+    finally:
+        server.stop()
+
+    assert (dormant, gated) == ("dormant", 503)
+    assert ready.json()["state"] == "ready" and created.status_code == 201
+    assert (after, count, refused) == ("ready", 1, 401)

@@ -107,3 +107,16 @@ def test_profiles_survive_a_restart_and_delete_clears_the_active_one(tmp_path: P
     assert settings["agent_settings"]["llm"]["model"] == "openai/fast"
     assert settings["llm_api_key_is_set"] is True
     assert after == {"profiles": [], "active_profile": None}
+
+
+def test_activate_makes_the_profile_the_settings_llm(client: TestClient) -> None:
+    client.post("/api/profiles/fast", json={"llm": LLM})
+
+    answer = client.post("/api/profiles/fast/activate")
+    settings = client.get("/api/settings").json()
+    unknown = client.post("/api/profiles/slow/activate")
+
+    assert answer.status_code == 200 and answer.json()["llm_applied"] is True
+    assert settings["active_profile"] == "fast" and settings["llm_api_key_is_set"] is True
+    assert settings["agent_settings"]["llm"]["model"] == "openai/fast"
+    assert unknown.status_code == 404

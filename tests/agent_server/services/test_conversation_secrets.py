@@ -54,6 +54,17 @@ def test_lookups_elsewhere_stay_http_lookups(tmp_path: Path) -> None:
     assert resolved == {"A": other_port, "B": other_host, "C": other_path}
 
 
+def test_a_lookup_carrying_a_session_key_of_this_server_reads_the_store(tmp_path: Path) -> None:
+    secrets, _ = _secrets(tmp_path, OH_SESSION_API_KEYS="ours")
+    url = "http://10.0.0.7:31000/api/settings/secrets/PROJECT_TOKEN"  # behind a proxy
+    ours = LookupSecret(url=url, headers={"x-session-api-key": SecretStr("ours")})
+    theirs = LookupSecret(url=url, headers={"X-Session-API-Key": SecretStr("theirs")})
+
+    resolved = secrets.resolve({"A": ours, "B": theirs})
+
+    assert resolved["A"].get_value() == VALUE and resolved["B"] is theirs
+
+
 def test_the_public_url_names_this_server_too(tmp_path: Path) -> None:
     secrets, _ = _secrets(tmp_path, OH_PUBLIC_URL="https://agents.example")
     lookup = LookupSecret(url="https://agents.example/api/settings/secrets/PROJECT_TOKEN")

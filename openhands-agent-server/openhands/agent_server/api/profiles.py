@@ -23,7 +23,9 @@ from openhands.sdk.settings import (
     ProfileListResponse,
     ProfileMutationResponse,
     SaveProfileRequest,
+    SettingsUpdateRequest,
 )
+from pydantic import BaseModel
 
 router = APIRouter(prefix="/api/profiles", tags=["profiles"], route_class=CheckedRoute)
 
@@ -79,3 +81,28 @@ async def delete_profile(
         return ProfileMutationResponse(name=name, message=f"Profile '{name}' did not exist")
     await controls.run_to_completion(stores.settings.forget_profile, name)
     return ProfileMutationResponse(name=name, message=f"Profile '{name}' deleted")
+
+
+class ActivateProfileResponse(BaseModel):
+    """POST /api/profiles/{name}/activate."""
+
+    name: str
+    message: str
+    llm_applied: bool = True
+
+
+@router.post(
+    "/{name}/activate",
+    response_model=ActivateProfileResponse,
+    responses=error_responses(404, 409, *STORAGE),
+)
+async def activate_profile(
+    name: ProfileName, stores: Stores, controls: Controls
+) -> ActivateProfileResponse:
+    """Make `name` the active profile: its LLM becomes the stored settings' LLM."""
+    profile = stores.profiles.get(name)
+    request = SettingsUpdateRequest(active_profile=name)
+    await controls.run_to_completion(stores.settings.update, request, profile_llm=profile.llm)
+    return ActivateProfileResponse(
+        name=name, message=f"Profile '{name}' activated and applied to the settings"
+    )

@@ -5,10 +5,12 @@ They are registered with the conversation's `SecretRegistry`, so a terminal comm
 `$NAME` gets the value as an environment variable and its output shows `<secret-hidden>`
 instead; they never enter the event log or the LLM's context.
 
-A `LookupSecret` whose URL is this server's own `/api/settings/secrets/NAME` (what
+A `LookupSecret` of this server's own `/api/settings/secrets/NAME` (what
 `RemoteWorkspace.get_secrets()` builds) is read from the `SecretStore` directly, when a
-command names it, since the server never answers a stored value over HTTP. Any other URL is
-fetched when needed, as the SDK does.
+command names it, since the server never answers a stored value over HTTP. "This server":
+the lookup carries one of its session keys (so a restart on another port or behind a proxy
+still finds it), or its URL names the server's host and port or OH_PUBLIC_URL. Any other
+URL is fetched when needed, as the SDK does.
 
 The sources as sent (values and lookup headers included) are sealed in the conversation's
 folder (`secret_sources.sealed`), so a reopened or forked conversation has them again.
@@ -22,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from openhands.agent_server.auth import API_KEY_HEADER, key_matches
 from openhands.agent_server.config import ServerConfig, is_loopback, normalize_host
 from openhands.agent_server.services.sealing import SecretBox, UnsealError
 from openhands.agent_server.services.secret_store import SecretStore
@@ -94,9 +97,19 @@ class ConversationSecrets:
         except ValueError:
             return None
         match = STORED_SECRET_PATH.match(url.path)
-        if match is None or url.hostname is None or not self._is_this_server(url.hostname, port):
+        if match is None:
             return None
-        return match.group(1)
+        if self._carries_session_key(source) or (
+            url.hostname is not None and self._is_this_server(url.hostname, port)
+        ):
+            return match.group(1)
+        return None
+
+    def _carries_session_key(self, source: LookupSecret) -> bool:
+        keys = self._config.session_api_keys
+        given = {name.lower(): value.get_secret_value() for name, value in source.headers.items()}
+        key = given.get(API_KEY_HEADER.lower())
+        return bool(keys) and key_matches(key, keys)
 
     def _is_this_server(self, hostname: str, port: int) -> bool:
         config = self._config
