@@ -85,7 +85,11 @@ def create_app(
         """Start the services of a dormant server with the configuration its init gave."""
         sealing = await asyncio.to_thread(SecretBox.from_config, initialized)
         app.state.config = initialized
-        started = await _start(app, initialized, sealing, credentials)
+        try:
+            started = await _start(app, initialized, sealing, credentials)
+        except BaseException:
+            app.state.config = config  # still dormant: an init may be tried again
+            raise
         running.append(started)
         keys.keys = initialized.session_api_keys
         if initialized.preload_litellm:
