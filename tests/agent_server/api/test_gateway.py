@@ -13,7 +13,7 @@ import openai
 import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from ..harness import ServerProcess, unique
+from ..harness import ServerProcess, unique, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -337,3 +337,26 @@ def test_a_gateway_conversation_continues_after_a_restart(
     assert again.choices[0].message.content == "after"
     # the sealed profile key reached the provider after the restart too (else: a 401 error)
     assert "swordfish" in json.dumps(fake_llm.requests_for(profile)[-1]["messages"])
+
+
+def test_the_agent_goes_on_when_a_streaming_client_goes_away(
+    gateway_server: ServerProcess, rest: httpx.Client, fake_llm: FakeOpenAIServer
+) -> None:
+    profile = _profile(rest, fake_llm)
+    fake_llm.script(profile, [FakeReply.text("finished anyway").delayed(1.0)])
+    body = {"model": f"openhands_{profile}", "messages": _ask("take your time"), "stream": True}
+
+    headers = {"Authorization": f"Bearer {SESSION}"}
+    with httpx.stream(
+        "POST", f"{gateway_server.url}/v1/chat/completions", json=body, headers=headers
+    ) as answer:
+        conversation_id = answer.headers[HEADER]
+        first = next(answer.iter_lines())  # the role chunk; then the client leaves
+    assert first.startswith("data: ")
+
+    def finished() -> bool:
+        info = rest.get(f"/api/conversations/{conversation_id}").json()
+        return info["execution_status"] == "finished"
+
+    wait_until(finished, what="the run the client left")
+    assert "Traceback" not in gateway_server.log()
