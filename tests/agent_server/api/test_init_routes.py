@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from openhands.agent_server.app import create_app
 from openhands.agent_server.config import ServerConfig
+from openhands.agent_server.services.sealing import KEY_FILE_NAME
 
 from ..harness import ServerProcess
 
@@ -132,6 +133,23 @@ def test_a_restart_after_init_comes_back_ready(tmp_path: Path) -> None:
 
     assert created.status_code == 201
     assert state["state"] == "ready" and count.json() == 1 and again.status_code == 400
+
+
+def test_without_oh_secret_key_the_key_files_key_is_the_bootstrap_key(tmp_path: Path) -> None:
+    config = ServerConfig.from_env(
+        {
+            "OH_CONVERSATIONS_PATH": str(tmp_path / "pool" / "conversations"),
+            "OH_PRELOAD_LITELLM": "false",
+            "OH_ALLOWED_HOSTS": "testserver",
+            "OH_DEFERRED_INIT": "true",
+        }
+    )
+    with TestClient(create_app(config)) as client:
+        key = (tmp_path / "pool" / KEY_FILE_NAME).read_text().strip()
+        guessed = client.post("/api/init", json={}, headers={"X-Init-API-Key": "x" * 43})
+        ready = client.post("/api/init", json={}, headers={"X-Init-API-Key": key})
+
+    assert guessed.status_code == 401 and ready.json()["state"] == "ready"
 
 
 def test_a_server_without_deferred_init_has_no_init(tmp_path: Path) -> None:
