@@ -196,3 +196,18 @@ def test_a_disk_that_refuses_the_write_is_503_and_nothing_changes(tmp_path: Path
 
     assert answer.status_code == 503 and put.status_code == 503
     assert read.json()["misc_settings"] == {} and read.json()["llm_api_key_is_set"] is True
+
+
+def test_a_settings_folder_that_cannot_be_made_does_not_stop_the_server(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the settings folder's parent should be")
+
+    with _client(tmp_path, OH_SETTINGS_PATH=str(blocker / "settings")) as client:
+        read = client.get("/api/settings")
+        patch = client.patch("/api/settings", json={"misc_settings_diff": {"a": 1}})
+        profile = client.post("/api/profiles/fast", json={"llm": {"model": "openai/m"}})
+        conversations = client.get("/api/conversations/count")
+
+    assert read.status_code == 200 and read.json()["llm_api_key_is_set"] is False
+    assert patch.status_code == 503 and profile.status_code == 503
+    assert conversations.json() == 0

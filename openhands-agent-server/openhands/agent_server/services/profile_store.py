@@ -17,7 +17,7 @@ from pathlib import Path
 from openhands.agent_server.errors import ConflictError, NotFoundError
 from openhands.agent_server.services.sealing import SecretBox, UnsealError
 from openhands.agent_server.services.settings_folder import ensure_folder
-from openhands.sdk.errors import StorageError
+from openhands.sdk.errors import StorageError, storage_error
 from openhands.sdk.llm import LLM, LLMProfileStore
 from openhands.sdk.llm.llm import SECRET_FIELDS
 from openhands.sdk.settings import ProfileDetailResponse, ProfileInfo
@@ -54,13 +54,19 @@ class ProfileStore:
         self._files: LLMProfileStore | None = None
 
     def load(self) -> None:
-        """Read every profile (blocking), re-sealing keys an older key sealed."""
-        ensure_folder(self._folder)
+        """Read every profile (blocking), re-sealing keys an older key sealed.
+
+        A folder that cannot be created or locked (a read-only disk) leaves no profile
+        loaded, logged; saving one then answers 503.
+        """
         try:
+            ensure_folder(self._folder)
             files = self._files = LLMProfileStore(self._folder)
             names = [name.removesuffix(".json") for name in files.list()]
-        except OSError as exc:
-            raise StorageError(f"Cannot read the profiles in {self._folder}: {exc}", exc) from exc
+        except (StorageError, OSError) as exc:
+            self._files = None
+            logger.warning("The LLM profiles in %s cannot be read: %s", self._folder, exc)
+            return
         for name in names:
             try:
                 stored = files.load(name)
@@ -134,8 +140,11 @@ class ProfileStore:
 
     def _store(self) -> LLMProfileStore:
         if self._files is None:
-            self.load()
-        assert self._files is not None
+            try:
+                ensure_folder(self._folder)
+                self._files = LLMProfileStore(self._folder)
+            except OSError as exc:
+                raise storage_error("write", self._folder, exc) from exc
         return self._files
 
     def _sealed(self, llm: LLM) -> LLM:

@@ -21,6 +21,7 @@ from openhands.agent_server.services.settings_folder import (
     read_document,
     write_document,
 )
+from openhands.sdk.errors import StorageError
 from openhands.sdk.settings import SecretItemResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,7 +62,10 @@ class SecretStore:
 
     def load(self) -> None:
         """Read `secrets.json` (blocking), re-sealing values an older key sealed."""
-        stored = read_document(self._path, SecretsFile)
+        try:
+            stored = read_document(self._path, SecretsFile)
+        except StorageError as exc:  # answered 409 with the reason until the disk is fixed
+            stored = str(exc)
         if stored is None:
             return
         if isinstance(stored, str):

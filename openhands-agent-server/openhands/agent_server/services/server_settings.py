@@ -8,6 +8,8 @@ conversation refers to by name (`conversation_secrets`).
 
 from __future__ import annotations
 
+import logging
+
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
 from openhands.agent_server.services.profile_store import ProfileStore
@@ -16,6 +18,9 @@ from openhands.agent_server.services.secret_store import SecretStore
 from openhands.agent_server.services.settings_folder import ensure_folder
 from openhands.agent_server.services.settings_store import SettingsStore
 from openhands.agent_server.services.stored_llms import StoredLLMDefaults
+from openhands.sdk.errors import StorageError
+
+logger = logging.getLogger(__name__)
 
 
 class ServerSettings:
@@ -32,8 +37,15 @@ class ServerSettings:
         self.conversation_secrets = ConversationSecrets(config, box, self.secrets)
 
     def load(self) -> None:
-        """Create the folder if needed and read every store (blocking; at start-up)."""
-        ensure_folder(self.folder)
+        """Create the folder if needed and read every store (blocking; at start-up).
+
+        A folder that cannot be created (a read-only disk) does not stop the server: what
+        is there is read, and a change answers 503 when its write is refused.
+        """
+        try:
+            ensure_folder(self.folder)
+        except StorageError as exc:
+            logger.warning("The settings folder is not writable: %s", exc)
         self.settings.load()
         self.secrets.load()
         self.profiles.load()

@@ -40,7 +40,7 @@ def read_document(path: Path, model: type[M]) -> M | str | None:
     """
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
         raise storage_error("read", path, exc) from exc

@@ -31,6 +31,7 @@ from openhands.agent_server.services.settings_folder import (
     read_document,
     write_document,
 )
+from openhands.sdk.errors import StorageError
 from openhands.sdk.llm import LLM
 from openhands.sdk.mcp.config import MCPServer
 from openhands.sdk.settings import AgentSettings, SettingsResponse, SettingsUpdateRequest
@@ -102,7 +103,10 @@ class SettingsStore:
         A damaged file, or one no configured key opens, is left untouched and noted: reads
         and updates then answer 409 saying how to fix it.
         """
-        stored = read_document(self._path, SettingsFile)
+        try:
+            stored = read_document(self._path, SettingsFile)
+        except StorageError as exc:  # answered 409 with the reason until the disk is fixed
+            stored = str(exc)
         if stored is None:
             return
         if isinstance(stored, str):
