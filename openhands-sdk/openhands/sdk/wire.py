@@ -28,9 +28,11 @@ from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.llm_profile_store import PROFILE_NAME
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.plugin.types import PluginSource
 from openhands.sdk.secret.secrets import SecretSource, SecretSpec
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
+from openhands.sdk.tool.client_tool import ClientToolSpec
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import (
     BaseModel,
@@ -43,6 +45,7 @@ from pydantic import (
 )
 
 __all__ = [
+    "ClientToolResponseRequest",
     "ConversationInfo",
     "ConversationPage",
     "ErrorDetail",
@@ -173,6 +176,18 @@ class StartConversationRequest(BaseModel):
     security_analyzer: SecurityAnalyzer | None = Field(
         default=None,
         description='What rates each call\'s risk, e.g. {"kind": "LLMSecurityAnalyzer"}.',
+    )
+    client_tools: list[ClientToolSpec] = Field(
+        default_factory=list,
+        description="Tools the client runs itself: {name, description, parameters (a JSON "
+        "Schema object), annotations, wait_for_result}. Their calls reach the client as "
+        "ActionEvents; one that waits is answered with POST /client_tools/respond.",
+    )
+    plugins: list[PluginSource] = Field(
+        default_factory=list,
+        description="Plugins merged into the agent before it starts (skills, MCP servers, "
+        "hooks): {source: a folder on the server, a git URL or github:owner/repo, ref, "
+        "repo_path}.",
     )
     secrets: dict[str, SecretSpec] = Field(
         default_factory=dict,
@@ -338,6 +353,17 @@ class ExecuteCommandRequest(BaseModel):
 
 
 # -- human approval ---------------------------------------------------------------------------
+
+
+class ClientToolResponseRequest(BaseModel):
+    """Body of POST /client_tools/respond: the client's answer to a call that waits for it."""
+
+    model_config = _REQUEST
+
+    tool_call_id: str = Field(min_length=1, description="The waiting call's tool_call_id.")
+    content: str = Field(max_length=1_000_000, description="The result the agent reads.")
+    is_error: bool = Field(default=False, description="The call failed on the client.")
+    run: bool = Field(default=True, description="Let the agent go on at once.")
 
 
 class ConfirmationResponseRequest(BaseModel):

@@ -8,6 +8,7 @@ plus one entry below.
 
 from fastapi import APIRouter
 from openhands.agent_server.api.bash import router as bash
+from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
 from openhands.agent_server.api.gateway import router as gateway
@@ -22,6 +23,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     conversations,
     events,
     goals,
+    client_tools,
     bash,
     sockets,
     server,

@@ -4,9 +4,9 @@ The model a request names is a stored LLM profile: `openhands_<profile>` runs th
 on the request's last user message; `openhands_goal_<profile>` (or an `openhands_goal` in the
 body) makes it a goal, answered only once the judge, and the verify command if one is given,
 agree that the objective is done. A request without a conversation id starts a new
-conversation (default tools, the profile's LLM, the request's system messages added to the
-system prompt, earlier turns of the request as context); with one it continues that
-conversation. The turn is then followed by `TurnWatch` (gateway_watch.py).
+conversation (the agent the stored agent settings describe, as `OpenHandsAgentSettings`, with
+the profile's LLM and the request's system messages added to its system prompt; earlier
+turns of the request as context); with one it continues that conversation. The turn is then followed by `TurnWatch` (gateway_watch.py).
 
 Goals start through the live conversation's goal API (`start_goal_loop`, the judge kept by
 `goal_judge`), exactly as `POST /goal` does, so every goal rule stays the goal driver's.
@@ -29,10 +29,10 @@ from openhands.agent_server.services.server_settings import ServerSettings
 from openhands.sdk.agent import Agent
 from openhands.sdk.context import AgentContext
 from openhands.sdk.conversation.goal import GoalLimits
-from openhands.sdk.llm import Message, TextContent
-from openhands.sdk.tool import Tool
+from openhands.sdk.llm import LLM, Message, TextContent
+from openhands.sdk.settings import OpenHandsAgentSettings
 from openhands.sdk.wire import StartConversationRequest
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +41,6 @@ MODEL_PREFIX = "openhands_"
 
 GOAL_MODEL_PREFIX = "openhands_goal_"
 """`openhands_goal_<profile>` runs every request as a goal (default limits)."""
-
-DEFAULT_TOOLS = ("terminal", "file_editor", "task_tracker")
-"""The tools of a gateway conversation's agent, unless the stored agent settings list
-`tools`."""
-
-_TOOLS = TypeAdapter(list[Tool])
 
 
 @dataclass(frozen=True)
@@ -139,30 +133,38 @@ class ChatGateway:
 
     async def _create(self, turn: Turn) -> LiveConversation:
         llm = self._stores.llm_defaults.profile_llm(turn.profile, usage_id=None, field=("model",))
-        stored = self._stores.settings.settings.agent_settings
-        agent = Agent(
-            llm=llm,
-            tools=self._tools(),
-            mcp_config=dict(stored.mcp_config),
-            agent_context=AgentContext(system_message_suffix=turn.system_text)
-            if turn.system_text
-            else None,
-        )
-        request = StartConversationRequest(agent=agent)
+        request = StartConversationRequest(agent=self._agent(llm, turn.system_text))
         conversation_id, _ = await self._conversations.start(request)
         live = await self._conversations.get(conversation_id)
         if turn.context:
             await live.send_message(Message(role="user", content=[TextContent(text=turn.context)]))
         return live
 
-    def _tools(self) -> list[Tool]:
-        listed = (self._stores.settings.settings.agent_settings.model_extra or {}).get("tools")
-        if listed is not None:
-            try:
-                return _TOOLS.validate_python(listed)
-            except ValidationError as exc:
-                logger.warning("stored agent_settings.tools is not a list of tools: %s", exc)
-        return [Tool(name=name) for name in DEFAULT_TOOLS]
+    def _agent(self, llm: LLM, system_text: str) -> Agent:
+        """The agent the stored agent settings describe (`OpenHandsAgentSettings`: tools, MCP
+        servers, context, condenser), with the profile's LLM and the request's system text."""
+        stored = self._stores.settings.settings.agent_settings
+        data = {
+            name: getattr(stored, name)
+            for name in OpenHandsAgentSettings.model_fields
+            if name in stored.model_fields_set or name in (stored.model_extra or {})
+        }
+        try:
+            settings = OpenHandsAgentSettings.model_validate({**data, "llm": llm})
+        except ValidationError as exc:
+            logger.warning("the stored agent settings do not describe an agent: %s", exc)
+            settings = OpenHandsAgentSettings(llm=llm)
+        if system_text:
+            context = settings.agent_context or AgentContext()
+            suffix = "\n\n".join(
+                text for text in (context.system_message_suffix, system_text) if text
+            )
+            settings = settings.model_copy(
+                update={
+                    "agent_context": context.model_copy(update={"system_message_suffix": suffix})
+                }
+            )
+        return settings.create_agent()
 
     async def _start_goal(self, live: LiveConversation, goal: GoalSpec) -> None:
         requested = None

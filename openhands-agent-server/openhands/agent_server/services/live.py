@@ -297,6 +297,28 @@ class LiveConversation:
         if accept and not self.goal.active and not self.is_busy:
             self._submit_run()
 
+    # -- client tools -----------------------------------------------------------------------
+
+    async def respond_to_client_tool(
+        self, tool_call_id: str, content: str, *, is_error: bool = False, run: bool = True
+    ) -> None:
+        """Record the client's answer to a waiting client tool call; with `run`, the agent
+        goes on (unless a goal drives it, which runs it itself). ConflictError while a run
+        is going; NotFoundError when no call of that id waits."""
+        self.ensure_open()
+        await self.settle()
+        if self.is_busy:
+            raise ConflictError(f"Conversation {self.id} is running; answer once it has paused.")
+        try:
+            await self._controls.run_to_completion(
+                self.conversation.respond_to_client_tool, tool_call_id, content, is_error=is_error
+            )
+        except ValueError as exc:
+            raise NotFoundError(str(exc)) from exc
+        if run and not self.goal.active and not self.is_busy:
+            self._check_keys()
+            self._submit_run()
+
     async def set_confirmation_policy(self, policy: ConfirmationPolicyBase) -> None:
         """Choose which tool calls wait for approval (saved with the conversation)."""
         self.ensure_open()

@@ -26,6 +26,7 @@ from openhands.agent_server.goals.restart import left_running
 from openhands.agent_server.services.catalog import BrokenConversation, Catalog
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
+from openhands.agent_server.services.extensions import extended_agent
 from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.storage import (
     create_conversation,
@@ -382,7 +383,12 @@ class ConversationRegistry:
         workspace = request.workspace or LocalWorkspace(
             working_dir=str(self.default_workspace(conversation_id))
         )
-        self.credentials.new_conversation(conversation_id, request.agent)
+        agent, hook_config = request.agent, request.hook_config
+        if request.plugins or request.client_tools:
+            agent, hook_config = await self.pools.controls.run_to_completion(
+                extended_agent, request
+            )
+        self.credentials.new_conversation(conversation_id, agent)
         keep_secrets = None
         if request.secrets and self.secrets is not None:
             keep_secrets = functools.partial(
@@ -391,12 +397,12 @@ class ConversationRegistry:
         try:
             conversation = await self.pools.controls.run_to_completion(
                 create_conversation,
-                request.agent,
+                agent,
                 workspace,
                 self.path,
                 conversation_id,
                 max_iterations=request.max_iterations,
-                hook_config=request.hook_config,
+                hook_config=hook_config,
                 credentials=self.credentials,
                 after_create=keep_secrets,
             )

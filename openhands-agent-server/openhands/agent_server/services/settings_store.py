@@ -3,7 +3,7 @@
 The settings are the agent settings new agents start from (`llm`, `mcp_config` and any other
 keys a client keeps there), conversation settings and client-owned misc settings, plus the
 active LLM profile. `settings.json` holds them with every secret taken out (the values an
-`AgentSettings` dump shows only with `expose_secrets`: the LLM's key, MCP env and headers)
+`StoredAgentSettings` dump shows only with `expose_secrets`: the LLM's key, MCP env and headers)
 and sealed in one part, so the file shows what is configured and never a key.
 
 A PATCH is a deep merge of the diff into what is stored (a `null` inside a nested object
@@ -34,7 +34,7 @@ from openhands.agent_server.services.settings_folder import (
 from openhands.sdk.errors import StorageError
 from openhands.sdk.llm import LLM
 from openhands.sdk.mcp.config import MCPServer
-from openhands.sdk.settings import AgentSettings, SettingsResponse, SettingsUpdateRequest
+from openhands.sdk.settings import SettingsResponse, SettingsUpdateRequest, StoredAgentSettings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 logger = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ class SettingsFile(BaseModel):
 class Settings(BaseModel):
     """The settings in memory, secrets included."""
 
-    agent_settings: AgentSettings = Field(default_factory=AgentSettings)
+    agent_settings: StoredAgentSettings = Field(default_factory=StoredAgentSettings)
     conversation_settings: dict[str, Any] = Field(default_factory=dict)
     misc_settings: dict[str, Any] = Field(default_factory=dict)
     active_profile: str | None = None
@@ -179,7 +179,9 @@ class SettingsStore:
                 }
                 agent_data.pop("llm", None)  # replaced whole, not merged
             try:
-                agent_settings = AgentSettings.model_validate(deep_merge(agent_data, agent_diff))
+                agent_settings = StoredAgentSettings.model_validate(
+                    deep_merge(agent_data, agent_diff)
+                )
             except ValidationError as exc:
                 error = exc.errors()[0]
                 loc = ("body", "agent_settings_diff", *error["loc"])
@@ -251,7 +253,7 @@ class SettingsStore:
         if stored.sealed is not None:
             put_secrets(data, AgentSecrets.model_validate_json(self._box.open(stored.sealed)))
         return Settings(
-            agent_settings=AgentSettings.model_validate(data),
+            agent_settings=StoredAgentSettings.model_validate(data),
             conversation_settings=stored.conversation_settings,
             misc_settings=stored.misc_settings,
             active_profile=stored.active_profile,

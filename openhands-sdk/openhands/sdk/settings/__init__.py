@@ -1,30 +1,60 @@
-"""The agent server's stored settings, secrets and LLM profiles: their request and answer bodies.
+"""Settings: an agent described as plain data (`OpenHandsAgentSettings`, `model.py`), and the
+agent server's stored settings, secrets and LLM profiles as its routes read and answer them
+(`api_models.py`, shared by the server and `RemoteWorkspace`).
 
-Shared by the server (`/api/settings`, `/api/settings/secrets`, `/api/profiles`) and the
-client (`RemoteWorkspace.get_llm()`, `get_secrets()`, `get_mcp_config()`), with the
-reference SDK's names. Not imported by `import openhands.sdk`.
+The names load on first use (this package is not imported by `import openhands.sdk`).
 """
 
-from openhands.sdk.settings.models import (
-    PROFILE_NAME_PATTERN,
-    SECRET_NAME_PATTERN,
-    AgentSettings,
-    ProfileDetailResponse,
-    ProfileInfo,
-    ProfileListResponse,
-    ProfileMutationResponse,
-    SaveProfileRequest,
-    SecretCreateRequest,
-    SecretItemResponse,
-    SecretsListResponse,
-    SettingsResponse,
-    SettingsUpdateRequest,
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from openhands.sdk.settings.api_models import (
+        PROFILE_NAME_PATTERN,
+        SECRET_NAME_PATTERN,
+        ProfileDetailResponse,
+        ProfileInfo,
+        ProfileListResponse,
+        ProfileMutationResponse,
+        SaveProfileRequest,
+        SecretCreateRequest,
+        SecretItemResponse,
+        SecretsListResponse,
+        SettingsResponse,
+        SettingsUpdateRequest,
+        StoredAgentSettings,
+    )
+    from openhands.sdk.settings.model import (
+        AGENT_SETTINGS_SCHEMA_VERSION,
+        AgentSettingsBase,
+        CondenserSettings,
+        CondenserSettingsConfig,
+        LLMSummarizingCondenserSettings,
+        NoOpCondenserSettings,
+        OpenHandsAgentSettings,
+        create_agent_from_settings,
+        default_agent_settings,
+        validate_agent_settings,
+    )
+
+_MODEL_NAMES = (
+    "AGENT_SETTINGS_SCHEMA_VERSION",
+    "AgentSettingsBase",
+    "CondenserSettings",
+    "CondenserSettingsConfig",
+    "LLMSummarizingCondenserSettings",
+    "NoOpCondenserSettings",
+    "OpenHandsAgentSettings",
+    "create_agent_from_settings",
+    "default_agent_settings",
+    "validate_agent_settings",
 )
 
-__all__ = [
+_API_NAMES = (
     "PROFILE_NAME_PATTERN",
     "SECRET_NAME_PATTERN",
-    "AgentSettings",
     "ProfileDetailResponse",
     "ProfileInfo",
     "ProfileListResponse",
@@ -35,4 +65,41 @@ __all__ = [
     "SecretsListResponse",
     "SettingsResponse",
     "SettingsUpdateRequest",
+    "StoredAgentSettings",
+)
+
+
+def __getattr__(name: str) -> Any:
+    for module, names in (("model", _MODEL_NAMES), ("api_models", _API_NAMES)):
+        if name in names:
+            value = getattr(import_module(f"openhands.sdk.settings.{module}"), name)
+            globals()[name] = value
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "AGENT_SETTINGS_SCHEMA_VERSION",
+    "PROFILE_NAME_PATTERN",
+    "SECRET_NAME_PATTERN",
+    "AgentSettingsBase",
+    "CondenserSettings",
+    "CondenserSettingsConfig",
+    "LLMSummarizingCondenserSettings",
+    "NoOpCondenserSettings",
+    "OpenHandsAgentSettings",
+    "ProfileDetailResponse",
+    "ProfileInfo",
+    "ProfileListResponse",
+    "ProfileMutationResponse",
+    "SaveProfileRequest",
+    "SecretCreateRequest",
+    "SecretItemResponse",
+    "SecretsListResponse",
+    "SettingsResponse",
+    "SettingsUpdateRequest",
+    "StoredAgentSettings",
+    "create_agent_from_settings",
+    "default_agent_settings",
+    "validate_agent_settings",
 ]

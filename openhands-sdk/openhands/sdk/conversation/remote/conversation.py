@@ -30,6 +30,7 @@ from openhands.sdk.llm.message import Message
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.wire import (
+    ClientToolResponseRequest,
     ConfirmationResponseRequest,
     ForkConversationRequest,
     SendMessageRequest,
@@ -42,6 +43,8 @@ from openhands.sdk.workspace.remote import RemoteWorkspace
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.goal import GoalStatus
+    from openhands.sdk.plugin.types import PluginSource
+    from openhands.sdk.tool.client_tool import ClientToolSpec
 
 logger = logging.getLogger(__name__)
 
@@ -72,11 +75,15 @@ class RemoteConversation(BaseConversation):
         hook_config: HookConfig | None = None,
         persistence_dir: str | Path | None = None,
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
+        client_tools: Sequence[ClientToolSpec] | None = None,
+        plugins: Sequence[PluginSource] | None = None,
     ) -> None:
         """Create the conversation on the server (or attach to `conversation_id`) and subscribe.
 
         `visualizer` (an instance or a class) is shown every mirrored event, after the
-        callbacks.
+        callbacks. `client_tools` are tools this client runs (their calls arrive as
+        ActionEvents; answer a waiting one with `respond_to_client_tool`); `plugins` are
+        fetched and merged into the agent by the server (sources are the server's).
         """
         del persistence_dir  # the server owns persistence
         if isinstance(visualizer, type):
@@ -99,6 +106,8 @@ class RemoteConversation(BaseConversation):
                     conversation_id=conversation_id,
                     max_iterations=max_iteration_per_run,
                     hook_config=hook_config,
+                    client_tools=list(client_tools or ()),
+                    plugins=list(plugins or ()),
                 )
             )
             self._id = info.id
@@ -214,6 +223,19 @@ class RemoteConversation(BaseConversation):
         self._check_open()
         request = ConfirmationResponseRequest(accept=False, reason=reason)
         self._client.post_json(self._id, "events/respond_to_confirmation", to_wire(request))
+
+    def respond_to_client_tool(
+        self, tool_call_id: str, result: str, *, is_error: bool = False, run: bool = False
+    ) -> None:
+        """Answer a client tool call that waits (see `openhands.sdk.tool.client_tool`); with
+        `run=True` the agent goes on and this returns when that run is over."""
+        self._check_open()
+        request = ClientToolResponseRequest(
+            tool_call_id=tool_call_id, content=result, is_error=is_error, run=False
+        )
+        self._client.post_json(self._id, "client_tools/respond", to_wire(request))
+        if run:
+            self.run()
 
     def close(self) -> None:
         """Disconnect (socket and HTTP); the conversation stays on the server."""

@@ -24,7 +24,7 @@ or '-'."""
 _WIRE = ConfigDict(defer_build=True)
 
 
-class AgentSettings(BaseModel):
+class StoredAgentSettings(BaseModel):
     """The stored agent settings: the LLM and MCP servers new agents use, plus any other keys.
 
     Keys other than `llm` and `mcp_config` are kept as given (for clients that store more of
