@@ -37,6 +37,7 @@ from openhands.agent_server.edge.error_handlers import install_error_handlers
 from openhands.agent_server.edge.guard import EdgeGuard
 from openhands.agent_server.goals.backend import configure_goal_backend
 from openhands.agent_server.litellm_preload import preload_litellm
+from openhands.agent_server.services.bash_events import BashEvents
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.agent_server.services.sealed_credentials import SealedCredentials
@@ -160,6 +161,9 @@ async def _start(
         app.state.pools = pools
         app.state.conversations = conversations
         app.state.server_settings = settings
+        app.state.bash_events = BashEvents(
+            pools.runs, config.workspace_path, config.max_bash_events
+        )
         # Thousands of summaries are read at once and kept: collecting garbage meanwhile
         # only costs time, and freezing them keeps later collections short.
         gc.disable()
