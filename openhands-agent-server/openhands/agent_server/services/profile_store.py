@@ -105,9 +105,11 @@ class ProfileStore:
     def detail(self, name: str) -> ProfileDetailResponse:
         """GET /api/profiles/{name}: its settings, `api_key` null."""
         profile = self.get(name)
-        return ProfileDetailResponse(
-            name=name, config=profile.llm.model_dump(mode="json"), api_key_set=profile.api_key_set
-        )
+        # Defaults left out: the reference's clients build their own `LLM(**config)`, whose
+        # defaults differ (a `null` where theirs wants a number); `api_key` stays, as null.
+        config = profile.llm.model_dump(mode="json", exclude_defaults=True)
+        config["api_key"] = None
+        return ProfileDetailResponse(name=name, config=config, api_key_set=profile.api_key_set)
 
     # -- changes ----------------------------------------------------------------------------
 

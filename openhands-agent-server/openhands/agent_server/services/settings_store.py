@@ -265,8 +265,10 @@ def to_response(settings: Settings) -> SettingsResponse:
     """The answer for `settings`: every secret left out (an LLM's key is always null)."""
     agent = settings.agent_settings
     llm = agent.llm
+    # What was set, not every default: the reference's clients validate these settings with
+    # their own models, whose defaults differ (a `null` where theirs wants a number).
     return SettingsResponse(
-        agent_settings=agent.model_dump(mode="json"),
+        agent_settings=agent.model_dump(mode="json", exclude_unset=True),
         conversation_settings=settings.conversation_settings,
         llm_api_key_is_set=llm is not None and llm.api_key is not None,
         active_profile=settings.active_profile,
