@@ -360,3 +360,33 @@ def test_the_agent_goes_on_when_a_streaming_client_goes_away(
 
     wait_until(finished, what="the run the client left")
     assert "Traceback" not in gateway_server.log()
+
+
+def test_a_call_waiting_for_approval_is_an_error_saying_how_to_go_on(
+    client: openai.OpenAI, rest: httpx.Client, fake_llm: FakeOpenAIServer
+) -> None:
+    profile = _profile(rest, fake_llm)
+    think = FakeReply.tool_call("think", {"thought": "plan"})
+    fake_llm.script(profile, [FakeReply.text("hello"), think, FakeReply.text("planned")])
+    model = f"openhands_{profile}"
+    raw = client.chat.completions.with_raw_response.create(model=model, messages=_ask("hi"))
+    cid = raw.headers[HEADER]
+    always = {"policy": {"kind": "AlwaysConfirm"}}
+    assert rest.post(f"/api/conversations/{cid}/confirmation_policy", json=always).is_success
+
+    with pytest.raises(openai.APIStatusError) as caught:
+        client.chat.completions.create(
+            model=model, messages=_ask("plan it"), extra_headers={HEADER: cid}
+        )
+    status = rest.get(f"/api/conversations/{cid}").json()["execution_status"]
+    approve = {"accept": True}
+    answer = rest.post(f"/api/conversations/{cid}/events/respond_to_confirmation", json=approve)
+
+    assert caught.value.status_code == 502
+    assert "respond_to_confirmation" in caught.value.message
+    assert status == "waiting_for_confirmation" and answer.status_code == 200
+    wait_until(
+        lambda: rest.get(f"/api/conversations/{cid}").json()["execution_status"] == "finished",
+        what="the approved run",
+    )
+    assert fake_llm.remaining(profile) == 0
