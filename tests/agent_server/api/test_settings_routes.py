@@ -93,6 +93,40 @@ def test_a_bad_diff_is_422_naming_the_field(client: TestClient) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("method", "url", "body", "field"),
+    [
+        ("patch", "/api/settings", {"llm": {"model": 5, "api_key": LLM_KEY}}, "model"),
+        ("patch", "/api/settings", {"llm": {"model": "m", "api_key": [LLM_KEY]}}, "api_key"),
+        ("put", "/api/settings/secrets", {"name": "1X", "value": LLM_KEY}, "name"),
+        ("put", "/api/settings/secrets", {"name": "X", "value": [LLM_KEY]}, "value"),
+        ("put", "/api/settings/secrets", {"name": "X", "value": LLM_KEY * 4}, "value"),
+        (
+            "post",
+            "/api/profiles/p",
+            {"llm": {"model": "m", "api_key": LLM_KEY, "top_p": "x"}},
+            "top_p",
+        ),
+    ],
+)
+def test_a_refused_write_names_the_field_and_never_echoes_the_secret(
+    tmp_path: Path, method: str, url: str, body: dict, field: str
+) -> None:
+    if url == "/api/settings":
+        body = {"agent_settings_diff": body}
+    with _client(tmp_path, OH_MAX_SECRET_BYTES="64") as client:
+        answer = getattr(client, method)(url, json=body)
+        after = "".join(
+            client.get(route).text
+            for route in ("/api/settings", "/api/settings/secrets", "/api/profiles")
+        )
+
+    assert answer.status_code == 422 and answer.json()["detail"][0]["loc"][-1] == field
+    assert LLM_KEY not in answer.text
+    # nothing half-stored
+    assert '"llm"' not in after and '"X"' not in after and '"name":"p"' not in after
+
+
 def test_a_patch_with_nothing_to_change_is_400(client: TestClient) -> None:
     answer = client.patch("/api/settings", json={})
 
