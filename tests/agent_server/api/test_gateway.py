@@ -366,8 +366,9 @@ def test_a_call_waiting_for_approval_is_an_error_saying_how_to_go_on(
     client: openai.OpenAI, rest: httpx.Client, fake_llm: FakeOpenAIServer
 ) -> None:
     profile = _profile(rest, fake_llm)
-    think = FakeReply.tool_call("think", {"thought": "plan"})
-    fake_llm.script(profile, [FakeReply.text("hello"), think, FakeReply.text("planned")])
+    # A terminal call waits under AlwaysConfirm (think and finish never wait for approval).
+    ask = FakeReply.tool_call("terminal", {"command": "echo plan"})
+    fake_llm.script(profile, [FakeReply.text("hello"), ask, FakeReply.text("planned")])
     model = f"openhands_{profile}"
     raw = client.chat.completions.with_raw_response.create(model=model, messages=_ask("hi"))
     cid = raw.headers[HEADER]

@@ -99,9 +99,12 @@ def test_a_profile_conversation_waits_for_approval_and_its_fork_keeps_the_key(
     try:
         with server.client() as rest:
             agent = _save(rest, fake_llm, AGENT_KEY)
-            think = FakeReply.tool_call("think", {"thought": "plan"})
-            fake_llm.script(agent, [think, FakeReply.text("done"), FakeReply.text("forked")])
-            cid = rest.post("/api/conversations", json={"llm_profile": agent}).json()["id"]
+            # A terminal call waits under AlwaysConfirm (think and finish never do).
+            ask = FakeReply.tool_call("terminal", {"command": "echo plan"})
+            fake_llm.script(agent, [ask, FakeReply.text("done"), FakeReply.text("forked")])
+            with_terminal = {"kind": "Agent", "tools": [{"name": "terminal"}]}
+            body = {"llm_profile": agent, "agent": with_terminal}
+            cid = rest.post("/api/conversations", json=body).json()["id"]
             policy = {"policy": {"kind": "AlwaysConfirm"}}
             assert rest.post(f"/api/conversations/{cid}/confirmation_policy", json=policy)
             message = {"content": [{"type": "text", "text": "go"}], "run": True}
@@ -131,7 +134,7 @@ def test_a_profile_conversation_waits_for_approval_and_its_fork_keeps_the_key(
     finally:
         server.stop()
 
-    assert [o["tool_name"] for o in observations] == ["think"]
+    assert [o["tool_name"] for o in observations] == ["terminal"]
     assert fake_llm.remaining(agent) == 0
     sent = [
         headers.get("authorization")

@@ -179,8 +179,13 @@ class ChatGateway:
             conversations.credentials, conversations.pools.controls, live.id, requested
         ) as judge:
             try:
+                limits = goal.limits
                 request = GoalRequest.checked(
-                    objective=goal.objective, verify=goal.verify, **goal.limits.model_dump()
+                    objective=goal.objective,
+                    verify=goal.verify,
+                    max_iterations=limits.max_iterations,
+                    max_cost=limits.max_cost,
+                    time_limit=limits.time_limit,
                 )
             except InvalidGoalError as exc:
                 where = ("body", "openhands_goal", exc.field or "objective")
