@@ -104,6 +104,13 @@ class ServerConfig(BaseSettings):
         description="Largest request body in bytes (8 MiB by default; 0 = unlimited). A larger "
         "body is refused with 413 while it streams, before it is held in memory.",
     )
+    socket_auth_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds an event socket opened without a key may take to send its "
+        'first frame, `{"type": "auth", "session_api_key": ...}` (the reference clients\' '
+        "way), before it is closed with code 4001.",
+    )
 
     # -- storage and work -----------------------------------------------------------------
 
@@ -115,6 +122,12 @@ class ServerConfig(BaseSettings):
         default=Path("workspace/project"),
         description="The parent folder of default working directories, used when a "
         "StartConversationRequest names no workspace.",
+    )
+    max_bash_events: int = Field(
+        default=10_000,
+        ge=1,
+        description="Commands and outputs of /api/bash kept for bash_events/search (in "
+        "memory, newest kept; a restart forgets them).",
     )
     max_run_threads: int = Field(
         default=256,

@@ -160,6 +160,12 @@ class LiveConversation:
             metrics={usage: m.model_copy() for usage, m in list(state.metrics.items())},
             goal=self.goal.status,
             confirmation_policy=state.confirmation_policy,
+            security_analyzer=state.security_analyzer,
+            max_iterations=state.max_iterations,
+            stuck_detection=state.stuck_detection,
+            hook_config=state.hook_config,
+            persistence_dir=state.persistence_dir,
+            tags=dict(state.tags),
         )
 
     # -- events -----------------------------------------------------------------------------

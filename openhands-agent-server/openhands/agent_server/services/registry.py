@@ -40,6 +40,7 @@ from openhands.sdk.conversation import (
     LocalConversation,
     list_conversation_ids,
 )
+from openhands.sdk.conversation.errors import UnknownEventError
 from openhands.sdk.conversation.goal.status import left_running
 from openhands.sdk.errors import StorageError
 from openhands.sdk.security.confirmation_policy import NeverConfirm
@@ -326,19 +327,39 @@ class ConversationRegistry:
         return conversation_id, True
 
     async def fork(
-        self, source_id: uuid.UUID, *, title: str | None, tags: dict[str, str] | None
+        self,
+        source_id: uuid.UUID,
+        *,
+        title: str | None,
+        tags: dict[str, str] | None,
+        fork_id: uuid.UUID | None = None,
+        reset_metrics: bool = True,
+        from_event_id: str | None = None,
     ) -> uuid.UUID:
-        """A new conversation with a copy of `source_id`'s history (idle, fresh usage).
+        """A new conversation with a copy of `source_id`'s history (idle; fresh usage unless
+        `reset_metrics` is false), under `fork_id` (default: a new id), copied up to
+        `from_event_id` if given.
 
         Its keys are the source's, sealed for it like a created conversation's.
         """
         source = await self.get(source_id)
-        fork_id = uuid.uuid4()
+        fork_id = fork_id or uuid.uuid4()
+        if fork_id in self or fork_id in self._creating:
+            raise ConflictError(f"Conversation {fork_id} already exists; fork under another id.")
         conversation = source.conversation
         self.credentials.new_conversation(fork_id, conversation.agent)
 
         def make() -> LocalConversation:
-            fork = conversation.fork(conversation_id=fork_id, title=title, tags=tags)
+            try:
+                fork = conversation.fork(
+                    conversation_id=fork_id,
+                    title=title,
+                    tags=tags,
+                    reset_metrics=reset_metrics,
+                    from_event_id=from_event_id,
+                )
+            except UnknownEventError as exc:
+                raise NotFoundError(str(exc)) from None
             try:
                 self.credentials.created(fork_id)
             except BaseException:

@@ -41,7 +41,7 @@ BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(tool.__name__ for tool in BUILTIN_TO
 class AgentBase(BaseModel):
     """What every agent has: an LLM, tool specs, a system prompt and an optional context."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     kind: Literal["Agent"] = "Agent"
     llm: LLM

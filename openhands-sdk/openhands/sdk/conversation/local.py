@@ -268,7 +268,11 @@ class LocalConversation(Approvals, ClientCalls, LLMSwitching, BaseConversation):
                 stats=state.stats,
             )
             if not state.has_events:
-                self._emit(state.agent.system_prompt_event(self.tool_schemas, self.context))
+                records = [
+                    {**schema, **tool.identity()}
+                    for schema, tool in zip(self.tool_schemas, self.tools.values(), strict=True)
+                ]
+                self._emit(state.agent.system_prompt_event(records, self.context))
             elif state.execution_status == Status.RUNNING:
                 self._record_interruption()
             if secrets:

@@ -21,7 +21,7 @@ from openhands.sdk.mcp.client import MCPClient
 from openhands.sdk.mcp.errors import MCPError
 from openhands.sdk.tool.json_schema_action import JsonSchemaAction, object_schema, schema_function
 from openhands.sdk.tool.tool import Action, Observation, ToolAnnotations, ToolDefinition
-from pydantic import Field
+from pydantic import ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
@@ -40,11 +40,33 @@ class MCPToolAction(JsonSchemaAction):
     """The arguments of one MCP tool call, as the LLM sent them (any JSON object).
 
     Each tool's subclass checks them against the server's `inputSchema` (top-level nulls are
-    dropped first: LLMs send them for optional parameters).
+    dropped first: LLMs send them for optional parameters). Frozen, as in the reference SDK;
+    the generic class itself is built as the reference's is, `MCPToolAction(data={...})`,
+    and takes no other field.
     """
 
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reference_data(cls, value: Any) -> Any:
+        if cls is not MCPToolAction or not isinstance(value, dict):
+            return value
+        unknown = sorted(set(value) - {"data", "kind"})
+        if unknown:
+            raise ValueError(f"MCPToolAction takes only `data`, got {unknown}")
+        data = value.get("data") or {}
+        if not isinstance(data, dict):
+            raise ValueError("MCPToolAction.data must be a JSON object")
+        return dict(data)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The arguments (the reference's name)."""
+        return self.arguments()
+
     def to_mcp_arguments(self) -> dict[str, Any]:
-        """The arguments to send to the server."""
+        """The arguments to send to the server: `data`."""
         return self.arguments()
 
 

@@ -178,12 +178,33 @@ class RemoteConversation(BaseConversation):
         self._client.pause(self._id)
 
     def fork(
-        self, *, title: str | None = None, tags: dict[str, str] | None = None
+        self,
+        *,
+        conversation_id: uuid.UUID | None = None,
+        agent: AgentBase | None = None,
+        title: str | None = None,
+        tags: dict[str, str] | None = None,
+        reset_metrics: bool = True,
+        from_event_id: str | None = None,
     ) -> RemoteConversation:
-        """A new conversation on the server with a copy of this one's history (its usage
-        starts at zero), attached and streaming like this one."""
+        """A new conversation on the server with a copy of this one's history (up to
+        `from_event_id`, if given; its usage starts at zero unless `reset_metrics` is false),
+        attached and streaming like this one. `agent` cannot be replaced on a server fork
+        (NotImplementedError, as in the reference)."""
         self._check_open()
-        body = to_wire(ForkConversationRequest(title=title, tags=tags))
+        if agent is not None:
+            raise NotImplementedError(
+                "A server fork keeps the conversation's agent; fork a LocalConversation to "
+                "give the fork another agent."
+            )
+        request = ForkConversationRequest(
+            id=conversation_id,
+            title=title,
+            tags=tags,
+            reset_metrics=reset_metrics,
+            from_event_id=from_event_id,
+        )
+        body = to_wire(request)
         answer = self._client.request(
             "POST",
             f"/api/conversations/{self._id}/fork",
