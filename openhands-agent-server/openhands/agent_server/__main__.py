@@ -129,8 +129,9 @@ def main(argv: list[str] | None = None) -> None:
 
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
-            if self.started and config.preload_litellm:
-                preload_litellm(app.state.pools.runs)
+            pools = getattr(app.state, "pools", None)  # none yet on a dormant server
+            if self.started and config.preload_litellm and pools is not None:
+                preload_litellm(pools.runs)
 
     try:
         Server(server_config).run()

@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from openhands.agent_server.blocking import Pools
@@ -140,10 +141,12 @@ def create_conversation(
     max_iterations: int,
     hook_config: HookConfig | None,
     credentials: Credentials | None = None,
+    after_create: Callable[[], None] | None = None,
 ) -> LocalConversation:
     """Create and persist a conversation, or raise and leave no folder behind.
 
-    `credentials.created` writes what it keeps (sealed keys) once the folder exists. A bad
+    `credentials.created` writes what it keeps (sealed keys) once the folder exists, then
+    `after_create` (e.g. its sealed secret sources); if either fails, so does the create. A bad
     tool spec or field is an `InvalidRequestError` (422); a refusing disk a `StorageError`
     (503, or `StorageFullError`: 507).
     """
@@ -158,9 +161,12 @@ def create_conversation(
             max_iteration_per_run=max_iterations,
             hook_config=hook_config,
         )
-        if credentials is not None:
+        if credentials is not None or after_create is not None:
             try:
-                credentials.created(conversation_id)
+                if credentials is not None:
+                    credentials.created(conversation_id)
+                if after_create is not None:
+                    after_create()
             except BaseException:
                 conversation.close()
                 remove_folders(persistence_dir / conversation_id.hex)
