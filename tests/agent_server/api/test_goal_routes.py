@@ -332,13 +332,23 @@ def test_a_requested_judge_is_counted_apart_from_the_agent(
 
 def test_concurrent_starts_give_one_200_and_the_rest_409(
     server: ServerProcess,
+    client: httpx.Client,
     fake_llm: FakeOpenAIServer,
     agent_model: str,
     judge_model: str,
     judge: dict[str, Any],
     conversation_id: str,
 ) -> None:
-    fake_llm.script(agent_model, [FakeReply.text("done").delayed(0.5)])
+    # The winner's agent answers only once every start has been answered: its goal is still
+    # running when the last POST arrives, however slowly a loaded machine serves them (with a
+    # fixed reply delay a goal could end first, and a later start would rightly win too).
+    answered = threading.Event()
+
+    def hold_until_answered(body: dict[str, Any]) -> FakeReply:
+        answered.wait(timeout=120)
+        return FakeReply.text("done")
+
+    fake_llm.set_responder(agent_model, hold_until_answered)
     fake_llm.script(judge_model, [verdict(True)])
     codes: list[int] = []
     barrier = threading.Barrier(8)
@@ -352,8 +362,10 @@ def test_concurrent_starts_give_one_200_and_the_rest_409(
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=60)
+        thread.join(timeout=120)
+    answered.set()
     assert sorted(codes) == [200] + [409] * 7
+    assert _ended(client, conversation_id)["status"] == "complete"
 
 
 def test_goal_routes_of_unknown_conversation_are_404(client: httpx.Client) -> None:

@@ -52,6 +52,20 @@ class GoalSpec:
     limits: GoalLimits = field(default_factory=GoalLimits)
     judge_profile: str | None = None
 
+    def request(self) -> GoalRequest:
+        """The goal's start request; 422 naming the `openhands_goal` field that is wrong."""
+        try:
+            return GoalRequest.checked(
+                objective=self.objective,
+                verify=self.verify,
+                max_iterations=self.limits.max_iterations,
+                max_cost=self.limits.max_cost,
+                time_limit=self.limits.time_limit,
+            )
+        except InvalidGoalError as exc:
+            field = exc.field or "objective"
+            raise InvalidRequestError(str(exc), ("body", "openhands_goal", field)) from exc
+
 
 @dataclass(frozen=True)
 class Turn:
@@ -178,19 +192,7 @@ class ChatGateway:
         async with goal_judge(
             conversations.credentials, conversations.pools.controls, live.id, requested
         ) as judge:
-            try:
-                limits = goal.limits
-                request = GoalRequest.checked(
-                    objective=goal.objective,
-                    verify=goal.verify,
-                    max_iterations=limits.max_iterations,
-                    max_cost=limits.max_cost,
-                    time_limit=limits.time_limit,
-                )
-            except InvalidGoalError as exc:
-                where = ("body", "openhands_goal", exc.field or "objective")
-                raise InvalidRequestError(str(exc), where) from exc
-            await live.start_goal_loop(request, judge_llm=judge)
+            await live.start_goal_loop(goal.request(), judge_llm=judge)
 
 
 def goal_objective(text: str, given: str | None) -> str:
