@@ -64,6 +64,9 @@ def test_one_status_through_a_goals_life(
     expect(page.locator("#round-rows tr.round")).to_have_count(1, timeout=WAIT_MS)
     _status(page, "goal running")
     expect(page.locator("#round-rows tr.current")).to_contain_text("agent working")
+    # Stop once round 2's follow-up is in (its agent's first reply is held 4 s): "agent
+    # working" is recorded just before the message is sent.
+    expect(page.locator(".event.message.from-goal")).to_have_count(2, timeout=WAIT_MS)
 
     page.get_by_role("button", name="Stop").click()
     expect(chip).to_have_attribute("data-status", "interrupted", timeout=WAIT_MS)
