@@ -35,13 +35,13 @@ from openhands.agent_server.services.storage import (
     remove_trash,
 )
 from openhands.sdk.conversation import (
+    ConversationConfig,
     ConversationExecutionStatus,
     ConversationSummary,
     LocalConversation,
     list_conversation_ids,
 )
 from openhands.sdk.errors import StorageError
-from openhands.sdk.security.confirmation_policy import NeverConfirm
 from openhands.sdk.wire import ConversationInfo, StartConversationRequest
 from openhands.sdk.workspace import LocalWorkspace
 
@@ -361,25 +361,26 @@ class ConversationRegistry:
         workspace = request.workspace or LocalWorkspace(
             working_dir=str(self.default_workspace(conversation_id))
         )
+        config = ConversationConfig(
+            agent=request.agent,
+            workspace=workspace,
+            max_iterations=request.max_iterations,
+            hook_config=request.hook_config,
+            confirmation_policy=request.confirmation_policy,
+            security_analyzer=request.security_analyzer,
+        )
         self.credentials.new_conversation(conversation_id, request.agent)
         try:
             conversation = await self.pools.controls.run_to_completion(
                 create_conversation,
-                request.agent,
-                workspace,
+                config,
                 self.path,
                 conversation_id,
-                max_iterations=request.max_iterations,
-                hook_config=request.hook_config,
                 credentials=self.credentials,
             )
         except BaseException:
             self.credentials.forget(conversation_id)
             raise
-        if request.security_analyzer is not None:
-            conversation.set_security_analyzer(request.security_analyzer)
-        if not isinstance(request.confirmation_policy, NeverConfirm):
-            conversation.set_confirmation_policy(request.confirmation_policy)
         return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:

@@ -25,8 +25,8 @@ from openhands.agent_server.errors import InvalidRequestError, NotFoundError
 from openhands.agent_server.services.catalog import BrokenConversation, broken_entry
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.live import LiveConversation
-from openhands.sdk.agent import AgentBase
 from openhands.sdk.conversation import (
+    ConversationConfig,
     ConversationSummary,
     FileEventLog,
     LocalConversation,
@@ -34,10 +34,8 @@ from openhands.sdk.conversation import (
 )
 from openhands.sdk.conversation.goal import GoalStatus, last_goal_status
 from openhands.sdk.errors import StorageError, storage_error
-from openhands.sdk.hooks import HookConfig
 from openhands.sdk.io import fsync_dir
 from openhands.sdk.tool.registry import InvalidToolSpecError
-from openhands.sdk.workspace import LocalWorkspace
 from pydantic import ValidationError
 
 logger = logging.getLogger(__name__)
@@ -132,31 +130,26 @@ def open_conversation(
 
 
 def create_conversation(
-    agent: AgentBase,
-    workspace: LocalWorkspace,
+    config: ConversationConfig,
     persistence_dir: Path,
     conversation_id: uuid.UUID,
     *,
-    max_iterations: int,
-    hook_config: HookConfig | None,
     credentials: Credentials | None = None,
 ) -> LocalConversation:
-    """Create and persist a conversation, or raise and leave no folder behind.
+    """Create and persist a conversation with its whole configuration, or raise and leave no
+    folder behind.
 
-    `credentials.created` writes what it keeps (sealed keys) once the folder exists. A bad
-    tool spec or field is an `InvalidRequestError` (422); a refusing disk a `StorageError`
-    (503, or `StorageFullError`: 507).
+    The configuration (policy and analyzer included) is in the first `base_state.json`, so a
+    crash right after the create cannot lose a part of it. `credentials.created` writes what
+    it keeps (sealed keys) once the folder exists. A bad tool spec or field is an
+    `InvalidRequestError` (422); a refusing disk a `StorageError` (503, or
+    `StorageFullError`: 507).
     """
-    working_dir = Path(workspace.working_dir)
+    working_dir = Path(config.workspace.working_dir)
     made_working_dir = not working_dir.exists()
     try:
         conversation = LocalConversation(
-            agent,
-            workspace,
-            persistence_dir=persistence_dir,
-            conversation_id=conversation_id,
-            max_iteration_per_run=max_iterations,
-            hook_config=hook_config,
+            None, persistence_dir=persistence_dir, conversation_id=conversation_id, config=config
         )
         if credentials is not None:
             try:

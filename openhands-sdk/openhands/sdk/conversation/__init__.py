@@ -1,6 +1,7 @@
 """Conversations: local or remote, their state, persistence and errors."""
 
 from openhands.sdk.conversation.base import BaseConversation
+from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
     ConversationAlreadyRunningError,
@@ -37,6 +38,7 @@ __all__ = [
     "ConversationAlreadyRunningError",
     "ConversationCallbackType",
     "ConversationClosedError",
+    "ConversationConfig",
     "ConversationError",
     "ConversationExecutionStatus",
     "ConversationID",

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 
 from openhands.sdk.event.base import event_from_json
+from openhands.sdk.io.private import PRIVATE_FILE_MODE, make_private_dir
 
 __all__ = ["EVENTS_DIR", "EVENT_FILES_ENV", "EventFiles", "event_file_name", "event_files_enabled"]
 
@@ -104,10 +105,10 @@ class EventFiles:
         path = self.dir / event_file_name(index, event_id)
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
         try:
-            fd = os.open(path, flags, 0o666)
+            fd = os.open(path, flags, PRIVATE_FILE_MODE)
         except FileNotFoundError:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, flags, 0o666)
+            make_private_dir(self.dir)
+            fd = os.open(path, flags, PRIVATE_FILE_MODE)
         try:
             view = memoryview(line)
             while view:

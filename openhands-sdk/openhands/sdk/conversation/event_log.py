@@ -29,7 +29,13 @@ from openhands.sdk.contracts import EventLog
 from openhands.sdk.conversation.log_scan import is_json_object, last_line
 from openhands.sdk.errors import OpenHandsError, StorageError, storage_error
 from openhands.sdk.event.base import Event, event_from_json
-from openhands.sdk.io import AppendHandles, append_handles, fsync_dir
+from openhands.sdk.io import (
+    PRIVATE_FILE_MODE,
+    AppendHandles,
+    append_handles,
+    fsync_dir,
+    make_private_dir,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -116,9 +122,9 @@ class FileEventLog:
         self._closed = False
         self._refusal: str | None = None  # why appends are refused (a failed write stuck)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(self.path.parent)
             if not self.path.exists():
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o666))
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
                 fsync_dir(self.path.parent)  # the new file's directory entry is durable too
         except OSError as exc:
             raise storage_error("create", self.path, exc) from exc

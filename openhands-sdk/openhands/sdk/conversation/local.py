@@ -18,6 +18,7 @@ from openhands.sdk.conversation.base import (
     as_conversation_id,
     as_user_message,
 )
+from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
     MAX_ITERATIONS_REACHED,
@@ -118,11 +119,12 @@ class LocalConversation(Approvals, BaseConversation):
         token_callbacks: Sequence[ConversationTokenCallbackType] | None = None,
         max_iteration_per_run: int | None = None,
         hook_config: HookConfig | None = None,
-        stuck_detection: bool = True,
+        stuck_detection: bool | None = None,
         stuck_detection_thresholds: StuckDetectionThresholds | Mapping[str, int] | None = None,
         visualizer: VisualizerOption = None,
         secrets: Mapping[str, SecretValue] | None = None,
         tags: dict[str, str] | None = None,
+        config: ConversationConfig | None = None,
     ) -> None:
         """Create a conversation, or reopen the one stored under `persistence_dir`.
 
@@ -138,6 +140,9 @@ class LocalConversation(Approvals, BaseConversation):
         in tests and servers). `token_callbacks` get each streamed chunk of the agent's LLM
         replies. `stuck_detection_thresholds` tune the stuck detector. `secrets` are as in
         `update_secrets` (kept in memory only); `tags` are key-value labels saved with it.
+        `config` gives the whole configuration at once (agent, workspace, confirmation policy,
+        security analyzer, hooks, limits: what a fork or a server request carries); the
+        single arguments above override its fields.
         """
         if max_iteration_per_run is not None and max_iteration_per_run < 1:
             raise ValueError("max_iteration_per_run must be >= 1")
@@ -147,11 +152,16 @@ class LocalConversation(Approvals, BaseConversation):
             SecretRegistry().update_secrets(secrets)  # refuse bad names before creating anything
         cid = as_conversation_id(conversation_id) or uuid.uuid4()
         folder = Path(persistence_dir) / cid.hex if persistence_dir is not None else None
-        if workspace is None and (folder is None or not (folder / BASE_STATE_FILE).is_file()):
+        stored = folder is not None and (folder / BASE_STATE_FILE).is_file()
+        if workspace is None and config is not None:
+            workspace = config.workspace
+        if workspace is None and not stored:
             workspace = os.getcwd()
         if workspace is not None and not isinstance(workspace, LocalWorkspace):
             workspace = LocalWorkspace(working_dir=str(workspace))
+        made_workspace = False
         if workspace is not None:
+            made_workspace = not stored and not Path(workspace.working_dir).exists()
             workspace.ensure_exists()
         state = ConversationState.create(
             cid,
@@ -162,6 +172,8 @@ class LocalConversation(Approvals, BaseConversation):
             stuck_detection=stuck_detection,
             hook_config=hook_config,
             tags=tags,
+            config=config,
+            created_workspace=made_workspace,
         )
         self._attach(
             state,
