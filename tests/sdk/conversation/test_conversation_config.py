@@ -16,6 +16,7 @@ from openhands.sdk.security.defense_in_depth import PatternSecurityAnalyzer
 from openhands.sdk.security.risk import SecurityRisk
 from openhands.sdk.testing import TestLLM
 from openhands.sdk.workspace import LocalWorkspace
+from pydantic import SecretStr
 
 HOOKS = HookConfig.model_validate(
     {"pre_tool_use": [{"matcher": "*", "hooks": [{"type": "command", "command": "true"}]}]}
@@ -26,7 +27,9 @@ def _agent() -> Agent:
     llm = TestLLM.from_messages([], usage_id="agent")
     return Agent(
         llm=llm,
-        mcp_config={"calc": MCPServer(command="no-such-mcp-server", env={"TOKEN": "t-1"})},
+        mcp_config={
+            "calc": MCPServer(command="no-such-mcp-server", env={"TOKEN": SecretStr("t-1")})
+        },
         condenser=LLMSummarizingCondenser(llm=llm.copy_for("condenser"), max_size=40),
     )
 

@@ -141,11 +141,11 @@ def fork_state(
 def copy_config(config: ConversationConfig, agent: AgentBase) -> ConversationConfig:
     """A copy of `config` with `agent`: every other field deep-copied, so the two
     conversations never share a mutable setting."""
-    fields = {
+    fields: dict[str, Any] = {
         name: agent if name == "agent" else copy.deepcopy(value)
         for name, value in config.fields().items()
     }
-    return ConversationConfig.model_construct(**fields)
+    return ConversationConfig.model_construct(None, **fields)
 
 
 def events_to_fork(state: ConversationState, from_event_id: str | None) -> list[Event]:

@@ -263,7 +263,7 @@ class ConversationState(ConversationConfig):
     def config(self) -> ConversationConfig:
         """This conversation's whole configuration, as a new object (the agent is shared:
         copy it, e.g. with `fork.copy_agent`, before changing it)."""
-        return ConversationConfig.model_construct(**self.fields())
+        return ConversationConfig.model_construct(None, **self.fields())
 
     # -- persistence --------------------------------------------------------------------------
 
