@@ -41,9 +41,11 @@ from pydantic import (
 __all__ = [
     "ConversationInfo",
     "ConversationPage",
+    "DeleteConversationResponse",
     "ErrorDetail",
     "ErrorResponse",
     "EventPage",
+    "KeptFolder",
     "ResumeGoalRequest",
     "SendMessageRequest",
     "StartConversationRequest",
@@ -71,6 +73,30 @@ class Success(BaseModel):
     model_config = _WIRE
 
     success: Literal[True] = True
+
+
+class KeptFolder(BaseModel):
+    """A folder a delete left in place, and why."""
+
+    model_config = _WIRE
+
+    path: str
+    reason: str = Field(description="Why it was kept, e.g. another conversation still uses it.")
+
+
+class DeleteConversationResponse(Success):
+    """The answer of DELETE /api/conversations/{id}: `{"success": true}` plus what was removed
+    and what was kept (a delete removes only what that conversation made and nobody else
+    uses)."""
+
+    removed: list[str] = Field(
+        default_factory=list,
+        description="Folders removed: the conversation's own, and its working directory when "
+        "the server made it for the conversation and no other conversation uses it.",
+    )
+    kept: list[KeptFolder] = Field(
+        default_factory=list, description="Folders left in place (its working directory), why."
+    )
 
 
 class ErrorDetail(BaseModel):

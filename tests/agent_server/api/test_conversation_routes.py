@@ -180,7 +180,8 @@ def test_delete_forgets_the_conversation_and_its_files(
 ) -> None:
     folder = server.conversations / uuid.UUID(conversation_id).hex
     assert folder.is_dir()
-    assert client.delete(f"/api/conversations/{conversation_id}").json() == {"success": True}
+    answer = client.delete(f"/api/conversations/{conversation_id}").json()
+    assert answer["success"] is True and str(folder) in answer["removed"]
     assert client.get(f"/api/conversations/{conversation_id}").status_code == 404
     assert not folder.exists()
     assert client.delete(f"/api/conversations/{conversation_id}").status_code == 404

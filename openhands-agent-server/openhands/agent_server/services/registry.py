@@ -42,7 +42,12 @@ from openhands.sdk.conversation import (
     list_conversation_ids,
 )
 from openhands.sdk.errors import StorageError
-from openhands.sdk.wire import ConversationInfo, StartConversationRequest
+from openhands.sdk.wire import (
+    ConversationInfo,
+    DeleteConversationResponse,
+    KeptFolder,
+    StartConversationRequest,
+)
 from openhands.sdk.workspace import LocalWorkspace
 
 logger = logging.getLogger(__name__)
@@ -387,13 +392,15 @@ class ConversationRegistry:
         """The working directory of a conversation created without a workspace."""
         return (self.config.workspace_path / conversation_id.hex).resolve()
 
-    async def delete(self, conversation_id: uuid.UUID) -> None:
+    async def delete(self, conversation_id: uuid.UUID) -> DeleteConversationResponse:
         """Remove a conversation, or raise and leave it exactly as it was.
 
         Its folder is renamed away first (one atomic step: a refusing disk is a
         `StorageError` and nothing else happened); then its goal stops, its agent is paused,
-        its sockets close, and its files and default working directory are removed. A
-        running agent's current step is not waited for: that cleanup finishes after it.
+        its sockets close, and its files are removed, and its working directory too when the
+        server made it for this conversation (or the one it was forked from) and no other
+        conversation uses it. The answer says what was removed and what was kept. A running
+        agent's current step is not waited for: that cleanup finishes after it.
         """
         pending: set[asyncio.Future[Any]] = {
             f
@@ -404,9 +411,9 @@ class ConversationRegistry:
             await asyncio.wait(pending)
         if conversation_id not in self:
             raise NotFoundError(f"Conversation {conversation_id} does not exist.")
-        await self._delete(conversation_id)
+        return await self._delete(conversation_id)
 
-    async def _delete(self, conversation_id: uuid.UUID) -> None:
+    async def _delete(self, conversation_id: uuid.UUID) -> DeleteConversationResponse:
         live = self._live.get(conversation_id)
         summary = self.catalog.summary(conversation_id)
         if live is not None:
@@ -425,31 +432,73 @@ class ConversationRegistry:
         self._live.pop(conversation_id, None)
         self.catalog.remove(conversation_id)
         self._deleting.discard(conversation_id)
-        if live is not None:
-            working_dir: str | None = live.working_dir
-        else:
-            working_dir = summary.workspace.working_dir if summary is not None else None
-        default_dir = self.default_workspace(conversation_id)
-        default = default_dir if working_dir == str(default_dir) else None
+        answer = DeleteConversationResponse(removed=[str(self.path / conversation_id.hex)])
+        workspace = self._workspace_of(live, summary)
+        remove_workspace: Path | None = None
+        if workspace is not None:
+            working_dir, created = workspace
+            reason = self._keep_reason(working_dir, created)
+            if reason is None:
+                remove_workspace = Path(working_dir)
+                answer.removed.append(working_dir)
+            else:
+                answer.kept.append(KeptFolder(path=working_dir, reason=reason))
         busy = live is not None and (live.is_busy or live.goal.active)
         if live is not None:
             live.pubsub.close()  # sockets hear of it now, before the answer
-        cleanup = self._dispose_later(self._dispose(conversation_id, live, trash, default))
+        cleanup = self._dispose_later(self._dispose(conversation_id, live, trash, remove_workspace))
         if not busy:
             await asyncio.wait({cleanup})
+        return answer
+
+    @staticmethod
+    def _workspace_of(
+        live: LiveConversation | None, summary: ConversationSummary | None
+    ) -> tuple[str, bool] | None:
+        """(working directory, made for the conversation) of a conversation being deleted."""
+        if live is not None:
+            state = live.conversation.state
+            return state.workspace.working_dir, state.created_workspace
+        if summary is not None:
+            return summary.workspace.working_dir, summary.created_workspace
+        return None
+
+    def _keep_reason(self, working_dir: str, created: bool) -> str | None:
+        """Why a deleted conversation's working directory must stay (None: remove it)."""
+        folder = Path(working_dir)
+        if folder.parent != self.config.workspace_path.resolve():
+            return "the client chose this folder; the server removes only folders it made"
+        if not created:
+            return "it existed before the conversation was created"
+        users = self.users_of(working_dir)
+        if users:
+            names = ", ".join(str(cid) for cid in users[:3])
+            more = f" and {len(users) - 3} more" if len(users) > 3 else ""
+            return f"conversation {names}{more} still uses it"
+        return None
+
+    def users_of(self, working_dir: str) -> list[uuid.UUID]:
+        """The conversations (open or stored) that work in `working_dir`."""
+        users = [cid for cid, live in self._live.items() if live.working_dir == working_dir]
+        users += [
+            summary.id
+            for summary in self.catalog.summaries()
+            if summary.workspace.working_dir == working_dir
+        ]
+        return [cid for cid in users if cid not in self._deleting]
 
     async def _dispose(
         self,
         conversation_id: uuid.UUID,
         live: LiveConversation | None,
         trash: Path | None,
-        default_workspace: Path | None,
+        working_dir: Path | None,
     ) -> None:
         """Release a deleted conversation and remove its files (after its current step)."""
         try:
             if live is not None:
                 await live.discard()
-            await self.pools.controls.run(remove_folders, trash, default_workspace)
+            await self.pools.controls.run(remove_folders, trash, working_dir)
             self.credentials.forget(conversation_id)
         except Exception:
             logger.exception("cleaning up deleted conversation %s failed", conversation_id)

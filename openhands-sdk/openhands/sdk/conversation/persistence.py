@@ -60,6 +60,9 @@ class ConversationSummary(BaseModel):
     )
     agent: AgentBase = Field(description="The stored agent spec; its LLM has no key.")
     workspace: LocalWorkspace
+    created_workspace: bool = Field(
+        default=False, description="Whether its working directory was made for it (or its source)."
+    )
     max_iterations: int = 500
     hook_config: HookConfig | None = None
     stats: ConversationStats = Field(default_factory=ConversationStats)
