@@ -30,6 +30,7 @@ from openhands.agent_server.services.storage import (
     load_summaries,
     move_to_trash,
     open_conversation,
+    prepare_folder,
     read_goal_statuses,
     remove_folders,
     remove_trash,
@@ -82,7 +83,12 @@ class ConversationRegistry:
 
     async def load_all(self) -> None:
         """Read every stored conversation's summary; open those a dead server left busy."""
-        await self.pools.controls.run(self.path.mkdir, parents=True, exist_ok=True)
+        for folder in await self.pools.controls.run(prepare_folder, self.path):
+            logger.warning(
+                "Removed %s: a crash left it unfinished (a conversation being created or "
+                "forked, with no history of its own)",
+                folder,
+            )
         ids = await self.pools.controls.run(list_conversation_ids, self.path)
         # Reading summaries mostly waits for the disk: a few threads share the work.
         parts = [ids[start::LOAD_THREADS] for start in range(LOAD_THREADS)]

@@ -31,10 +31,11 @@ from openhands.sdk.conversation import (
     FileEventLog,
     LocalConversation,
     load_conversation_summary,
+    remove_unfinished,
 )
 from openhands.sdk.conversation.goal import GoalStatus, last_goal_status
 from openhands.sdk.errors import StorageError, storage_error
-from openhands.sdk.io import fsync_dir
+from openhands.sdk.io import fsync_dir, make_private, make_private_dir
 from openhands.sdk.tool.registry import InvalidToolSpecError
 from pydantic import ValidationError
 
@@ -195,6 +196,20 @@ def move_to_trash(persistence_dir: Path, conversation_id: uuid.UUID) -> Path | N
     except OSError as exc:
         logger.warning("deleted %s, but its rename is not synced to disk: %s", folder, exc)
     return trash
+
+
+def prepare_folder(persistence_dir: Path) -> list[Path]:
+    """Make the conversations folder private (created 0700, an existing one tightened) and
+    remove what a crash left of a creation or a fork; return the removed folders.
+
+    Run at start-up, before anything creates conversations there.
+    """
+    make_private_dir(persistence_dir)
+    if make_private(persistence_dir):
+        logger.warning(
+            "%s could be read by other users; its mode is now 0700 (owner only)", persistence_dir
+        )
+    return remove_unfinished(persistence_dir)
 
 
 def remove_trash(persistence_dir: Path) -> None:

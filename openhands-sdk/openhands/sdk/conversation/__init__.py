@@ -19,6 +19,7 @@ from openhands.sdk.conversation.persistence import (
     ConversationSummary,
     list_conversation_ids,
     load_conversation_summary,
+    remove_unfinished,
 )
 from openhands.sdk.conversation.secret_registry import SecretRegistry
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
@@ -61,4 +62,5 @@ __all__ = [
     "UserPromptBlockedError",
     "list_conversation_ids",
     "load_conversation_summary",
+    "remove_unfinished",
 ]
