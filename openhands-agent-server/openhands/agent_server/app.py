@@ -6,8 +6,8 @@
     config, auth, errors, blocking: the base every layer may use; the SDK under all of it
     edge/       the HTTP edge (guard, error answers), around every route
 
-On start it configures the agent environment, creates the thread pools and reads the stored
-conversations' summaries; on stop it closes the open conversations within a bound.
+On start it configures the agent environment and sandbox, creates the thread pools and reads
+the stored conversations' summaries; on stop it closes the open conversations within a bound.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from openhands.agent_server.edge.guard import EdgeGuard
 from openhands.agent_server.goals.backend import configure_goal_backend
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.agent_server.services.sandboxing import start_sandbox, stop_sandbox
 from openhands.agent_server.services.sealed_credentials import SealedCredentials
 from openhands.sdk.workspace import configure_agent_environment
 
@@ -67,6 +68,7 @@ def create_app(
         pools = Pools.create(
             config.max_run_threads, config.control_threads, nice=config.worker_nice
         )
+        app.state.sandbox = await pools.controls.run(start_sandbox, config)
         conversations = ConversationRegistry(config, pools, credentials)
         app.state.pools = pools
         app.state.conversations = conversations
@@ -93,6 +95,7 @@ def create_app(
             )
             pools.shutdown()
             configure_agent_environment(passthrough=None)
+            stop_sandbox(config)
 
     app = FastAPI(
         title="OpenHands agent server",

@@ -200,6 +200,29 @@ class ServerConfig(BaseSettings):
         "server secrets.",
     )
 
+    # -- the agent's sandbox ----------------------------------------------------------------
+
+    sandbox: Literal["auto", "bwrap", "off"] = Field(
+        default="auto",
+        description="Run the agent's terminal, verify commands, hooks, MCP stdio servers and "
+        "/api/bash in a bubblewrap sandbox: the system read-only, the conversation's "
+        "workspace writable, the conversations folder, the key file and other workspaces "
+        "invisible, a private /tmp. `bwrap`: required (the server refuses to start without "
+        "it); `auto`: when bubblewrap works, else a warning at start and in /server_info; "
+        "`off`: never.",
+    )
+    sandbox_network: bool = Field(
+        default=True,
+        description="Give sandboxed processes network: outbound through slirp4netns in their "
+        "own network namespace, never to the host's loopback (the server's port); without a "
+        "working slirp4netns they get none, with a warning. `false`: no network at all.",
+    )
+    sandbox_writable: tuple[str, ...] = Field(
+        default=(),
+        description="Folders (comma separated, absolute) that sandboxed processes may write "
+        "besides their workspace, e.g. a shared virtualenv the agent installs into.",
+    )
+
     # -- LLM defaults (names without the OH_ prefix) -------------------------------------
 
     llm_model: str | None = Field(
@@ -223,6 +246,7 @@ class ServerConfig(BaseSettings):
         "allowed_hosts",
         "allowed_origins",
         "agent_env",
+        "sandbox_writable",
     )
 
     # -- parsing --------------------------------------------------------------------------

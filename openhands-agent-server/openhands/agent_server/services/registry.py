@@ -49,7 +49,7 @@ from openhands.sdk.wire import (
     KeptFolder,
     StartConversationRequest,
 )
-from openhands.sdk.workspace import LocalWorkspace
+from openhands.sdk.workspace import LocalWorkspace, claim_workspace, release_workspace
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +78,7 @@ class ConversationRegistry:
         self._creating: dict[uuid.UUID, asyncio.Future[None]] = {}
         self._deleting: set[uuid.UUID] = set()
         self._disposals: set[asyncio.Future[None]] = set()
+        self._claims: dict[uuid.UUID, str] = {}  # working dirs hidden from other sandboxes
 
     # -- start-up and shut-down -------------------------------------------------------------
 
@@ -100,6 +101,7 @@ class ConversationRegistry:
         self.catalog.broken.sort(key=lambda entry: entry.id)
         for summary in summaries:
             self.catalog.add(summary.id, summary.created_at, summary)
+            self._claim(summary.id, summary.workspace.working_dir)
         self._dispose_later(self.pools.controls.run(remove_trash, self.path))
         for summary in summaries:
             if _left_busy(summary):
@@ -125,6 +127,9 @@ class ConversationRegistry:
         """
         services = list(self._live.values())
         self._live.clear()
+        for claimed in self._claims.values():
+            release_workspace(claimed)
+        self._claims.clear()
         pending_disposals = list(self._disposals)
         if not services and not pending_disposals:
             return 0
@@ -316,6 +321,7 @@ class ConversationRegistry:
             live = await self._create(conversation_id, request)
             self._live[conversation_id] = live
             self.catalog.add(conversation_id, live.conversation.state.created_at)
+            self._claim(conversation_id, live.working_dir)
             future.set_result(None)
         except Exception as exc:
             future.set_exception(exc)
@@ -364,13 +370,17 @@ class ConversationRegistry:
             raise
         self._live[fork_id] = LiveConversation(fork, self.pools, asyncio.get_running_loop())
         self.catalog.add(fork_id, fork.state.created_at)
+        self._claim(fork_id, fork.workspace.working_dir)
         return fork_id
 
     async def _create(
         self, conversation_id: uuid.UUID, request: StartConversationRequest
     ) -> LiveConversation:
-        workspace = request.workspace or LocalWorkspace(
-            working_dir=str(self.default_workspace(conversation_id))
+        # The server's OH_SANDBOX decides where the agent runs, not the request.
+        workspace = (
+            request.workspace.model_copy(update={"sandbox": None})
+            if request.workspace is not None
+            else LocalWorkspace(working_dir=str(self.default_workspace(conversation_id)))
         )
         config = ConversationConfig(
             agent=request.agent,
@@ -438,6 +448,9 @@ class ConversationRegistry:
         self._live.pop(conversation_id, None)
         self.catalog.remove(conversation_id)
         self._deleting.discard(conversation_id)
+        claimed = self._claims.pop(conversation_id, None)
+        if claimed is not None:
+            release_workspace(claimed)
         answer = DeleteConversationResponse(removed=[str(self.path / conversation_id.hex)])
         workspace = self._workspace_of(live, summary)
         remove_workspace: Path | None = None
@@ -456,6 +469,13 @@ class ConversationRegistry:
         if not busy:
             await asyncio.wait({cleanup})
         return answer
+
+    def _claim(self, conversation_id: uuid.UUID, working_dir: str) -> None:
+        """Hide this conversation's working directory from other conversations' sandboxes
+        (for as long as the conversation exists, open or not)."""
+        if conversation_id not in self._claims:
+            self._claims[conversation_id] = working_dir
+            claim_workspace(working_dir)
 
     @staticmethod
     def _workspace_of(

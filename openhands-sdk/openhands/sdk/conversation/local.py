@@ -63,6 +63,12 @@ from openhands.sdk.llm.message import Message, TextContent
 from openhands.sdk.secret.secrets import SecretValue
 from openhands.sdk.tool.tool import Action, Observation, ToolContext, ToolDefinition
 from openhands.sdk.workspace.local import LocalWorkspace
+from openhands.sdk.workspace.sandbox import (
+    claim_workspace,
+    hide_path,
+    release_workspace,
+    unhide_path,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -217,6 +223,11 @@ class LocalConversation(Approvals, BaseConversation):
         self._side_lock = threading.Lock()
 
         cid = state.id
+        # Other conversations' sandboxed processes must not see this workspace or this log.
+        self._claimed = (state.workspace.working_dir, state.folder)
+        claim_workspace(state.workspace.working_dir, state.workspace.sandbox)
+        if state.folder is not None:
+            hide_path(state.folder)
         context = ToolContext(
             working_dir=state.workspace.working_dir,
             persistence_dir=str(state.folder) if state.folder else None,
@@ -250,6 +261,7 @@ class LocalConversation(Approvals, BaseConversation):
         except BaseException:
             # An unknown tool, bad params or a refusing disk: release the log, and leave no
             # folder behind for a conversation that was never created.
+            self._release_claims()
             state.discard()
             raise
 
@@ -617,9 +629,19 @@ class LocalConversation(Approvals, BaseConversation):
                         exc,
                     )
                 self._state.close()
+            self._release_claims()
         finally:
             if waited and self._run_thread != threading.get_ident():
                 self._run_lock.release()
+
+    def _release_claims(self) -> None:
+        """Undo what `_attach` claimed for the sandbox (once)."""
+        claimed, self._claimed = self._claimed, None
+        if claimed is not None:
+            working_dir, folder = claimed
+            release_workspace(working_dir)
+            if folder is not None:
+                unhide_path(folder)
 
     # -- the run loop -------------------------------------------------------------------------
 

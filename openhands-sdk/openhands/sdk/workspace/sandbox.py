@@ -1,0 +1,502 @@
+"""The sandbox every process the agent controls starts in: bubblewrap, no Docker needed.
+
+One seam: `sandbox_command(argv, workspace=...)` returns the command line that runs `argv`
+in the sandbox (or `argv` itself when the sandbox is off). Every spawner goes through it:
+`run_shell` (verify, hooks, workspace commands, the server's /api/bash), the terminal's
+shell, MCP stdio servers and workflow scripts. Inside:
+
+- the whole file system read-only (`--ro-bind / /`), the workspace writable, a private
+  `/tmp`, a minimal `/dev`, its own `/proc` (a new PID namespace: the server's processes and
+  their environments are not visible);
+- invisible: every path the policy hides (the server's conversations folder and key file),
+  the folders of conversations persisted by this process, and every other workspace this
+  process knows (`claim_workspace`); a file is replaced by an empty one, a folder by an empty
+  read-only one;
+- no capabilities (`--cap-drop ALL`, so no mount can be undone, also as root), a new session;
+- network: always its own network namespace. With `network` on, reached through slirp4netns
+  with the host's loopback disabled (`_sandbox_net.py`), so even with network the agent
+  cannot connect to the server's port or any other loopback service; without a working
+  slirp4netns there is no network (and `sandbox_status()` warns); off: only a loopback of
+  its own.
+
+Modes (`OH_SANDBOX`, or `LocalWorkspace(sandbox=...)`): `bwrap` (required: a spawn fails
+with `SandboxUnavailableError` when bubblewrap cannot run), `auto` (bubblewrap when it works,
+else unsandboxed with a warning) and `off`. A process-wide policy set with
+`configure_sandbox` (the agent server does) wins over a workspace's own choice; without one,
+`OH_SANDBOX` (default `off`), `OH_SANDBOX_NETWORK` (default on) and `OH_SANDBOX_WRITABLE`
+(extra writable folders) are read from the environment.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, get_args
+
+from openhands.sdk.errors import OpenHandsError
+from pydantic import BaseModel, ConfigDict, Field
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "SANDBOX_ENV",
+    "SANDBOX_NETWORK_ENV",
+    "SANDBOX_WRITABLE_ENV",
+    "SandboxMode",
+    "SandboxPolicy",
+    "SandboxStatus",
+    "SandboxUnavailableError",
+    "claim_workspace",
+    "configure_sandbox",
+    "hide_path",
+    "release_workspace",
+    "sandbox_command",
+    "sandbox_policy",
+    "sandbox_status",
+    "unhide_path",
+]
+
+SandboxMode = Literal["auto", "bwrap", "off"]
+"""`bwrap`: always (fail if it cannot run); `auto`: when it works; `off`: never."""
+
+SANDBOX_ENV = "OH_SANDBOX"
+"""The mode (auto, bwrap, off) when no policy was configured in the process."""
+SANDBOX_NETWORK_ENV = "OH_SANDBOX_NETWORK"
+"""`false` (or 0, no, off) takes the network away from sandboxed processes."""
+SANDBOX_WRITABLE_ENV = "OH_SANDBOX_WRITABLE"
+"""Comma-separated folders that stay writable in the sandbox besides the workspace."""
+
+_NET_STARTER = Path(__file__).with_name("_sandbox_net.py")
+_SLIRP_DNS = "10.0.2.3"
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+class SandboxUnavailableError(OpenHandsError, RuntimeError):
+    """The sandbox is required (`bwrap`) but bubblewrap cannot run here; the message says
+    why and what to do."""
+
+
+class SandboxPolicy(BaseModel):
+    """How the agent's processes are sandboxed (one per process, or per workspace)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mode: SandboxMode = Field(default="off", description="bwrap, auto or off.")
+    network: bool = Field(
+        default=True,
+        description="Outbound network through a user-mode stack (no access to the host's "
+        "loopback); False: none at all.",
+    )
+    hidden: tuple[str, ...] = Field(
+        default=(), description="Files and folders no sandboxed process may see (absolute)."
+    )
+    writable: tuple[str, ...] = Field(
+        default=(), description="Folders writable in the sandbox besides the workspace."
+    )
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> SandboxPolicy:
+        """The policy `OH_SANDBOX`, `OH_SANDBOX_NETWORK` and `OH_SANDBOX_WRITABLE` describe.
+
+        Raises ValueError naming the variable for a value that is not understood.
+        """
+        env = os.environ if environ is None else environ
+        mode = (env.get(SANDBOX_ENV) or "off").strip().lower()
+        if mode not in get_args(SandboxMode):
+            raise ValueError(f"{SANDBOX_ENV}={mode!r}: give auto, bwrap or off")
+        network = (env.get(SANDBOX_NETWORK_ENV) or "true").strip().lower() not in _FALSE
+        writable = tuple(
+            part.strip() for part in env.get(SANDBOX_WRITABLE_ENV, "").split(",") if part.strip()
+        )
+        return cls(mode=mode, network=network, writable=writable)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    """Whether the sandbox is in force for a mode, and with which network (for reports)."""
+
+    mode: SandboxMode
+    active: bool
+    network: Literal["isolated", "host", "none"]
+    """`isolated`: own namespace through slirp4netns; `none`: none at all (switched off, or
+    no user-mode stack works here); `host`: the server's (no sandbox)."""
+    warning: str | None = None
+    """What the operator should know (no sandbox under `auto`, a shared network), or None."""
+
+
+# -- process-wide state ------------------------------------------------------------------------
+
+_lock = threading.Lock()
+_configured: SandboxPolicy | None = None
+_workspaces: Counter[str] = Counter()
+_workspace_modes: dict[str, SandboxMode] = {}
+_hidden: Counter[str] = Counter()
+_probes: dict[bool, _Probe] = {}
+_warned: set[str] = set()
+_resolv: str | None = None
+
+
+def configure_sandbox(policy: SandboxPolicy | None) -> None:
+    """Set the process-wide policy (the agent server's); None goes back to the environment.
+
+    A configured policy wins over any workspace's own `sandbox` choice.
+    """
+    global _configured
+    with _lock:
+        _configured = policy
+
+
+def sandbox_policy() -> SandboxPolicy:
+    """The configured policy, else the one the environment describes."""
+    with _lock:
+        configured = _configured
+    return configured if configured is not None else SandboxPolicy.from_env()
+
+
+def claim_workspace(path: str | Path, mode: SandboxMode | None = None) -> None:
+    """Say that a conversation works in `path`: every other sandboxed process stops seeing it.
+
+    `mode` is the workspace's own choice (used unless a process-wide policy is configured).
+    Claims are counted: call `release_workspace` once per claim.
+    """
+    key = _real(path)
+    with _lock:
+        _workspaces[key] += 1
+        if mode is not None:
+            _workspace_modes[key] = mode
+
+
+def release_workspace(path: str | Path) -> None:
+    """Undo one `claim_workspace(path)`."""
+    key = _real(path)
+    with _lock:
+        _workspaces[key] -= 1
+        if _workspaces[key] <= 0:
+            del _workspaces[key]
+            _workspace_modes.pop(key, None)
+
+
+def hide_path(path: str | Path) -> None:
+    """Hide `path` (a conversation's persistence folder) from every sandboxed process.
+
+    Counted like `claim_workspace`; undo with `unhide_path`.
+    """
+    key = _real(path)
+    with _lock:
+        _hidden[key] += 1
+
+
+def unhide_path(path: str | Path) -> None:
+    """Undo one `hide_path(path)`."""
+    key = _real(path)
+    with _lock:
+        _hidden[key] -= 1
+        if _hidden[key] <= 0:
+            del _hidden[key]
+
+
+# -- the seam ----------------------------------------------------------------------------------
+
+
+def sandbox_command(
+    argv: Sequence[str],
+    *,
+    workspace: str | Path,
+    cwd: str | Path | None = None,
+    readable: Iterable[str | Path] = (),
+    mode: SandboxMode | None = None,
+    switches_user: bool = False,
+) -> list[str]:
+    """The command line that runs `argv` in the sandbox of `workspace` (or `argv` unchanged).
+
+    `workspace` is the folder the command may write; `cwd` where it starts (default: the
+    workspace); `readable` more paths it must see (read-only) even where they would be
+    hidden, e.g. a private temp folder of the caller. `mode` is the caller's own choice
+    (ignored when a process-wide policy is configured). `switches_user`: the command starts
+    as root and switches to another user itself (the terminal's `username`), so it keeps the
+    capabilities to do so until it has switched. Start the result in a new session, as every
+    agent process is. Raises `SandboxUnavailableError` when the sandbox is required but
+    cannot run.
+    """
+    policy, chosen = _effective(workspace, mode)
+    if chosen == "off":
+        return list(argv)
+    probe = _probe(policy.network)
+    if probe.bwrap is None:
+        if chosen == "bwrap":
+            raise SandboxUnavailableError(
+                f"{SANDBOX_ENV}=bwrap, but bubblewrap cannot run here: {probe.problem}. "
+                "Install it (apt-get install bubblewrap), allow user namespaces, or set "
+                f"{SANDBOX_ENV}=auto or off."
+            )
+        _warn_once(probe.problem or "bubblewrap cannot run")
+        return list(argv)
+    own = _real(workspace)
+    start = _real(cwd) if cwd is not None else own
+    with _lock:
+        others = [path for path in _workspaces if path != own]
+        secret = [*policy.hidden, *_hidden]
+    options = [
+        *_BASE_OPTIONS,
+        *_capabilities(switches_user),
+        "--unshare-net",
+        *_mounts(
+            own,
+            others=others,
+            writable=[_real(path) for path in policy.writable],
+            readable=[_real(path) for path in readable],
+            secret=[_real(path) for path in secret],
+            resolv=_resolv_conf() if probe.network == "isolated" else None,
+        ),
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--chdir",
+        start,
+        "--",
+        *argv,
+    ]
+    if probe.network == "isolated":
+        assert probe.slirp is not None
+        return [sys.executable, "-I", "-S", str(_NET_STARTER), probe.slirp, probe.bwrap, *options]
+    return [probe.bwrap, *options]
+
+
+def sandbox_status(mode: SandboxMode | None = None) -> SandboxStatus:
+    """Whether processes started now would be sandboxed, and how (probing bubblewrap once)."""
+    policy = sandbox_policy()
+    chosen = mode if mode is not None and _configured is None else policy.mode
+    if chosen == "off":
+        return SandboxStatus(mode=chosen, active=False, network="host")
+    probe = _probe(policy.network)
+    if probe.bwrap is None:
+        return SandboxStatus(
+            mode=chosen,
+            active=False,
+            network="host",
+            warning=f"the agent's processes run WITHOUT a sandbox: {probe.problem}",
+        )
+    warning = None
+    if policy.network and probe.network == "none":
+        warning = (
+            f"sandboxed processes have NO network ({probe.problem}): install slirp4netns, "
+            f"or set {SANDBOX_NETWORK_ENV}=false to say that is intended"
+        )
+    return SandboxStatus(mode=chosen, active=True, network=probe.network, warning=warning)
+
+
+# -- internals ---------------------------------------------------------------------------------
+
+_BASE_OPTIONS = (
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+)
+
+
+def _capabilities(switches_user: bool) -> list[str]:
+    # Root in the sandbox keeps every capability unless told otherwise, and could then
+    # unmount what hides the server's files.
+    options = ["--cap-drop", "ALL"]
+    if switches_user and os.geteuid() == 0:
+        options += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return options
+
+
+def _effective(workspace: str | Path, mode: SandboxMode | None) -> tuple[SandboxPolicy, str]:
+    policy = sandbox_policy()
+    with _lock:
+        if _configured is not None:
+            return policy, policy.mode
+        claimed = _workspace_modes.get(_real(workspace))
+    return policy, mode or claimed or policy.mode
+
+
+def _mounts(
+    own: str,
+    *,
+    others: list[str],
+    writable: list[str],
+    readable: list[str],
+    secret: list[str],
+    resolv: str | None,
+) -> list[str]:
+    """bwrap's mount options: the system read-only, then each path by depth (a parent before
+    what is inside it); at the same depth hiding comes first and secrets last.
+
+    So a workspace inside a hidden folder (another workspace, the default workspaces'
+    parent, even a secret folder) is bound back, and a secret inside the workspace stays
+    hidden.
+    """
+    options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    plan: dict[str, str] = {"/": "ro", "/tmp": "hidden"}
+    entries: dict[str, str] = {path: "other" for path in others if os.path.isdir(path)}
+    entries.update({path: "ro" for path in readable if os.path.exists(path)})
+    entries.update({path: "rw" for path in writable if os.path.isdir(path)})
+    entries[own] = "rw"
+    entries.update({path: "secret" for path in secret if os.path.lexists(path)})
+    order = {"other": 0, "ro": 1, "rw": 2, "secret": 3}
+    emptied: list[str] = []
+    for path in sorted(entries, key=lambda item: (_depth(item), order[entries[item]])):
+        kind = entries[path]
+        if kind in ("other", "secret"):
+            if not _visible(path, plan):
+                continue
+            if os.path.isdir(path):
+                options += ["--tmpfs", path]
+                emptied.append(path)
+            else:
+                options += ["--ro-bind", os.devnull, path]
+            plan[path] = "hidden"
+        else:
+            options += ["--bind" if kind == "rw" else "--ro-bind", path, path]
+            plan[path] = kind
+    if resolv is not None:
+        options += ["--ro-bind", resolv, "/etc/resolv.conf"]
+    # Read-only only now: mount points for the folders bound inside were made meanwhile.
+    for path in emptied:
+        options += ["--remount-ro", path]
+    return options
+
+
+def _visible(path: str, plan: dict[str, str]) -> bool:
+    """Whether `path` can be seen with the mounts planned so far (its nearest mount)."""
+    nearest = max((mount for mount in plan if _within(path, mount)), key=_depth)
+    return plan[nearest] != "hidden"
+
+
+def _within(path: str, folder: str) -> bool:
+    return folder == "/" or path == folder or path.startswith(folder + "/")
+
+
+def _depth(path: str) -> int:
+    return 0 if path == "/" else path.count("/")
+
+
+def _real(path: str | Path) -> str:
+    return os.path.realpath(os.fspath(path))
+
+
+def _warn_once(problem: str) -> None:
+    with _lock:
+        if problem in _warned:
+            return
+        _warned.add(problem)
+    logger.warning(
+        "%s=auto: the agent's processes run WITHOUT a sandbox (%s); they can read every "
+        "file this process can. Install bubblewrap (apt-get install bubblewrap) or set %s=off "
+        "to silence this.",
+        SANDBOX_ENV,
+        problem,
+        SANDBOX_ENV,
+    )
+
+
+def _resolv_conf() -> str | None:
+    """A resolv.conf naming slirp4netns's DNS, when the host's only names loopback servers.
+
+    Inside the network namespace a resolver on the host's loopback (systemd-resolved's
+    127.0.0.53, Docker's 127.0.0.11) cannot be reached; slirp4netns forwards 10.0.2.3 to the
+    host's resolver. None when the host's resolv.conf works as it is.
+    """
+    global _resolv
+    with _lock:
+        if _resolv is not None:
+            return _resolv or None
+    try:
+        text = Path("/etc/resolv.conf").read_text()
+    except OSError:
+        text = ""
+    servers = [
+        line.split()[1]
+        for line in text.splitlines()
+        if line.startswith("nameserver") and len(line.split()) > 1
+    ]
+    if servers and not all(s.startswith(("127.", "::1")) for s in servers):
+        path = ""
+    else:
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="oh-sandbox-")
+        path = os.path.join(folder, "resolv.conf")
+        kept = [line for line in text.splitlines() if not line.startswith("nameserver")]
+        Path(path).write_text("\n".join([*kept, f"nameserver {_SLIRP_DNS}", ""]))
+    with _lock:
+        _resolv = path
+    return path or None
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """What this machine offers: a bwrap that runs (else why not), and the network kind."""
+
+    bwrap: str | None
+    slirp: str | None
+    network: Literal["isolated", "host", "none"]
+    problem: str | None = None
+
+
+def _probe(network: bool) -> _Probe:
+    """Find out once per process (and network choice) what the sandbox can be here."""
+    with _lock:
+        found = _probes.get(network)
+    if found is not None:
+        return found
+    found = _run_probe(network)
+    with _lock:
+        _probes[network] = found
+    return found
+
+
+def _run_probe(network: bool) -> _Probe:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return _Probe(None, None, "host", "bubblewrap (bwrap) is not installed")
+    base = [*_BASE_OPTIONS, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev"]
+    base += ["--proc", "/proc", "--tmpfs", "/tmp"]
+    problem = _try([bwrap, *base, "--unshare-net", "--", "true"])
+    if problem is not None:
+        return _Probe(None, None, "host", f"bwrap failed: {problem}")
+    if not network:
+        return _Probe(bwrap, None, "none")
+    # Without a user-mode stack the sandbox gets no network at all (never the host's, which
+    # would open the server's port and every loopback service to the agent).
+    slirp = shutil.which("slirp4netns")
+    if slirp is None:
+        return _Probe(bwrap, None, "none", "slirp4netns is not installed")
+    check = "grep -q tap0 /proc/net/dev"
+    starter = [sys.executable, "-I", "-S", str(_NET_STARTER), slirp, bwrap]
+    problem = _try([*starter, *base, "--unshare-net", "--", "sh", "-c", check])
+    if problem is not None:
+        return _Probe(bwrap, None, "none", f"slirp4netns failed: {problem}")
+    return _Probe(bwrap, slirp, "isolated")
+
+
+def _try(argv: list[str]) -> str | None:
+    """None if `argv` runs and exits 0, else the reason (its last error line)."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if done.returncode == 0:
+        return None
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else f"exit code {done.returncode}"
+
+
+def _reset_for_tests() -> None:
+    """Forget probes and warnings (tests that change what is installed)."""
+    with _lock:
+        _probes.clear()
+        _warned.clear()
