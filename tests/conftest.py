@@ -14,6 +14,23 @@ SLOW_DIRS = ("e2e", "cross", "reliability", "temporal")
 """Test folders that start servers, browsers or clusters: every test in them is `slow`."""
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """`OH_SANDBOX=bwrap pytest` runs the whole suite with every agent process sandboxed (SDK
+    and servers alike); refuse to start when it asks for a sandbox that cannot run here."""
+    from openhands.sdk.workspace import sandbox_status
+
+    if os.environ.get("OH_SANDBOX", "").strip().lower() == "bwrap":
+        status = sandbox_status()
+        if not status.active:
+            pytest.exit(f"OH_SANDBOX=bwrap, but {status.warning}", returncode=4)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Say which sandbox the agent's processes get in this run."""
+    mode = os.environ.get("OH_SANDBOX") or "unset (SDK: off, servers: auto)"
+    return f"sandbox: OH_SANDBOX={mode}"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tests of SLOW_DIRS `slow`, so `pytest -m "not slow"` is the quick loop."""
     tests_root = Path(__file__).parent
