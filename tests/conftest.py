@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from child_processes import Sleeper
 
 # litellm must never fetch its price map from the network in tests (set before any import).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -54,3 +56,11 @@ def persistence_dir(tmp_path: Path) -> Path:
     path = tmp_path / "conversations"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def sleeper() -> Iterator[Sleeper]:
+    """A unique `sleep` command; anything still running it is killed at teardown."""
+    made = Sleeper()
+    yield made
+    made.kill()

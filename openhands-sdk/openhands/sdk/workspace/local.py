@@ -22,6 +22,7 @@ class LocalWorkspace(BaseModel):
     )
     sandbox: SandboxMode | None = Field(
         default=None,
+        exclude_if=lambda value: value is None,  # unset: the JSON other SDKs know
         description="Run the agent's processes in a bubblewrap sandbox: 'bwrap' (required), "
         "'auto' (when it works) or 'off'. None: the process default (OH_SANDBOX, else off). "
         "An agent server applies its own OH_SANDBOX instead.",
