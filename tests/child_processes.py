@@ -34,6 +34,15 @@ class Sleeper:
                 found.append(process)
         return found
 
+    def started(self, timeout: float = 30.0) -> bool:
+        """True once a process runs it (a job started with `&` may not have exec'd yet)."""
+        deadline = time.monotonic() + timeout
+        while not self.running():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
     def gone(self, timeout: float = 10.0) -> bool:
         """True once no process runs it (waits up to `timeout` for the kernel to reap)."""
         deadline = time.monotonic() + timeout

@@ -161,7 +161,7 @@ def test_exit_ends_the_shell_and_the_next_command_gets_a_new_one(
 def test_close_kills_background_processes(workspace: Path, sleeper: Sleeper) -> None:
     terminal = TerminalExecutor(str(workspace))
     run(terminal, f"{sleeper.command} &")
-    assert sleeper.running()
+    assert sleeper.started()
     terminal.close()
     assert sleeper.gone()
 
