@@ -7,7 +7,8 @@ In order, before any route runs and before any body byte is read:
    Origin header must come from this server's origin or `OH_ALLOWED_ORIGINS` (403): no CSRF.
 3. The session key, for every HTTP path but the open ones (401).
 4. A Content-Length over `OH_MAX_BODY_BYTES` (413); a body without one is counted while it
-   streams and refused (413) the moment it passes the cap.
+   streams and refused (413) the moment it passes the cap; a body that pauses longer than
+   `OH_HTTP_BODY_TIMEOUT_SECONDS` is answered 408.
 
 Every HTTP answer, refused or not, gets the security headers (edge/headers.py). It is plain
 ASGI (no per-request objects beyond two closures) because every call pays for it.
@@ -20,6 +21,7 @@ import json
 from openhands.agent_server.auth import MISSING_KEY_MESSAGE, key_matches, needs_key
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.edge.body_limit import (
+    BodyTimeoutError,
     BodyTooLargeError,
     capped,
     declared_too_large,
@@ -62,6 +64,7 @@ class EdgeGuard:
         self.trust = RequestTrust(config)
         self.keys = config.session_api_keys
         self.max_body = config.max_body_bytes
+        self.body_pause = config.http_body_timeout_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check the request, then run the app with a capped body and secured headers."""
@@ -110,10 +113,13 @@ class EdgeGuard:
             await send(message)
 
         try:
-            await self.app(
-                scope, capped(receive, self.max_body) if self.max_body else receive, secured_send
+            limited = (
+                capped(receive, self.max_body, self.body_pause)
+                if self.max_body or self.body_pause
+                else receive
             )
-        except BodyTooLargeError as exc:
+            await self.app(scope, limited, secured_send)
+        except (BodyTooLargeError, BodyTimeoutError) as exc:
             # Normally the app's HTTPException handler answers it; this covers routes that
             # read the body outside of it.
             if started:
