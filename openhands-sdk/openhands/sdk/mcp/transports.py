@@ -15,8 +15,10 @@ Imports the `mcp` package: only load this module when a conversation starts serv
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
+import shutil
 import subprocess
 from collections import deque
 from collections.abc import AsyncIterator
@@ -107,6 +109,13 @@ async def stdio_transport(
     """Run `server.command` as a guarded child and talk JSON-RPC lines over its stdio."""
     assert server.command is not None
     cwd = server_cwd(server, working_dir)
+    env = server_environment(server)
+    command = server.command
+    if os.sep in command and cwd is not None:
+        command = os.path.join(cwd, command)  # relative to where it runs, not to this process
+    if shutil.which(command, path=env.get("PATH", os.defpath)) is None:
+        # Said here, not by the sandbox's shell: the same error with the sandbox on or off.
+        raise FileNotFoundError(errno.ENOENT, "command not found", server.command)
     argv = sandbox_command(
         [server.command, *(server.args or [])],
         workspace=working_dir or cwd or os.getcwd(),
@@ -118,7 +127,7 @@ async def stdio_transport(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=cwd,
-        env=server_environment(server),
+        env=env,
         start_new_session=True,
     )
     register_process_group(child.pid)
