@@ -63,7 +63,7 @@ def test_conversation_files_are_0600_and_folders_0700(
             assert http.post(f"/api/conversations/{cid}/fork", json={}).status_code == 201
             goal = {"objective": "be done", "judge_llm": llm_spec(fake_llm, judge)}
             assert http.post(f"/api/conversations/{cid}/goal", json=goal).status_code == 200
-            wait_goal_end(lambda: http.get(f"/api/conversations/{cid}/goal").json())
+            wait_goal_end(lambda: http.get(f"/api/conversations/{cid}/goal").json(), 120.0)
     finally:
         server.stop()
 

@@ -21,6 +21,8 @@ pytestmark = pytest.mark.timeout(180)
 
 TOOLS_SERVER = Path(__file__).parents[1] / "sdk" / "mcp" / "servers" / "tools_server.py"
 SUMMARY_KEY = "sk-summarizer-" + "5" * 20
+RUN_WITHIN = 120.0
+"""Seconds a run may take to reach a status (a loaded machine starts sandboxes slowly)."""
 BLOCKING_HOOK = "if grep -q forbidden; then echo 'no forbidden words' >&2; exit 2; fi"
 
 
@@ -75,7 +77,8 @@ def _say(http: httpx.Client, cid: str, text: str, *, run: bool = True) -> httpx.
 def _wait_status(server: ServerProcess, cid: str, status: str) -> None:
     wait_until(
         lambda: _info(server, cid)["execution_status"] == status,
-        what=f"conversation {cid} to be {status}",
+        RUN_WITHIN,
+        f"conversation {cid} to be {status}",
     )
 
 

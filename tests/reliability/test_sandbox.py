@@ -109,7 +109,7 @@ def _run_tools(
         assert http.post(f"/api/conversations/{cid}/events", json=body).status_code == 200
         wait_until(
             lambda: http.get(f"/api/conversations/{cid}").json()["execution_status"] == "finished",
-            timeout=60,
+            timeout=120,
             what="the run to finish",
         )
     return _observations(server, cid)[before:]
@@ -212,7 +212,9 @@ def test_verify_runs_pytest_in_the_sandbox(
     }
     with server.client() as http:
         assert http.post(f"/api/conversations/{mine['id']}/goal", json=goal).status_code == 200
-        status = wait_goal_end(lambda: http.get(f"/api/conversations/{mine['id']}/goal").json())
+        status = wait_goal_end(
+            lambda: http.get(f"/api/conversations/{mine['id']}/goal").json(), 120.0
+        )
 
     assert status["status"] == "complete", status
     assert status["verify"]["exit_code"] == 0, status["verify"]
