@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -87,7 +86,7 @@ class SandboxUnavailableError(OpenHandsError, RuntimeError):
 class SandboxPolicy(BaseModel):
     """How the agent's processes are sandboxed (one per process, or per workspace)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     mode: SandboxMode = Field(default="off", description="bwrap, auto or off.")
     network: bool = Field(
@@ -460,6 +459,8 @@ def _probe(network: bool) -> _Probe:
 
 
 def _run_probe(network: bool) -> _Probe:
+    import shutil  # only here: the probe runs once per process
+
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return _Probe(None, None, "host", "bubblewrap (bwrap) is not installed")
