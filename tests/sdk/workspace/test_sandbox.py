@@ -10,6 +10,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
@@ -190,3 +191,23 @@ def test_the_environment_describes_the_default_policy() -> None:
     assert SandboxPolicy.from_env({}).mode == "off"
     with pytest.raises(ValueError, match="OH_SANDBOX"):
         SandboxPolicy.from_env({"OH_SANDBOX": "docker"})
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_many_sandboxed_commands_at_once_all_get_their_network(tmp_path: Path) -> None:
+    # Two races found this way: bwrap's loopback set-up against slirp4netns's, and bwrap's
+    # info pipe closed before bwrap had written all of it (the sandbox then hung).
+    configure_sandbox(SandboxPolicy(mode="bwrap", network=True))
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            results = list(
+                pool.map(
+                    lambda _: run_shell("grep -c tap0 /proc/net/route", tmp_path, timeout=60),
+                    range(48),
+                )
+            )
+    finally:
+        configure_sandbox(None)
+
+    assert [(r.exit_code, r.output.strip()) for r in results] == [(0, "2")] * 48

@@ -26,6 +26,7 @@ from openhands.sdk.workspace.sandbox import (
     sandbox_command,
     sandbox_status,
 )
+from openhands.sdk.workspace.sandbox_popen import SandboxedProcess, sandbox_popen
 from openhands.sdk.workspace.shell import CommandResult, run_shell
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "SandboxPolicy",
     "SandboxStatus",
     "SandboxUnavailableError",
+    "SandboxedProcess",
     "Workspace",
     "agent_environment",
     "claim_workspace",
@@ -48,6 +50,7 @@ __all__ = [
     "release_workspace",
     "run_shell",
     "sandbox_command",
+    "sandbox_popen",
     "sandbox_status",
     "unregister_process_group",
 ]

@@ -1,8 +1,10 @@
-"""The sandbox's network starter: bubblewrap in a new network namespace, slirp4netns outside.
+"""The sandbox's starter: bubblewrap in a new network namespace, slirp4netns outside.
 
 Run as `python -I -S _sandbox_net.py SLIRP4NETNS BWRAP [bwrap options...] -- COMMAND...` by
-`openhands.sdk.workspace.sandbox` when the sandbox has network. It starts bwrap with
-`--info-fd` (bwrap writes the sandbox's pid there) and the command behind a small `sh`
+`openhands.sdk.workspace.sandbox` for long-lived sandboxes (the terminal, MCP servers): it is
+their steady parent (bwrap dies with its parent, and the thread that started it may end
+first), and with `-` as SLIRP4NETNS that is all it does. With network, it starts bwrap with
+`--info-fd` (bwrap writes the sandbox's pid there) and the command behind a small `bash`
 gate: once bwrap has set the sandbox up (its loopback included) the gate says so on a pipe
 and waits. Only then is `slirp4netns --configure --disable-host-loopback` attached to the
 sandbox (a user-mode network stack: outbound TCP/UDP and DNS through 10.0.2.3; 10.0.2.2, the
@@ -12,7 +14,8 @@ command, and this program exits with the command's exit status. slirp4netns ends
 process ends (`--exit-fd`); bwrap dies with it (`--die-with-parent`).
 
 Only `os` and `sys` (no package, not even `json`): it must start fast whatever the parent's
-`sys.path` is. If slirp4netns fails, the command still runs, without network, after one line
+`sys.path` is. `sandbox_popen.py` imports its pieces (the gate, slirp4netns's command line) to
+do the same from within the server, for commands run to their end. If slirp4netns fails, the command still runs, without network, after one line
 on stderr.
 """
 
@@ -21,9 +24,12 @@ from __future__ import annotations
 import os
 import sys
 
+NO_NETWORK = "-"
+"""In place of slirp4netns's path: a sandbox without network (this program is only its parent)."""
+
 _SIGKILL = 9  # Linux's number; `import signal` would cost more than the whole program
 
-_GATE = 'echo >&{up}; read _ <&{go} || :; exec {up}>&- {go}<&-; exec "$@"'
+GATE = 'echo >&{up}; read _ <&{go} || :; exec {up}>&- {go}<&-; exec "$@"'
 """Runs first in the sandbox: say it is set up, wait for the network, then become the command."""
 
 
@@ -45,7 +51,7 @@ def _spawn(argv: list[str], keep: tuple[int, ...], quiet: bool) -> int:
     return pid
 
 
-def _read_child_pid(fd: int) -> int | None:
+def read_child_pid(fd: int) -> int | None:
     """The sandbox's pid from bwrap's info JSON (`{"child-pid": N, ...}`), or None.
 
     Read to the end (bwrap closes it once written): bwrap writes the JSON in several pieces,
@@ -60,6 +66,44 @@ def _read_child_pid(fd: int) -> int | None:
     return int(digits) if found and digits.isdigit() else None
 
 
+def slirp_argv(slirp: str, sandbox_pid: int, ready_fd: int, exit_fd: int) -> list[str]:
+    """slirp4netns for the sandbox `sandbox_pid`: outbound only, the host's loopback refused;
+    it writes to `ready_fd` once the network is up and ends when `exit_fd` closes."""
+    return [
+        slirp,
+        "--configure",
+        "--mtu=65520",
+        "--disable-host-loopback",
+        "--ready-fd",
+        str(ready_fd),
+        "--exit-fd",
+        str(exit_fd),
+        str(sandbox_pid),
+        "tap0",
+    ]
+
+
+def gated(bwrap: str, info_fd: int, up_fd: int, go_fd: int, options: list[str]) -> list[str]:
+    """bwrap's command line with the gate before the command (`options` end with `--` and
+    the command)."""
+    split = options.index("--")
+    gate = GATE.format(up=up_fd, go=go_fd)
+    return [
+        bwrap,
+        "--info-fd",
+        str(info_fd),
+        *options[:split],
+        "--",
+        "bash",  # not sh: dash cannot redirect descriptors above 9
+        "--norc",
+        "--noprofile",
+        "-c",
+        gate,
+        "bash",
+        *options[split + 1 :],
+    ]
+
+
 def _status(wait_status: int) -> int:
     if os.WIFSIGNALED(wait_status):
         return 128 + os.WTERMSIG(wait_status)
@@ -67,22 +111,21 @@ def _status(wait_status: int) -> int:
 
 
 def main() -> int:
-    """Start the sandbox with its network; return the command's exit status."""
+    """Start the sandbox (with its network unless SLIRP4NETNS is `-`); return the command's
+    exit status."""
     slirp, bwrap, arguments = sys.argv[1], sys.argv[2], sys.argv[3:]
-    split = arguments.index("--")
-    options, command = arguments[:split], arguments[split + 1 :]
+    if slirp == NO_NETWORK:
+        # Only a steady parent: bwrap dies with its parent (--die-with-parent), and a
+        # thread that started it directly may end long before the sandbox should.
+        _, status = os.waitpid(_spawn([bwrap, *arguments], (), quiet=False), 0)
+        return _status(status)
     info_r, info_w = os.pipe()
     up_r, up_w = os.pipe()
     go_r, go_w = os.pipe()
-    gate = _GATE.format(up=up_w, go=go_r)
-    child = _spawn(
-        [bwrap, "--info-fd", str(info_w), *options, "--", "/bin/sh", "-c", gate, "sh", *command],
-        (info_w, up_w, go_r),
-        quiet=False,
-    )
+    child = _spawn(gated(bwrap, info_w, up_w, go_r, arguments), (info_w, up_w, go_r), quiet=False)
     for fd in (info_w, up_w, go_r):
         os.close(fd)
-    sandbox_pid = _read_child_pid(info_r)
+    sandbox_pid = read_child_pid(info_r)
     os.close(info_r)
     set_up = os.read(up_r, 1) == b"\n"  # empty: bwrap failed (it said why on stderr)
     os.close(up_r)
@@ -91,20 +134,7 @@ def main() -> int:
     network = None
     if set_up and sandbox_pid is not None:
         network = _spawn(
-            [
-                slirp,
-                "--configure",
-                "--mtu=65520",
-                "--disable-host-loopback",
-                "--ready-fd",
-                str(ready_w),
-                "--exit-fd",
-                str(exit_r),
-                str(sandbox_pid),
-                "tap0",
-            ],
-            (ready_w, exit_r),
-            quiet=True,
+            slirp_argv(slirp, sandbox_pid, ready_w, exit_r), (ready_w, exit_r), quiet=True
         )
     os.close(ready_w)
     os.close(exit_r)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import sys
 import threading
 from collections import Counter
@@ -41,6 +40,9 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.workspace._sandbox_net import NO_NETWORK
+from openhands.sdk.workspace.sandbox_mounts import mount_options, resolv_conf
+from openhands.sdk.workspace.sandbox_probe import BASE_OPTIONS, NET_STARTER, probe, reset_probes
 from pydantic import BaseModel, ConfigDict, Field
 
 logger = logging.getLogger(__name__)
@@ -50,6 +52,7 @@ __all__ = [
     "SANDBOX_NETWORK_ENV",
     "SANDBOX_WRITABLE_ENV",
     "SandboxMode",
+    "SandboxPlan",
     "SandboxPolicy",
     "SandboxStatus",
     "SandboxUnavailableError",
@@ -58,6 +61,7 @@ __all__ = [
     "hide_path",
     "release_workspace",
     "sandbox_command",
+    "sandbox_plan",
     "sandbox_policy",
     "sandbox_status",
     "unhide_path",
@@ -73,8 +77,6 @@ SANDBOX_NETWORK_ENV = "OH_SANDBOX_NETWORK"
 SANDBOX_WRITABLE_ENV = "OH_SANDBOX_WRITABLE"
 """Comma-separated folders that stay writable in the sandbox besides the workspace."""
 
-_NET_STARTER = Path(__file__).with_name("_sandbox_net.py")
-_SLIRP_DNS = "10.0.2.3"
 _FALSE = frozenset({"0", "false", "no", "off"})
 
 
@@ -138,9 +140,7 @@ _configured: SandboxPolicy | None = None
 _workspaces: Counter[str] = Counter()
 _workspace_modes: dict[str, SandboxMode] = {}
 _hidden: Counter[str] = Counter()
-_probes: dict[bool, _Probe] = {}
 _warned: set[str] = set()
-_resolv: str | None = None
 
 
 def configure_sandbox(policy: SandboxPolicy | None) -> None:
@@ -205,6 +205,73 @@ def unhide_path(path: str | Path) -> None:
 # -- the seam ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SandboxPlan:
+    """How to start one command in its sandbox: bwrap's options (without the command), and
+    slirp4netns when the sandbox gets network through it."""
+
+    bwrap: str
+    options: tuple[str, ...]
+    slirp: str | None = None
+
+
+def sandbox_plan(
+    workspace: str | Path,
+    *,
+    cwd: str | Path | None = None,
+    readable: Iterable[str | Path] = (),
+    mode: SandboxMode | None = None,
+    switches_user: bool = False,
+) -> SandboxPlan | None:
+    """The sandbox a command for `workspace` gets now, or None when it runs without one.
+
+    `workspace` is the folder the command may write; `cwd` where it starts (default: the
+    workspace); `readable` more paths it must see (read-only) even where they would be
+    hidden, e.g. a private temp folder of the caller. `mode` is the caller's own choice
+    (ignored when a process-wide policy is configured). `switches_user`: the command starts
+    as root and switches to another user itself (the terminal's `username`), so it keeps the
+    capabilities to do so until it has switched. Raises `SandboxUnavailableError` when the
+    sandbox is required but cannot run.
+    """
+    policy, chosen = _effective(workspace, mode)
+    if chosen == "off":
+        return None
+    found = probe(policy.network)
+    if found.bwrap is None:
+        if chosen == "bwrap":
+            raise SandboxUnavailableError(
+                f"{SANDBOX_ENV}=bwrap, but bubblewrap cannot run here: {found.problem}. "
+                "Install it (apt-get install bubblewrap), allow user namespaces, or set "
+                f"{SANDBOX_ENV}=auto or off."
+            )
+        _warn_once(found.problem or "bubblewrap cannot run")
+        return None
+    own = _real(workspace)
+    start = _real(cwd) if cwd is not None else own
+    with _lock:
+        others = [path for path in _workspaces if path != own]
+        secret = [*policy.hidden, *_hidden]
+    options = (
+        *BASE_OPTIONS,
+        *_capabilities(switches_user),
+        "--unshare-net",
+        *mount_options(
+            own,
+            others=others,
+            writable=[_real(path) for path in policy.writable],
+            readable=[_real(path) for path in readable],
+            secret=[_real(path) for path in secret],
+            resolv=resolv_conf() if found.network == "isolated" else None,
+        ),
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--chdir",
+        start,
+    )
+    return SandboxPlan(bwrap=found.bwrap, options=options, slirp=found.slirp)
+
+
 def sandbox_command(
     argv: Sequence[str],
     *,
@@ -216,57 +283,20 @@ def sandbox_command(
 ) -> list[str]:
     """The command line that runs `argv` in the sandbox of `workspace` (or `argv` unchanged).
 
-    `workspace` is the folder the command may write; `cwd` where it starts (default: the
-    workspace); `readable` more paths it must see (read-only) even where they would be
-    hidden, e.g. a private temp folder of the caller. `mode` is the caller's own choice
-    (ignored when a process-wide policy is configured). `switches_user`: the command starts
-    as root and switches to another user itself (the terminal's `username`), so it keeps the
-    capabilities to do so until it has switched. Start the result in a new session, as every
-    agent process is. Raises `SandboxUnavailableError` when the sandbox is required but
-    cannot run.
+    The arguments are `sandbox_plan`'s. The command line starts the sandbox's starter
+    (`_sandbox_net.py`), which stays its parent until the command ends and sets up
+    slirp4netns for its network: fit for long-lived processes (the terminal, MCP servers); a
+    command run to its end is cheaper through `sandbox_popen`. Start the result in a new
+    session, as every agent process is.
     """
-    policy, chosen = _effective(workspace, mode)
-    if chosen == "off":
+    plan = sandbox_plan(
+        workspace, cwd=cwd, readable=readable, mode=mode, switches_user=switches_user
+    )
+    if plan is None:
         return list(argv)
-    probe = _probe(policy.network)
-    if probe.bwrap is None:
-        if chosen == "bwrap":
-            raise SandboxUnavailableError(
-                f"{SANDBOX_ENV}=bwrap, but bubblewrap cannot run here: {probe.problem}. "
-                "Install it (apt-get install bubblewrap), allow user namespaces, or set "
-                f"{SANDBOX_ENV}=auto or off."
-            )
-        _warn_once(probe.problem or "bubblewrap cannot run")
-        return list(argv)
-    own = _real(workspace)
-    start = _real(cwd) if cwd is not None else own
-    with _lock:
-        others = [path for path in _workspaces if path != own]
-        secret = [*policy.hidden, *_hidden]
-    options = [
-        *_BASE_OPTIONS,
-        *_capabilities(switches_user),
-        "--unshare-net",
-        *_mounts(
-            own,
-            others=others,
-            writable=[_real(path) for path in policy.writable],
-            readable=[_real(path) for path in readable],
-            secret=[_real(path) for path in secret],
-            resolv=_resolv_conf() if probe.network == "isolated" else None,
-        ),
-        "--setenv",
-        "TMPDIR",
-        "/tmp",
-        "--chdir",
-        start,
-        "--",
-        *argv,
-    ]
-    if probe.network == "isolated":
-        assert probe.slirp is not None
-        return [sys.executable, "-I", "-S", str(_NET_STARTER), probe.slirp, probe.bwrap, *options]
-    return [probe.bwrap, *options]
+    network = plan.slirp or NO_NETWORK
+    starter = [sys.executable, "-I", "-S", str(NET_STARTER), network, plan.bwrap]
+    return [*starter, *plan.options, "--", *argv]
 
 
 def sandbox_status(mode: SandboxMode | None = None) -> SandboxStatus:
@@ -275,33 +305,24 @@ def sandbox_status(mode: SandboxMode | None = None) -> SandboxStatus:
     chosen = mode if mode is not None and _configured is None else policy.mode
     if chosen == "off":
         return SandboxStatus(mode=chosen, active=False, network="host")
-    probe = _probe(policy.network)
-    if probe.bwrap is None:
+    found = probe(policy.network)
+    if found.bwrap is None:
         return SandboxStatus(
             mode=chosen,
             active=False,
             network="host",
-            warning=f"the agent's processes run WITHOUT a sandbox: {probe.problem}",
+            warning=f"the agent's processes run WITHOUT a sandbox: {found.problem}",
         )
     warning = None
-    if policy.network and probe.network == "none":
+    if policy.network and found.network == "none":
         warning = (
-            f"sandboxed processes have NO network ({probe.problem}): install slirp4netns, "
+            f"sandboxed processes have NO network ({found.problem}): install slirp4netns, "
             f"or set {SANDBOX_NETWORK_ENV}=false to say that is intended"
         )
-    return SandboxStatus(mode=chosen, active=True, network=probe.network, warning=warning)
+    return SandboxStatus(mode=chosen, active=True, network=found.network, warning=warning)
 
 
 # -- internals ---------------------------------------------------------------------------------
-
-_BASE_OPTIONS = (
-    "--die-with-parent",
-    "--new-session",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-)
 
 
 def _capabilities(switches_user: bool) -> list[str]:
@@ -320,67 +341,6 @@ def _effective(workspace: str | Path, mode: SandboxMode | None) -> tuple[Sandbox
             return policy, policy.mode
         claimed = _workspace_modes.get(_real(workspace))
     return policy, mode or claimed or policy.mode
-
-
-def _mounts(
-    own: str,
-    *,
-    others: list[str],
-    writable: list[str],
-    readable: list[str],
-    secret: list[str],
-    resolv: str | None,
-) -> list[str]:
-    """bwrap's mount options: the system read-only, then each path by depth (a parent before
-    what is inside it); at the same depth hiding comes first and secrets last.
-
-    So a workspace inside a hidden folder (another workspace, the default workspaces'
-    parent, even a secret folder) is bound back, and a secret inside the workspace stays
-    hidden.
-    """
-    options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    plan: dict[str, str] = {"/": "ro", "/tmp": "hidden"}
-    entries: dict[str, str] = {path: "other" for path in others if os.path.isdir(path)}
-    entries.update({path: "ro" for path in readable if os.path.exists(path)})
-    entries.update({path: "rw" for path in writable if os.path.isdir(path)})
-    entries[own] = "rw"
-    entries.update({path: "secret" for path in secret if os.path.lexists(path)})
-    order = {"other": 0, "ro": 1, "rw": 2, "secret": 3}
-    emptied: list[str] = []
-    for path in sorted(entries, key=lambda item: (_depth(item), order[entries[item]])):
-        kind = entries[path]
-        if kind in ("other", "secret"):
-            if not _visible(path, plan):
-                continue
-            if os.path.isdir(path):
-                options += ["--tmpfs", path]
-                emptied.append(path)
-            else:
-                options += ["--ro-bind", os.devnull, path]
-            plan[path] = "hidden"
-        else:
-            options += ["--bind" if kind == "rw" else "--ro-bind", path, path]
-            plan[path] = kind
-    if resolv is not None:
-        options += ["--ro-bind", resolv, "/etc/resolv.conf"]
-    # Read-only only now: mount points for the folders bound inside were made meanwhile.
-    for path in emptied:
-        options += ["--remount-ro", path]
-    return options
-
-
-def _visible(path: str, plan: dict[str, str]) -> bool:
-    """Whether `path` can be seen with the mounts planned so far (its nearest mount)."""
-    nearest = max((mount for mount in plan if _within(path, mount)), key=_depth)
-    return plan[nearest] != "hidden"
-
-
-def _within(path: str, folder: str) -> bool:
-    return folder == "/" or path == folder or path.startswith(folder + "/")
-
-
-def _depth(path: str) -> int:
-    return 0 if path == "/" else path.count("/")
 
 
 def _real(path: str | Path) -> str:
@@ -402,102 +362,8 @@ def _warn_once(problem: str) -> None:
     )
 
 
-def _resolv_conf() -> str | None:
-    """A resolv.conf naming slirp4netns's DNS, when the host's only names loopback servers.
-
-    Inside the network namespace a resolver on the host's loopback (systemd-resolved's
-    127.0.0.53, Docker's 127.0.0.11) cannot be reached; slirp4netns forwards 10.0.2.3 to the
-    host's resolver. None when the host's resolv.conf works as it is.
-    """
-    global _resolv
-    with _lock:
-        if _resolv is not None:
-            return _resolv or None
-    try:
-        text = Path("/etc/resolv.conf").read_text()
-    except OSError:
-        text = ""
-    servers = [
-        line.split()[1]
-        for line in text.splitlines()
-        if line.startswith("nameserver") and len(line.split()) > 1
-    ]
-    if servers and not all(s.startswith(("127.", "::1")) for s in servers):
-        path = ""
-    else:
-        import tempfile
-
-        folder = tempfile.mkdtemp(prefix="oh-sandbox-")
-        path = os.path.join(folder, "resolv.conf")
-        kept = [line for line in text.splitlines() if not line.startswith("nameserver")]
-        Path(path).write_text("\n".join([*kept, f"nameserver {_SLIRP_DNS}", ""]))
-    with _lock:
-        _resolv = path
-    return path or None
-
-
-@dataclass(frozen=True)
-class _Probe:
-    """What this machine offers: a bwrap that runs (else why not), and the network kind."""
-
-    bwrap: str | None
-    slirp: str | None
-    network: Literal["isolated", "host", "none"]
-    problem: str | None = None
-
-
-def _probe(network: bool) -> _Probe:
-    """Find out once per process (and network choice) what the sandbox can be here."""
-    with _lock:
-        found = _probes.get(network)
-    if found is not None:
-        return found
-    found = _run_probe(network)
-    with _lock:
-        _probes[network] = found
-    return found
-
-
-def _run_probe(network: bool) -> _Probe:
-    import shutil  # only here: the probe runs once per process
-
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return _Probe(None, None, "host", "bubblewrap (bwrap) is not installed")
-    base = [*_BASE_OPTIONS, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev"]
-    base += ["--proc", "/proc", "--tmpfs", "/tmp"]
-    problem = _try([bwrap, *base, "--unshare-net", "--", "true"])
-    if problem is not None:
-        return _Probe(None, None, "host", f"bwrap failed: {problem}")
-    if not network:
-        return _Probe(bwrap, None, "none")
-    # Without a user-mode stack the sandbox gets no network at all (never the host's, which
-    # would open the server's port and every loopback service to the agent).
-    slirp = shutil.which("slirp4netns")
-    if slirp is None:
-        return _Probe(bwrap, None, "none", "slirp4netns is not installed")
-    check = "grep -q tap0 /proc/net/dev"
-    starter = [sys.executable, "-I", "-S", str(_NET_STARTER), slirp, bwrap]
-    problem = _try([*starter, *base, "--unshare-net", "--", "sh", "-c", check])
-    if problem is not None:
-        return _Probe(bwrap, None, "none", f"slirp4netns failed: {problem}")
-    return _Probe(bwrap, slirp, "isolated")
-
-
-def _try(argv: list[str]) -> str | None:
-    """None if `argv` runs and exits 0, else the reason (its last error line)."""
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return str(exc)
-    if done.returncode == 0:
-        return None
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    return lines[-1] if lines else f"exit code {done.returncode}"
-
-
 def _reset_for_tests() -> None:
     """Forget probes and warnings (tests that change what is installed)."""
+    reset_probes()
     with _lock:
-        _probes.clear()
         _warned.clear()

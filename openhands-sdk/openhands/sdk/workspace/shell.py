@@ -14,7 +14,8 @@ from pathlib import Path
 
 from openhands.sdk.workspace.agent_env import agent_environment
 from openhands.sdk.workspace.processes import guarded_process_group, kill_process_group
-from openhands.sdk.workspace.sandbox import SandboxMode, SandboxUnavailableError, sandbox_command
+from openhands.sdk.workspace.sandbox import SandboxMode, SandboxUnavailableError
+from openhands.sdk.workspace.sandbox_popen import sandbox_popen
 from pydantic import BaseModel, ConfigDict, Field
 
 TIMEOUT_EXIT_CODE = 124
@@ -69,17 +70,16 @@ def run_shell(
     runner's workers too) and the result has exit code 124, `timed_out=True` and the output so
     far. A command that cannot start (or contains a NUL byte, or needs a sandbox that cannot
     run) gets exit code 127. It runs in the sandbox of `workspace` (default: `cwd`), the one
-    folder it may write; `sandbox` is the caller's mode (see `sandbox_command`).
+    folder it may write; `sandbox` is the caller's mode (see `sandbox_plan`).
     """
     environment = dict(agent_environment() if env is None else env)
     environment["PYTHONUNBUFFERED"] = "1"
     try:
-        argv = sandbox_command(
-            ["bash", "-c", command], workspace=workspace or cwd, cwd=cwd, mode=sandbox
-        )
-        process = subprocess.Popen(
-            argv,
+        started = sandbox_popen(
+            ["bash", "-c", command],
+            workspace=workspace or cwd,
             cwd=cwd,
+            mode=sandbox,
             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE if separate_stderr else subprocess.STDOUT,
@@ -94,6 +94,7 @@ def run_shell(
             output="" if separate_stderr else message,
             stderr=message if separate_stderr else "",
         )
+    process = started.process
     with guarded_process_group(process.pid):
         try:
             out, err = process.communicate(
@@ -109,6 +110,8 @@ def run_shell(
                 stderr=_text(err),
                 timed_out=True,
             )
+        finally:
+            started.release()
     return CommandResult(
         command=command, exit_code=process.returncode, output=_text(out), stderr=_text(err)
     )

@@ -35,9 +35,9 @@ from openhands.sdk.workspace import (
     agent_environment,
     kill_process_group,
     register_process_group,
-    sandbox_command,
 )
 from openhands.sdk.workspace.sandbox import SandboxUnavailableError
+from openhands.sdk.workspace.sandbox_popen import sandbox_popen
 from openhands.tools.task.manager import DEFAULT_MAX_ITERATIONS, TaskError, TaskManager
 from openhands.tools.task.parent import parent_llm, sub_visualizer
 from openhands.tools.workflow import runner
@@ -147,20 +147,22 @@ class _Run:
         self.timed_out = threading.Event()
 
     def execute(self, script: str) -> WorkflowOutcome:
-        argv = sandbox_command(
-            [sys.executable, "-I", "-S", str(_RUNNER)], workspace=self.owner.working_dir
-        )
-        with subprocess.Popen(
-            argv,
+        started = sandbox_popen(
+            [sys.executable, "-I", "-S", str(_RUNNER)],
+            workspace=self.owner.working_dir,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=self.owner.working_dir,
             env=agent_environment(),
             start_new_session=True,
-        ) as process:
-            register_process_group(process.pid)
-            outcome = self._talk(process, script)
+        )
+        try:
+            with started.process as process:
+                register_process_group(process.pid)
+                outcome = self._talk(process, script)
+        finally:
+            started.release()
         if self.timed_out.is_set():
             outcome = WorkflowOutcome(
                 False, f"The workflow timed out after {self.owner.timeout:g} s and was stopped."

@@ -1,0 +1,122 @@
+"""What a sandboxed command sees: bubblewrap's mount options for one command.
+
+The system read-only, a minimal /dev, its own /proc, a private /tmp; then every path by depth
+(a parent before what is inside it): other workspaces emptied, the workspace (and the extra
+writable folders) bound writable, readable paths bound read-only, and at the same depth the
+secrets last; so a workspace inside a hidden folder is bound back, and a secret inside the
+workspace stays hidden. Emptied folders become read-only only at the end, once the mount
+points for what is bound inside them exist.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+__all__ = ["mount_options", "resolv_conf"]
+
+SLIRP_DNS = "10.0.2.3"
+"""The DNS forwarder slirp4netns offers inside the sandbox."""
+
+_lock = threading.Lock()
+_resolv: str | None = None
+
+
+def mount_options(
+    own: str,
+    *,
+    others: list[str],
+    writable: list[str],
+    readable: list[str],
+    secret: list[str],
+    resolv: str | None,
+) -> list[str]:
+    """bwrap's mount options: the system read-only, then each path by depth (a parent before
+    what is inside it); at the same depth hiding comes first and secrets last.
+
+    So a workspace inside a hidden folder (another workspace, the default workspaces'
+    parent, even a secret folder) is bound back, and a secret inside the workspace stays
+    hidden.
+    """
+    options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    plan: dict[str, str] = {"/": "ro", "/tmp": "hidden"}
+    entries: dict[str, str] = {path: "other" for path in others if os.path.isdir(path)}
+    entries.update({path: "ro" for path in readable if os.path.exists(path)})
+    entries.update({path: "rw" for path in writable if os.path.isdir(path)})
+    entries[own] = "rw"
+    entries.update({path: "secret" for path in secret if os.path.lexists(path)})
+    order = {"other": 0, "ro": 1, "rw": 2, "secret": 3}
+    emptied: list[str] = []
+    for path in sorted(entries, key=lambda item: (_depth(item), order[entries[item]])):
+        kind = entries[path]
+        if kind in ("other", "secret"):
+            if not _visible(path, plan):
+                continue
+            if os.path.isdir(path):
+                options += ["--tmpfs", path]
+                emptied.append(path)
+            else:
+                options += ["--ro-bind", os.devnull, path]
+            plan[path] = "hidden"
+        else:
+            options += ["--bind" if kind == "rw" else "--ro-bind", path, path]
+            plan[path] = kind
+    if resolv is not None:
+        options += ["--ro-bind", resolv, "/etc/resolv.conf"]
+    # Read-only only now: mount points for the folders bound inside were made meanwhile.
+    for path in emptied:
+        options += ["--remount-ro", path]
+    return options
+
+
+def _visible(path: str, plan: dict[str, str]) -> bool:
+    """Whether `path` can be seen with the mounts planned so far (its nearest mount)."""
+    nearest = max((mount for mount in plan if _within(path, mount)), key=_depth)
+    return plan[nearest] != "hidden"
+
+
+def _within(path: str, folder: str) -> bool:
+    return folder == "/" or path == folder or path.startswith(folder + "/")
+
+
+def _depth(path: str) -> int:
+    return 0 if path == "/" else path.count("/")
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def resolv_conf() -> str | None:
+    """A resolv.conf naming slirp4netns's DNS, when the host's only names loopback servers.
+
+    Inside the network namespace a resolver on the host's loopback (systemd-resolved's
+    127.0.0.53, Docker's 127.0.0.11) cannot be reached; slirp4netns forwards 10.0.2.3 to the
+    host's resolver. None when the host's resolv.conf works as it is.
+    """
+    global _resolv
+    with _lock:
+        if _resolv is not None:
+            return _resolv or None
+    try:
+        text = Path("/etc/resolv.conf").read_text()
+    except OSError:
+        text = ""
+    servers = [
+        line.split()[1]
+        for line in text.splitlines()
+        if line.startswith("nameserver") and len(line.split()) > 1
+    ]
+    if servers and not all(s.startswith(("127.", "::1")) for s in servers):
+        path = ""
+    else:
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="oh-sandbox-")
+        path = os.path.join(folder, "resolv.conf")
+        kept = [line for line in text.splitlines() if not line.startswith("nameserver")]
+        Path(path).write_text("\n".join([*kept, f"nameserver {SLIRP_DNS}", ""]))
+    with _lock:
+        _resolv = path
+    return path or None
