@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -77,8 +76,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=50)
     args = parser.parse_args()
-    if not sandbox_status("bwrap").active:
-        sys.exit(f"bench/sandbox.py: bubblewrap cannot run here ({sandbox_status('bwrap')})")
+    status = sandbox_status("bwrap")
+    if not status.active:
+        print(json.dumps({"bench": "sandbox", "skipped": status.warning}))
+        return
     results: dict[str, Any] = {"bench": "sandbox", "repeat": args.repeat, "target_ms": TARGET_MS}
     with tempfile.TemporaryDirectory(prefix="oh-bench-sandbox-") as folder:
         workspace = Path(folder)
