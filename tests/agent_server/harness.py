@@ -170,12 +170,26 @@ class EventSocket:
         # websockets >= 17.1 wants a context manager; entering it here keeps that contract.
         self.connection = connection.__enter__()
         self.received: list[dict[str, Any]] = []
+        self.snapshots: list[dict[str, Any]] = []
 
     def next(self, timeout: float = WAIT_TIMEOUT) -> dict[str, Any]:
-        """The next event (fails after `timeout` seconds)."""
-        event = json.loads(self.connection.recv(timeout=timeout))
-        self.received.append(event)
-        return event
+        """The next event of the log (fails after `timeout` seconds).
+
+        `full_state` snapshots (not events of the log) are kept in `snapshots` and skipped.
+        """
+        while True:
+            frame = self.frame(timeout)
+            if frame.get("kind") == "ConversationStateUpdateEvent" and (
+                frame.get("key") == "full_state"
+            ):
+                self.snapshots.append(frame)
+                continue
+            self.received.append(frame)
+            return frame
+
+    def frame(self, timeout: float = WAIT_TIMEOUT) -> dict[str, Any]:
+        """The next frame as sent, snapshot or event (fails after `timeout` seconds)."""
+        return json.loads(self.connection.recv(timeout=timeout))
 
     def until(
         self, done: Callable[[dict[str, Any]], bool], timeout: float = WAIT_TIMEOUT

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import httpx
 import pytest
 from openhands.agent_server.auth import key_matches
 from openhands.sdk.testing import FakeOpenAIServer
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from .harness import ServerProcess, llm_spec, unique
 
@@ -74,10 +76,46 @@ def test_creating_without_key_is_401(
     assert httpx.post(f"{keyed_server.url}/api/conversations", json=body).status_code == 401
 
 
-def test_socket_without_key_is_refused_401(keyed_server: ServerProcess, conversation: str) -> None:
-    with pytest.raises(InvalidStatus) as refused:
-        keyed_server.socket(conversation, api_key="")
-    assert refused.value.response.status_code == 401
+def test_socket_without_key_must_send_it_first_or_is_closed_4001(
+    keyed_server: ServerProcess, conversation: str
+) -> None:
+    # As the reference server: a socket without a key is accepted and waits for an auth frame.
+    with keyed_server.socket(conversation, api_key="", resend_all="true") as socket:
+        socket.connection.send(json.dumps({"type": "auth", "session_api_key": "wrong"}))
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.next()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 4001
+
+
+def test_socket_authenticated_by_its_first_frame_streams(
+    keyed_server: ServerProcess, conversation: str
+) -> None:
+    with keyed_server.socket(conversation, api_key="", resend_all="true") as socket:
+        socket.connection.send(json.dumps({"type": "auth", "session_api_key": KEY}))
+        assert socket.next()["kind"] == "SystemPromptEvent"
+
+
+def test_socket_whose_first_frame_is_not_auth_is_closed_4001(
+    keyed_server: ServerProcess, conversation: str
+) -> None:
+    with keyed_server.socket(conversation, api_key="") as socket:
+        socket.connection.send(json.dumps({"role": "user", "content": []}))
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.next()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 4001
+
+
+def test_socket_to_an_unknown_conversation_authenticates_before_saying_not_found(
+    keyed_server: ServerProcess,
+) -> None:
+    with keyed_server.socket(str(uuid.uuid4()), api_key="") as socket:
+        socket.connection.send(json.dumps({"type": "auth", "session_api_key": KEY}))
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.next()
+    assert closed.value.rcvd is not None
+    assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (4004, "Conversation not found")
 
 
 def test_socket_with_wrong_key_is_refused(keyed_server: ServerProcess, conversation: str) -> None:

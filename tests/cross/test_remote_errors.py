@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import LiveServer, free_port
+from live_server import LiveServer, Models, free_port
 from openhands.sdk import Agent
 from openhands.sdk.conversation import ConversationAlreadyRunningError
 from openhands.sdk.conversation.remote import (
@@ -134,3 +135,35 @@ def test_server_validation_error_names_the_field(conversation: RemoteConversatio
             client.request("POST", path, json={"objective": "make it work", "max_cost": -1.0})
     finally:
         client.close()
+
+
+def test_a_run_waiting_on_a_conversation_deleted_elsewhere_ends_with_not_found(
+    conversation: RemoteConversation, fake_llm: FakeOpenAIServer, models: Models, server: LiveServer
+) -> None:
+    # The server closes the socket (4004); the reconnect is closed "Conversation not found".
+    fake_llm.set_responder(
+        models.agent, lambda _body: FakeReply.tool_call("think", {"thought": "more"}).delayed(0.2)
+    )
+    conversation.send_message("think forever")
+    errors: list[BaseException] = []
+    started = threading.Event()
+
+    def run() -> None:
+        started.set()
+        try:
+            conversation.run()
+        except BaseException as exc:
+            errors.append(exc)
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    started.wait(timeout=30)
+    seen = 0
+    while not any(type(e).__name__ == "ActionEvent" for e in conversation.state.events):
+        assert conversation._events.wait_for_length(seen, timeout=60), "no agent step"
+        seen = len(conversation.state.events)
+    httpx.delete(f"{server.url}/api/conversations/{conversation.id}").raise_for_status()
+    runner.join(timeout=90)
+
+    assert not runner.is_alive()
+    assert [type(e) for e in errors] == [RemoteConversationNotFoundError]

@@ -182,17 +182,40 @@ def test_hooks_mcp_servers_and_api_bash_are_sandboxed_too(
     key = key_file.read_text().strip()
 
     [whoami] = _run_tools(server, fake_llm, model, mine["id"], [FakeReply.tool_call("whoami", {})])
+    probe_secrets = f"cat {key_file}; ls -A {root / 'conversations'}; echo END"
     with server.client() as http:
-        bash = http.post(
+        bash = http.post("/api/bash/execute_bash_command", json={"command": probe_secrets}).json()
+        # Even started inside the conversations folder, the folder stays hidden.
+        inside = http.post(
             "/api/bash/execute_bash_command",
-            json={"command": f"cat {key_file}; ls -A {root / 'conversations'}"},
+            json={"command": probe_secrets, "cwd": str(root / "conversations")},
         ).json()
+        started = http.post("/api/bash/start_bash_command", json={"command": probe_secrets})
+        command_id = started.json()["id"]
+        background = wait_until(
+            lambda: next(
+                (
+                    item
+                    for item in http.get(
+                        "/api/bash/bash_events/search",
+                        params={"kind__eq": "BashOutput", "command_id__eq": command_id},
+                    ).json()["items"]
+                ),
+                None,
+            ),
+            timeout=60,
+            what="the background command's output",
+        )
 
     saw = (workspace / "hook-saw.txt").read_text()
     assert key not in saw and mine["id"].replace("-", "") not in saw
     pid = int(whoami.split()[0])
     assert pid < 10, whoami  # a PID namespace of its own
-    assert key not in bash["output"] and mine["id"].replace("-", "") not in bash["output"]
+    for answer in (bash, inside, background):
+        seen = answer["stdout"]
+        assert "END" in seen, answer  # the command ran
+        assert key not in seen and mine["id"].replace("-", "") not in seen, answer
+        assert seen.split("END")[0].strip() == "", answer  # an empty key, an empty folder
 
 
 def test_verify_runs_pytest_in_the_sandbox(

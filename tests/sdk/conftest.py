@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from extension_helpers import GitRepo
 from openhands.sdk import (
     Action,
     Agent,
@@ -276,3 +277,21 @@ def crash_mid_run(crash_copy: CrashCopy, gate: Gate) -> CrashCopy:
         return crashed
 
     return crash
+
+
+# -- extensions: local git repositories and a fresh HOME -----------------------------------------
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Callable[[str], GitRepo]:
+    """`git_repo("name")`: a new local git repository under tmp_path."""
+    return lambda name: GitRepo(tmp_path / "repos" / name)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh HOME (user skills, installs and caches go there)."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder

@@ -45,6 +45,7 @@ PUBLIC_NAMES = [
     "MessageToolCall",
     "Observation",
     "ObservationEvent",
+    "OpenHandsAgentSettings",
     "OpenHandsError",
     "PauseEvent",
     "RedactedThinkingBlock",
@@ -138,6 +139,7 @@ HOME_MODULES = {
     ],
     "openhands.sdk.workspace": ["LocalWorkspace", "RemoteWorkspace", "Workspace"],
     "openhands.sdk.conversation.remote": ["RemoteConversation"],
+    "openhands.sdk.settings": ["OpenHandsAgentSettings"],
 }
 
 

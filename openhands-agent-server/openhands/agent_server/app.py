@@ -31,6 +31,7 @@ from openhands.agent_server.edge.docs import add_offline_docs
 from openhands.agent_server.edge.error_handlers import install_error_handlers
 from openhands.agent_server.edge.guard import EdgeGuard
 from openhands.agent_server.goals.backend import configure_goal_backend
+from openhands.agent_server.services.bash_events import BashEvents
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.agent_server.services.sandboxing import start_sandbox, stop_sandbox
@@ -72,6 +73,9 @@ def create_app(
         conversations = ConversationRegistry(config, pools, credentials)
         app.state.pools = pools
         app.state.conversations = conversations
+        app.state.bash_events = BashEvents(
+            pools.runs, config.workspace_path, config.max_bash_events
+        )
         app.state.started_at = time.monotonic()
         app.state.boot_id = str(uuid.uuid4())
         app.state.steps_left_running = 0

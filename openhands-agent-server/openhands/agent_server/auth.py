@@ -2,7 +2,8 @@
 
 `EdgeGuard` (edge/guard.py) checks the key of every HTTP request before a route runs and
 before any body is read; WebSockets check it themselves (api/sockets.py), since browsers
-can only send it as a query parameter there.
+can only send it as a query parameter there and the reference's clients send it as the
+socket's first frame.
 """
 
 from __future__ import annotations
@@ -42,8 +43,12 @@ def key_matches(given: str | None, keys: tuple[str, ...]) -> bool:
     return matched
 
 
+def presented_key(websocket: WebSocket) -> str | None:
+    """The key a WebSocket carries in its header or `session_api_key` query parameter."""
+    return websocket.headers.get(API_KEY_HEADER) or websocket.query_params.get(API_KEY_QUERY)
+
+
 def websocket_authorized(websocket: WebSocket) -> bool:
     """Whether a WebSocket carries a valid key (header or `session_api_key` query parameter)."""
     keys: tuple[str, ...] = websocket.app.state.config.session_api_keys
-    given = websocket.headers.get(API_KEY_HEADER) or websocket.query_params.get(API_KEY_QUERY)
-    return key_matches(given, keys)
+    return key_matches(presented_key(websocket), keys)

@@ -146,6 +146,13 @@ class ServerConfig(BaseSettings):
         "process is out of descriptors) is logged once, then once per this many seconds with "
         "a count (0 = every time).",
     )
+    socket_auth_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds an event socket opened without a key may take to send its "
+        'first frame, `{"type": "auth", "session_api_key": ...}` (the reference clients\' '
+        "way), before it is closed with code 4001.",
+    )
 
     # -- storage and work -----------------------------------------------------------------
 
@@ -157,6 +164,12 @@ class ServerConfig(BaseSettings):
         default=Path("workspace/project"),
         description="The parent folder of default working directories, used when a "
         "StartConversationRequest names no workspace.",
+    )
+    max_bash_events: int = Field(
+        default=10_000,
+        ge=1,
+        description="Commands and outputs of /api/bash kept for bash_events/search (in "
+        "memory, newest kept; a restart forgets them).",
     )
     max_run_threads: int = Field(
         default=256,

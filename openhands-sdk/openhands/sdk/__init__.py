@@ -89,6 +89,7 @@ _FROM_LLM = frozenset(
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.remote import RemoteConversation
+    from openhands.sdk.settings import OpenHandsAgentSettings
 
 
 def __getattr__(name: str) -> Any:
@@ -101,6 +102,10 @@ def __getattr__(name: str) -> Any:
         from openhands.sdk.conversation.remote import RemoteConversation
 
         return RemoteConversation
+    if name == "OpenHandsAgentSettings":  # settings are for UIs and files: load on demand
+        from openhands.sdk.settings import OpenHandsAgentSettings
+
+        return OpenHandsAgentSettings
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -142,6 +147,7 @@ __all__ = [
     "MessageToolCall",
     "Observation",
     "ObservationEvent",
+    "OpenHandsAgentSettings",
     "OpenHandsError",
     "PauseEvent",
     "RedactedThinkingBlock",

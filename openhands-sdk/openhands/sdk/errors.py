@@ -28,7 +28,7 @@ OpenHandsError
 │   └── UnknownToolError
 ├── UnknownEventKindError             (ValueError) openhands.sdk.event.base
 ├── AgentDefinitionError              (ValueError) openhands.sdk.subagent: a bad agent file
-├── FrontMatterError                  (ValueError) openhands.sdk.subagent: bad front matter
+├── FrontMatterError                  (ValueError) openhands.sdk.utils.frontmatter: bad YAML header
 ├── UnknownAgentError                 (ValueError) openhands.sdk.subagent: no agent of that name
 ├── DuplicateAgentError               (ValueError) openhands.sdk.subagent: the name is taken
 ├── SkillValidationError              (ValueError) openhands.sdk.context: a malformed skill file

@@ -9,7 +9,7 @@ import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from ..harness import ServerProcess, wait_until
+from ..harness import EventSocket, ServerProcess, wait_until
 
 
 def _log(client: httpx.Client, cid: str) -> list[dict]:
@@ -109,23 +109,30 @@ def test_rest_read_then_subscribe_after_its_last_event_has_no_gap(
     assert ids == [e["id"] for e in _log(client, conversation_id)]
 
 
-def test_unknown_conversation_is_refused_404(server: ServerProcess) -> None:
-    with pytest.raises(InvalidStatus) as refused:
-        server.socket(str(uuid.uuid4()))
-    assert refused.value.response.status_code == 404
+def _closed(socket: EventSocket) -> tuple[int, str]:
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            socket.next()
+    assert closed.value.rcvd is not None
+    return closed.value.rcvd.code, closed.value.rcvd.reason
 
 
-def test_malformed_conversation_id_is_refused_404(server: ServerProcess) -> None:
-    with pytest.raises(InvalidStatus) as refused:
-        server.socket("not-a-uuid")
-    assert refused.value.response.status_code == 404
+def test_unknown_conversation_is_closed_4004_not_found(server: ServerProcess) -> None:
+    # As the reference server does: accepted, then closed; its clients stop on 4004.
+    with server.socket(str(uuid.uuid4())) as socket:
+        assert _closed(socket) == (4004, "Conversation not found")
+
+
+def test_malformed_conversation_id_is_closed_4004_not_found(server: ServerProcess) -> None:
+    with server.socket("not-a-uuid") as socket:
+        assert _closed(socket) == (4004, "Conversation not found")
 
 
 def test_a_refused_socket_writes_no_error_to_the_server_log(
     server: ServerProcess, client: httpx.Client
 ) -> None:
-    with pytest.raises(InvalidStatus):
-        server.socket(str(uuid.uuid4()))
+    with server.socket(str(uuid.uuid4())) as socket:
+        _closed(socket)
     # A request after the refusal: its log line comes after anything the refusal logged.
     marker = f"/api/conversations/{uuid.uuid4()}"
     client.get(marker)
@@ -161,8 +168,64 @@ def test_deleting_the_conversation_closes_its_sockets_with_4004(
 ) -> None:
     with server.socket(conversation_id) as socket:
         client.delete(f"/api/conversations/{conversation_id}")
-        with pytest.raises(ConnectionClosed) as closed:
-            while True:
-                socket.next()
-    assert closed.value.rcvd is not None
-    assert closed.value.rcvd.code == 4004
+        assert _closed(socket) == (4004, "conversation closed")
+
+
+def test_the_first_frame_is_a_full_state_snapshot_not_in_the_log(
+    server: ServerProcess, client: httpx.Client, conversation_id: str
+) -> None:
+    with server.socket(conversation_id, resend_all="true") as socket:
+        first = socket.frame()
+        assert socket.next()["kind"] == "SystemPromptEvent"
+    assert (first["kind"], first["key"]) == ("ConversationStateUpdateEvent", "full_state")
+    assert first["value"]["id"] == str(uuid.UUID(conversation_id))
+    assert first["value"]["execution_status"] == "idle"
+    assert first["id"] not in [e["id"] for e in _log(client, conversation_id)]
+
+
+def test_a_finished_run_is_followed_by_a_snapshot_saying_so(
+    server: ServerProcess,
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    conversation_id: str,
+) -> None:
+    fake_llm.script(agent_model, [FakeReply.text("done")])
+    with server.socket(conversation_id) as socket:
+        _send(client, conversation_id, "hi", run=True)
+        socket.until(_finished)
+        snapshot = socket.frame()
+    assert snapshot["key"] == "full_state"
+    assert snapshot["value"]["execution_status"] == "finished"
+    usage = snapshot["value"]["stats"]["usage_to_metrics"]
+    assert [m["model_name"] for m in usage.values()] == [f"openai/{agent_model}"]
+
+
+def test_resend_mode_since_replays_from_that_time(
+    server: ServerProcess, client: httpx.Client, conversation_id: str
+) -> None:
+    _send(client, conversation_id, "one")
+    _send(client, conversation_id, "two")
+    log = _log(client, conversation_id)
+    with server.socket(
+        conversation_id, resend_mode="since", after_timestamp=log[-2]["timestamp"]
+    ) as socket:
+        replayed = [socket.next()["id"], socket.next()["id"]]
+    assert replayed == [log[-2]["id"], log[-1]["id"]]
+
+
+def test_resend_mode_all_replays_from_the_first_event(
+    server: ServerProcess, client: httpx.Client, conversation_id: str
+) -> None:
+    first = _log(client, conversation_id)[0]
+    with server.socket(conversation_id, resend_mode="all") as socket:
+        assert socket.next()["id"] == first["id"]
+
+
+def test_resend_mode_since_without_a_time_is_refused_400_naming_it(
+    server: ServerProcess, conversation_id: str
+) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        server.socket(conversation_id, resend_mode="since")
+    assert refused.value.response.status_code == 400
+    assert b"after_timestamp" in (refused.value.response.body or b"")

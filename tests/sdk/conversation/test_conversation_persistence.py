@@ -99,7 +99,7 @@ def test_base_state_is_replaced_atomically_without_leftovers(make_conversation, 
 
     base_state, _ = _files(conversation)
     leftovers = sorted(p.name for p in base_state.parent.iterdir())
-    assert leftovers == ["base_state.json", "events.jsonl"]
+    assert leftovers == ["base_state.json", "events", "events.jsonl"]  # events/: per-event copy
     assert json.loads(base_state.read_text())["execution_status"] == "paused"
 
 
@@ -338,6 +338,7 @@ def test_a_refused_base_state_write_keeps_the_previous_file(
     assert base_state.read_text() == before
     assert sorted(p.name for p in base_state.parent.iterdir()) == [
         "base_state.json",
+        "events",  # the per-event copy
         "events.jsonl",
     ]
 

@@ -1,4 +1,4 @@
-"""The opt-in per-event copy of the log (`events/event-NNNNN-<id>.json`, `OH_EVENT_FILES=1`)."""
+"""The per-event copy of the log (`events/event-NNNNN-<id>.json`; on unless `OH_EVENT_FILES=0`)."""
 
 from __future__ import annotations
 
@@ -48,15 +48,19 @@ def test_after_a_run_every_event_has_its_file_in_log_order(make_conversation, re
         assert Event.model_validate_json(path.read_text()) == event
 
 
-@pytest.mark.parametrize("value", [None, "0", "no"])
-def test_without_opting_in_there_is_no_copy(make_conversation, reply, monkeypatch, value) -> None:
-    if value is None:
-        monkeypatch.delenv("OH_EVENT_FILES")
-    else:
-        monkeypatch.setenv("OH_EVENT_FILES", value)
+@pytest.mark.parametrize("value", ["0", "no", "off"])
+def test_opting_out_keeps_no_copy(make_conversation, reply, monkeypatch, value) -> None:
+    monkeypatch.setenv("OH_EVENT_FILES", value)
     conversation = _ran(make_conversation, reply)
 
     assert not (_folder(conversation) / "events").exists()
+
+
+def test_the_copy_is_kept_by_default(make_conversation, reply, monkeypatch) -> None:
+    monkeypatch.delenv("OH_EVENT_FILES")
+    conversation = _ran(make_conversation, reply)
+
+    assert len(_copies(conversation)) == len(conversation.state.events)
 
 
 def test_missing_files_are_written_again_after_a_reopen(make_conversation, reply) -> None:
@@ -113,3 +117,22 @@ def test_a_persisted_fork_gets_its_own_copy(make_conversation, reply) -> None:
         ]
     finally:
         fork.close()
+
+
+def test_the_copier_never_brings_back_a_deleted_conversation_folder(
+    make_conversation, reply
+) -> None:
+    import shutil
+
+    from openhands.sdk.conversation.event_files import EventFiles
+
+    conversation = _ran(make_conversation, reply)
+    folder = _folder(conversation)
+    log = folder / "events.jsonl"
+    size = log.stat().st_size
+    conversation.close()
+    shutil.rmtree(folder)
+
+    EventFiles(folder, log).update(size)
+
+    assert not folder.exists()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 import pytest
 from openhands.sdk.llm import LLM, LLMConfigurationError
 from openhands.sdk.llm.llm import _import_litellm
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 ENV_VARS = ("LLM_MODEL", "LLM_API_KEY", "LLM_BASE_URL")
 
@@ -56,9 +57,24 @@ def test_from_env_leaves_key_and_base_url_unset_when_absent(
     assert (llm.api_key, llm.base_url) == (None, None)
 
 
-def test_unknown_field_is_rejected() -> None:
-    with pytest.raises(ValidationError, match="max_tokens"):
-        LLM(model="openai/x", max_tokens=5)  # type: ignore[call-arg]
+def test_unknown_field_is_ignored_with_a_log_line_naming_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.INFO, logger="openhands.sdk.llm.llm"):
+        llm = LLM(model="openai/x", max_tokens=5, stream_idle_timeout=300)  # type: ignore[call-arg]
+
+    assert "max_tokens" not in llm.model_dump()
+    assert "max_tokens, stream_idle_timeout" in caplog.text
+
+
+def test_defaults_are_the_reference_sdks_retries_and_timeout() -> None:
+    llm = LLM(model="openai/x")
+    assert (llm.num_retries, llm.timeout) == (5, 300.0)
+
+
+@pytest.mark.parametrize("key", ["", "  ", SecretStr("")])
+def test_an_empty_api_key_is_no_key(key: object) -> None:
+    assert LLM(model="openai/x", api_key=key).api_key is None  # type: ignore[arg-type]
 
 
 def test_negative_retries_are_rejected() -> None:

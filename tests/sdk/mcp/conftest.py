@@ -13,6 +13,7 @@ import pytest
 from mcp_test_servers import (
     TOOLS_SERVER,
     MakeMCPConversation,
+    SessionServer,
     free_port,
     server_processes,
     wait_for,
@@ -77,3 +78,14 @@ def make_mcp_conversation(workspace_dir: Path) -> Iterator[MakeMCPConversation]:
     yield build
     for conversation in opened:
         conversation.close()
+
+
+@pytest.fixture
+def session_server(tmp_path: Path) -> Iterator[SessionServer]:
+    """The session-based streamable-HTTP test server, started; stopped at teardown."""
+    server = SessionServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

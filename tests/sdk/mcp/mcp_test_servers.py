@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -16,6 +18,7 @@ from openhands.sdk.testing import TestLLM
 SERVERS = Path(__file__).parent / "servers"
 TOOLS_SERVER = SERVERS / "tools_server.py"
 SILENT_SERVER = SERVERS / "silent_server.py"
+SESSION_SERVER = SERVERS / "session_server.py"
 
 GONE_WITHIN = 10.0
 """Seconds a server process may take to disappear (polled, not slept)."""
@@ -85,3 +88,40 @@ def free_port() -> int:
 
 MakeMCPConversation = Callable[..., tuple[LocalConversation, TestLLM]]
 """The `make_mcp_conversation` fixture: `make(replies, mcp_config=..., **agent_fields)`."""
+
+
+class SessionServer:
+    """`session_server.py` (streamable HTTP, session-based) on a fixed port: start, stop and
+    start it again there, and read the HTTP requests it counted."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.stats_file = folder / "requests.json"
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(SESSION_SERVER), str(self.port), str(self.stats_file)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        assert wait_for(self._listening, 30), "the session MCP server did not start"
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+            self.process = None
+        assert wait_for(lambda: not self._listening(), 10), "the port stayed open"
+
+    def requests(self, method: str) -> int:
+        """How many HTTP requests of `method` the server got (over all its starts)."""
+        try:
+            return json.loads(self.stats_file.read_text()).get(method, 0)
+        except FileNotFoundError:
+            return 0
+
+    def _listening(self) -> bool:
+        with socket.socket() as sock:
+            return sock.connect_ex(("127.0.0.1", self.port)) == 0

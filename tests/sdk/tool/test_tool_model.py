@@ -193,6 +193,12 @@ def test_the_builtins_are_a_package_with_their_class_map() -> None:
 
     assert (Finish, Think) == (FinishTool, ThinkTool)
     assert [FinishTool, ThinkTool] == BUILT_IN_TOOLS
-    assert {"FinishTool": FinishTool, "ThinkTool": ThinkTool} == BUILT_IN_TOOL_CLASSES
+    from openhands.sdk.tool.builtins.switch_llm import SwitchLLMTool
+
+    assert {
+        "FinishTool": FinishTool,
+        "ThinkTool": ThinkTool,
+        "SwitchLLMTool": SwitchLLMTool,  # opt-in, not in BUILT_IN_TOOLS
+    } == BUILT_IN_TOOL_CLASSES
     result = FinishTool()(FinishAction(message="bye"))
     assert isinstance(result, FinishObservation) and result.text == "bye"

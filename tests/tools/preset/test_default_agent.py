@@ -19,15 +19,20 @@ from openhands.tools.terminal import TerminalObservation
 pytestmark = pytest.mark.timeout(60)
 
 
-def test_default_agent_has_terminal_file_editor_task_tracker_and_task() -> None:
+def test_default_agent_has_the_reference_tools_terminal_file_editor_task_tracker() -> None:
     agent = get_default_agent(TestLLM.from_messages([]))
     names = [tool.name for tool in agent.tools]
-    assert names == ["terminal", "file_editor", "task_tracker", "task"]
+    assert names == ["terminal", "file_editor", "task_tracker"]
 
 
-def test_task_can_be_left_out() -> None:
-    agent = get_default_agent(TestLLM.from_messages([]), enable_task=False)
-    assert [tool.name for tool in agent.tools] == ["terminal", "file_editor", "task_tracker"]
+def test_task_can_be_added() -> None:
+    agent = get_default_agent(TestLLM.from_messages([]), enable_task=True)
+    assert [tool.name for tool in agent.tools] == [
+        "terminal",
+        "file_editor",
+        "task_tracker",
+        "task",
+    ]
 
 
 def test_scripted_run_creates_a_file_and_runs_it(
@@ -65,9 +70,4 @@ def test_scripted_run_creates_a_file_and_runs_it(
 
 def test_reference_sdk_keywords_are_accepted() -> None:
     agent = get_default_agent(llm=TestLLM.from_messages([]), cli_mode=True)
-    assert [tool.name for tool in agent.tools] == [
-        "terminal",
-        "file_editor",
-        "task_tracker",
-        "task",
-    ]
+    assert [tool.name for tool in agent.tools] == ["terminal", "file_editor", "task_tracker"]

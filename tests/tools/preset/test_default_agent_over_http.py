@@ -39,6 +39,6 @@ def test_scripted_http_run_uses_terminal_and_file_editor(workspace: Path) -> Non
         requests = server.requests
     assert status == ConversationExecutionStatus.FINISHED
     offered = {tool["function"]["name"] for tool in requests[0]["tools"]}
-    assert {"terminal", "file_editor", "task", "finish"} <= offered
+    assert {"terminal", "file_editor", "task_tracker", "finish"} <= offered
     tool_answers = [m for m in requests[2]["messages"] if m["role"] == "tool"]
     assert "42" in str(tool_answers[-1]["content"])

@@ -35,7 +35,9 @@ def test_task_call_runs_a_sub_agent_on_the_parents_llm(
         ]
     )
     conversation = LocalConversation(
-        get_default_agent(llm), workspace, persistence_dir=tmp_path / "conversations"
+        get_default_agent(llm, enable_task=True),
+        workspace,
+        persistence_dir=tmp_path / "conversations",
     )
     conversation.send_message("delegate it")
     conversation.run()
@@ -69,7 +71,9 @@ def test_task_call_can_resume_an_earlier_task(
                 finish("parent done"),
             )
 
-    conversation = LocalConversation(get_default_agent(llm), workspace, callbacks=[script_resume])
+    conversation = LocalConversation(
+        get_default_agent(llm, enable_task=True), workspace, callbacks=[script_resume]
+    )
     conversation.send_message("go")
     conversation.run()
     first, second = _task_observations(conversation)
@@ -87,7 +91,7 @@ def test_parent_without_persistence_writes_no_index(
     llm = TestLLM.from_messages(
         [tool_call("task", prompt="hi"), finish("sub done"), finish("parent done")]
     )
-    conversation = LocalConversation(get_default_agent(llm), workspace)
+    conversation = LocalConversation(get_default_agent(llm, enable_task=True), workspace)
     conversation.send_message("go")
     conversation.run()
     conversation.close()

@@ -8,11 +8,20 @@ plus one entry below.
 
 from fastapi import APIRouter
 from openhands.agent_server.api.bash import router as bash
+from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
 from openhands.agent_server.api.goals import router as goals
 from openhands.agent_server.api.server import router as server
 from openhands.agent_server.api.sockets import router as sockets
 
-ROUTERS: tuple[APIRouter, ...] = (conversations, events, goals, bash, sockets, server)
+ROUTERS: tuple[APIRouter, ...] = (
+    conversations,
+    events,
+    goals,
+    client_tools,
+    bash,
+    sockets,
+    server,
+)
 """Every router, in mounting order (sockets check the session key themselves)."""

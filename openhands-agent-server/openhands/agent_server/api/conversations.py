@@ -121,9 +121,18 @@ async def fork_conversation(
     conversations: Registry,
     request: ForkConversationRequest | None = None,
 ) -> Response:
-    """A new conversation with a copy of this one's history (idle; its usage starts at zero)."""
+    """A new conversation with a copy of this one's history, up to `from_event_id` if given
+    (idle; its usage starts at zero unless `reset_metrics` is false). 404 for an unknown
+    `from_event_id`, 409 for an `id` already in use."""
     body = request or ForkConversationRequest()
-    fork_id = await conversations.fork(conversation_id, title=body.title, tags=body.tags)
+    fork_id = await conversations.fork(
+        conversation_id,
+        title=body.title,
+        tags=body.tags,
+        fork_id=body.id,
+        reset_metrics=body.reset_metrics,
+        from_event_id=body.from_event_id,
+    )
     return _json(await conversations.info(fork_id), status.HTTP_201_CREATED)
 
 

@@ -21,6 +21,7 @@ from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from openhands.agent_server.api.json_body import inspect_body, too_many_items_message
+from openhands.sdk.errors import OpenHandsError
 from pydantic import TypeAdapter
 from starlette.exceptions import HTTPException
 
@@ -31,7 +32,7 @@ DEFAULT_MAX_ITEMS = 20_000
 """The item cap of an app built without a ServerConfig (tests)."""
 
 
-class FirstValidationErrors(RequestValidationError):
+class FirstValidationErrors(RequestValidationError, OpenHandsError):
     """The first problems of a body with many (`total_errors` in all)."""
 
     def __init__(self, errors: list[dict[str, Any]], total_errors: int) -> None:

@@ -142,6 +142,9 @@ class Catalog:
             metrics=dict(summary.stats.usage_to_metrics),
             goal=self._goal(summary),
             confirmation_policy=summary.confirmation_policy,
+            max_iterations=summary.max_iterations,
+            hook_config=summary.hook_config,
+            persistence_dir=summary.persistence_dir,
         )
 
     def _goal(self, summary: ConversationSummary) -> GoalStatus | None:

@@ -149,6 +149,12 @@ class LiveConversation:
             metrics={usage: m.model_copy() for usage, m in list(state.metrics.items())},
             goal=self.goal.status,
             confirmation_policy=state.confirmation_policy,
+            security_analyzer=state.security_analyzer,
+            max_iterations=state.max_iterations,
+            stuck_detection=state.stuck_detection,
+            hook_config=state.hook_config,
+            persistence_dir=state.persistence_dir,
+            tags=dict(state.tags),
         )
 
     # -- events -----------------------------------------------------------------------------
@@ -290,6 +296,28 @@ class LiveConversation:
         else:
             await self._controls.run_to_completion(conversation.reject_pending_actions, reason)
         if accept and not self.goal.active and not self.is_busy:
+            self._submit_run()
+
+    # -- client tools -----------------------------------------------------------------------
+
+    async def respond_to_client_tool(
+        self, tool_call_id: str, content: str, *, is_error: bool = False, run: bool = True
+    ) -> None:
+        """Record the client's answer to a waiting client tool call; with `run`, the agent
+        goes on (unless a goal drives it, which runs it itself). ConflictError while a run
+        is going; NotFoundError when no call of that id waits."""
+        self.ensure_open()
+        await self.settle()
+        if self.is_busy:
+            raise ConflictError(f"Conversation {self.id} is running; answer once it has paused.")
+        try:
+            await self._controls.run_to_completion(
+                self.conversation.respond_to_client_tool, tool_call_id, content, is_error=is_error
+            )
+        except ValueError as exc:
+            raise NotFoundError(str(exc)) from exc
+        if run and not self.goal.active and not self.is_busy:
+            self._check_keys()
             self._submit_run()
 
     async def set_confirmation_policy(self, policy: ConfirmationPolicyBase) -> None:

@@ -24,6 +24,7 @@ from openhands.agent_server.errors import BadRequestError, ConflictError, NotFou
 from openhands.agent_server.goals.restart import left_running
 from openhands.agent_server.services.catalog import BrokenConversation, Catalog
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
+from openhands.agent_server.services.extensions import extended_agent
 from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.storage import (
     create_conversation,
@@ -42,6 +43,7 @@ from openhands.sdk.conversation import (
     LocalConversation,
     list_conversation_ids,
 )
+from openhands.sdk.conversation.errors import UnknownEventError
 from openhands.sdk.errors import StorageError
 from openhands.sdk.wire import (
     ConversationInfo,
@@ -342,19 +344,39 @@ class ConversationRegistry:
         return conversation_id, True
 
     async def fork(
-        self, source_id: uuid.UUID, *, title: str | None, tags: dict[str, str] | None
+        self,
+        source_id: uuid.UUID,
+        *,
+        title: str | None,
+        tags: dict[str, str] | None,
+        fork_id: uuid.UUID | None = None,
+        reset_metrics: bool = True,
+        from_event_id: str | None = None,
     ) -> uuid.UUID:
-        """A new conversation with a copy of `source_id`'s history (idle, fresh usage).
+        """A new conversation with a copy of `source_id`'s history (idle; fresh usage unless
+        `reset_metrics` is false), under `fork_id` (default: a new id), copied up to
+        `from_event_id` if given.
 
         Its keys are the source's, sealed for it like a created conversation's.
         """
         source = await self.get(source_id)
-        fork_id = uuid.uuid4()
+        fork_id = fork_id or uuid.uuid4()
+        if fork_id in self or fork_id in self._creating:
+            raise ConflictError(f"Conversation {fork_id} already exists; fork under another id.")
         conversation = source.conversation
         self.credentials.new_conversation(fork_id, conversation.agent)
 
         def make() -> LocalConversation:
-            fork = conversation.fork(conversation_id=fork_id, title=title, tags=tags)
+            try:
+                fork = conversation.fork(
+                    conversation_id=fork_id,
+                    title=title,
+                    tags=tags,
+                    reset_metrics=reset_metrics,
+                    from_event_id=from_event_id,
+                )
+            except UnknownEventError as exc:
+                raise NotFoundError(str(exc)) from None
             try:
                 self.credentials.created(fork_id)
             except BaseException:
@@ -382,15 +404,20 @@ class ConversationRegistry:
             if request.workspace is not None
             else LocalWorkspace(working_dir=str(self.default_workspace(conversation_id)))
         )
+        agent, hook_config = request.agent, request.hook_config
+        if request.plugins or request.client_tools:
+            agent, hook_config = await self.pools.controls.run_to_completion(
+                extended_agent, request
+            )
         config = ConversationConfig(
-            agent=request.agent,
+            agent=agent,
             workspace=workspace,
             max_iterations=request.max_iterations,
-            hook_config=request.hook_config,
+            hook_config=hook_config,
             confirmation_policy=request.confirmation_policy,
             security_analyzer=request.security_analyzer,
         )
-        self.credentials.new_conversation(conversation_id, request.agent)
+        self.credentials.new_conversation(conversation_id, agent)
         try:
             conversation = await self.pools.controls.run_to_completion(
                 create_conversation,

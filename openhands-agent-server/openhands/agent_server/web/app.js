@@ -142,6 +142,9 @@ function openSocket(reconnecting = false) {
   socket.addEventListener("message", (message) => {
     let event;
     try { event = JSON.parse(message.data); } catch { return; }
+    // A `full_state` snapshot is not an event of the log (the server sends one on open and
+    // after each run, for the reference's clients): its id must not become `after`.
+    if (event && event.kind === "ConversationStateUpdateEvent" && event.key === "full_state") return;
     if (!event || !event.id || app.seen.has(event.id)) return;
     app.seen.add(event.id);
     app.lastEventId = event.id;
@@ -155,7 +158,7 @@ function openSocket(reconnecting = false) {
     if (app.socket !== socket || app.conversationId !== id) return; // replaced on purpose
     app.socket = null;
     setSocketStatus("offline");
-    if (close.code === 1008 || close.code === 4401 || close.code === 4403) {
+    if (close.code === 1008 || close.code === 4001 || close.code === 4401 || close.code === 4403) {
       notify("The event stream was refused: check the session API key.");
       return;
     }

@@ -188,6 +188,8 @@ class Agent(AgentBase):
             for call in calls:
                 if call.error is None:
                     call.rejection = self._check(conversation, call)
+                if self._for_client(conversation, call):
+                    continue
                 ran = None if not self._will_run(call) else self._invoke(conversation, call)
                 finished = self._record_result(conversation, call, ran, on_event) or finished
             return finished
@@ -195,6 +197,7 @@ class Agent(AgentBase):
 
         for call in runnable:
             call.rejection = self._check(conversation, call)
+        calls = [call for call in calls if not self._for_client(conversation, call)]
         allowed = [call for call in calls if self._will_run(call)]
         results = self._parallel().execute_batch(
             allowed,
@@ -207,6 +210,18 @@ class Agent(AgentBase):
             ran = ran_by_id.get(call.event.id)
             finished = self._record_result(conversation, call, ran, on_event) or finished
         return finished
+
+    @staticmethod
+    def _for_client(conversation: LocalConversation, call: _Call) -> bool:
+        """True for an allowed call of a client tool that waits for its answer: it is left
+        without a result and the run stops after this step (see `tool.client_tool`)."""
+        if not Agent._will_run(call):
+            return False
+        tool = conversation.tools[call.event.tool_name]
+        if not getattr(tool, "wait_for_result", False):
+            return False
+        conversation.wait_for_client()
+        return True
 
     @staticmethod
     def _will_run(call: _Call) -> bool:

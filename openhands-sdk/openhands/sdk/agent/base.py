@@ -21,7 +21,7 @@ from openhands.sdk.event.message import SystemPromptEvent
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import TextContent
 from openhands.sdk.mcp.config import MCPServer, coerce_mcp_config
-from openhands.sdk.tool.builtins import BUILTIN_TOOLS
+from openhands.sdk.tool.builtins import BUILT_IN_TOOL_CLASSES, BUILTIN_TOOLS
 from openhands.sdk.tool.registry import resolve_tool
 from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
@@ -35,13 +35,13 @@ OnToken = Callable[[Any], None]
 """Gets each streamed chunk of an LLM reply (passed to the LLM's `on_token`)."""
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(tool.__name__ for tool in BUILTIN_TOOLS)
-"""The class names `include_default_tools` accepts ("FinishTool", "ThinkTool")."""
+"""The built-ins an agent gets by default ("FinishTool", "ThinkTool")."""
 
 
 class AgentBase(BaseModel):
     """What every agent has: an LLM, tool specs, a system prompt and an optional context."""
 
-    model_config = ConfigDict(defer_build=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     kind: Literal["Agent"] = "Agent"
     llm: LLM
@@ -74,7 +74,8 @@ class AgentBase(BaseModel):
     include_default_tools: list[str] = Field(
         default_factory=lambda: list(BUILTIN_TOOL_NAMES),
         description="Built-in tools to add, by class name (['FinishTool', 'ThinkTool'] by "
-        "default; [] for none). True and False mean all and none.",
+        "default; [] for none; 'SwitchLLMTool' on request). True and False mean the default "
+        "ones and none.",
     )
     agent_context: AgentContext | None = Field(
         default=None, description="Skills, prompt suffixes and memory for the agent's prompts."
@@ -138,11 +139,11 @@ class AgentBase(BaseModel):
         if value is False:
             return []
         if isinstance(value, list):
-            unknown = [name for name in value if name not in BUILTIN_TOOL_NAMES]
+            unknown = [name for name in value if name not in BUILT_IN_TOOL_CLASSES]
             if unknown:
                 raise ValueError(
                     f"Unknown built-in tool(s) {unknown}; include_default_tools takes class "
-                    f"names among {list(BUILTIN_TOOL_NAMES)}."
+                    f"names among {list(BUILT_IN_TOOL_CLASSES)}."
                 )
         return value
 
@@ -235,11 +236,9 @@ class AgentBase(BaseModel):
         `tools_map` (the tools of the conversation this agent was last set up for).
         """
         resolved: dict[str, ToolDefinition] = {}
-        wanted = set(self.include_default_tools)
-        for cls in BUILTIN_TOOLS:
-            if cls.__name__ in wanted:
-                definition = cls()
-                resolved[definition.name] = definition
+        for name in self.include_default_tools:
+            definition = BUILT_IN_TOOL_CLASSES[name]()
+            resolved[definition.name] = definition
         pattern = re.compile(self.filter_tools_regex) if self.filter_tools_regex else None
         for spec in self.tools:
             for definition in resolve_tool(spec, context):

@@ -44,6 +44,18 @@ def available_skills(skills: Sequence[Skill]) -> str | None:
     the message that mentions it, and one with a location can be read there."""
     if not skills:
         return None
+    return (
+        "<SKILLS>\n"
+        "These skills are available. A skill's text is added to a user message that mentions "
+        "one of its triggers; to use a skill yourself, read the file at its location (its "
+        "scripts/, references/ and assets/ are beside it).\n"
+        f"{skills_xml(skills)}\n</SKILLS>"
+    )
+
+
+def skills_xml(skills: Sequence[Skill]) -> str:
+    """`<available_skills>`: one `<skill>` per skill with its name, description, location and
+    triggers; never its body (the agent reads that on use)."""
     entries = []
     for skill in skills:
         description = skill.description or _first_line(skill.content)
@@ -56,12 +68,7 @@ def available_skills(skills: Sequence[Skill]) -> str | None:
         if triggers:
             lines.append(f"    <triggers>{escape(', '.join(triggers))}</triggers>")
         entries.append("  <skill>\n" + "\n".join(lines) + "\n  </skill>")
-    return (
-        "<SKILLS>\n"
-        "These skills are available. A skill's text is added to a user message that mentions "
-        "one of its triggers; to use a skill yourself, read the file at its location.\n"
-        "<available_skills>\n" + "\n".join(entries) + "\n</available_skills>\n</SKILLS>"
-    )
+    return "<available_skills>\n" + "\n".join(entries) + "\n</available_skills>"
 
 
 def current_datetime(formatted: str | None) -> str | None:

@@ -1,18 +1,22 @@
 """Reading skills from disk: markdown files with YAML front matter, and SKILL.md folders.
 
 Layout (the reference SDK's): a skills folder holds `name.md` files (the name is the path
-without `.md`, or the front matter's `name`) and `name/SKILL.md` folders (AgentSkills format).
+without `.md`, or the front matter's `name`) and `name/SKILL.md` folders (AgentSkills format:
+the folder's `scripts/`, `references/` and `assets/` are the skill's resources, never skills).
 Front matter keys: `name`, `description`, `triggers` (a list: a keyword skill), `inputs` (a
 task skill, triggered by `/name` too), and the AgentSkills fields (`license`,
 `compatibility`, `metadata`, `allowed-tools`, `disable-model-invocation`, `version`). No
 front matter, or no triggers: an always-on skill. A repository's AGENTS.md, CLAUDE.md,
 GEMINI.md and .cursorrules are always-on skills too. A file that cannot be read or parsed is
-logged and skipped.
+logged and skipped. Front matter is read by `openhands.sdk.utils.frontmatter` (PyYAML).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -35,40 +39,81 @@ THIRD_PARTY_SKILL_NAMES = {
 """Instruction files other agents read, found at a project's root: lowercase file -> skill."""
 
 
-class SkillValidationError(OpenHandsError, ValueError):
+class SkillError(OpenHandsError):
+    """Reading, fetching or installing a skill failed."""
+
+
+class SkillValidationError(SkillError, ValueError):
     """A skill file is malformed: its front matter is not a YAML mapping, or a field has the
     wrong shape (`triggers` must be a list of words). Fix the file's front matter."""
 
 
-def parse_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """Split a markdown file into its YAML front matter (a dict; {} if none) and its body."""
-    if not text.startswith("---"):
-        return {}, text
-    lines = text.splitlines(keepends=True)
-    if lines[0].strip() != "---":
-        return {}, text
-    for index in range(1, len(lines)):
-        if lines[index].strip() == "---":
-            import yaml  # only when skills are loaded (it ships with the SDK's dependencies)
+INSTALLED_MANIFEST = ".installed.json"
+"""A folder holding this file is an install folder (`openhands.sdk.skills.install_skill`):
+its skills are loaded by `load_installed_skills`, which honours their enabled flag."""
 
+
+def parse_front_matter(text: str, source: str = "<text>") -> tuple[dict[str, Any], str]:
+    """Split a markdown file into its YAML front matter (a dict; {} if none) and its body."""
+    from openhands.sdk.utils.frontmatter import FrontMatterError, split_front_matter
+
+    try:
+        meta, body = split_front_matter(text, source=source)
+    except FrontMatterError as exc:
+        raise SkillValidationError(str(exc)) from None
+    return meta, body.lstrip("\n")
+
+
+CACHE_SIZE = 4096
+"""Skills kept parsed per process (a server reads the same skill folders for every
+conversation); an entry is used only while the file and its folders are unchanged."""
+
+_cache: OrderedDict[tuple[Any, ...], Skill] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cache_key(path: Path, skill_base_dir: str | Path | None) -> tuple[Any, ...]:
+    """What a cached skill depends on: the file, its base, and (SKILL.md) its folders."""
+    info = os.stat(path)
+    key: tuple[Any, ...] = (str(path), str(skill_base_dir), info.st_mtime_ns, info.st_size)
+    if path.name.lower() == "skill.md":
+        folder = str(path.parent)
+        stamps: list[int | None] = [os.stat(folder).st_mtime_ns]
+        for kind in ("scripts", "references", "assets"):
             try:
-                data = yaml.safe_load("".join(lines[1:index])) or {}
-            except yaml.YAMLError as exc:
-                raise SkillValidationError(f"front matter is not valid YAML: {exc}") from exc
-            if not isinstance(data, dict):
-                raise SkillValidationError("front matter must be a YAML mapping (key: value lines)")
-            return data, "".join(lines[index + 1 :]).lstrip("\n")
-    return {}, text
+                stamps.append(os.stat(os.path.join(folder, kind)).st_mtime_ns)
+            except OSError:
+                stamps.append(None)
+        key += tuple(stamps)
+    return key
 
 
 def load_skill(path: str | Path, skill_base_dir: str | Path | None = None) -> Skill:
-    """Read one skill file (see the module docstring). Raises SkillValidationError or OSError."""
+    """Read one skill file (see the module docstring). Raises SkillValidationError or OSError.
+
+    A file read before and unchanged since gives the same `Skill` object (see CACHE_SIZE).
+    """
     path = Path(path)
+    key = _cache_key(path, skill_base_dir)
+    with _cache_lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
+    skill = _read_skill(path, skill_base_dir)
+    with _cache_lock:
+        _cache[key] = skill
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return skill
+
+
+def _read_skill(path: Path, skill_base_dir: str | Path | None) -> Skill:
     text = path.read_text(encoding="utf-8")
     third_party = THIRD_PARTY_SKILL_NAMES.get(path.name.lower())
     if third_party is not None:
         return Skill(name=third_party, content=text, source=str(path))
-    meta, body = parse_front_matter(text)
+    meta, body = parse_front_matter(text, str(path))
     agentskills = path.name.lower() == "skill.md"
     if agentskills:
         default_name = path.parent.name
@@ -89,8 +134,9 @@ def load_skill(path: str | Path, skill_base_dir: str | Path | None = None) -> Sk
     allowed = meta.get("allowed-tools", meta.get("allowed_tools"))
     if isinstance(allowed, str):
         allowed = allowed.split()
+    description = meta.get("description")
     optional = {
-        "description": meta.get("description"),
+        "description": " ".join(str(description).split()) if description is not None else None,
         "license": meta.get("license"),
         "compatibility": meta.get("compatibility"),
         "version": str(meta["version"]) if meta.get("version") is not None else None,
@@ -101,6 +147,7 @@ def load_skill(path: str | Path, skill_base_dir: str | Path | None = None) -> Sk
         "disable_model_invocation": meta.get(
             "disable-model-invocation", meta.get("disable_model_invocation")
         ),
+        "resources": _resources(path.parent) if agentskills else None,
     }
     return Skill(
         name=name,
@@ -112,26 +159,56 @@ def load_skill(path: str | Path, skill_base_dir: str | Path | None = None) -> Sk
     )
 
 
+def _resources(folder: Path) -> Any:
+    from openhands.sdk.skills.resources import discover_skill_resources
+
+    return discover_skill_resources(folder)
+
+
+def _skill_files(root: Path) -> tuple[list[Path], list[Path]]:
+    """(SKILL.md files, plain .md files) under `root`.
+
+    A folder with a SKILL.md is one skill: nothing below it is read as another skill (its
+    `references/` are the skill's own). Hidden folders and install folders are skipped.
+    """
+    skill_md: list[Path] = []
+    plain: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        folder = Path(dirpath)
+        own = next((n for n in filenames if n.lower() == "skill.md"), None)
+        if own is not None and folder != root:
+            skill_md.append(folder / own)
+            dirnames[:] = []
+            continue
+        if folder != root and INSTALLED_MANIFEST in filenames:
+            dirnames[:] = []  # an install folder: load_installed_skills reads it
+            continue
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        plain.extend(
+            folder / n
+            for n in sorted(filenames)
+            if n.endswith(".md") and n != "README.md" and n.lower() != "skill.md"
+        )
+    return sorted(skill_md), sorted(plain)
+
+
 def load_skills_from_dir(
     skill_dir: str | Path,
 ) -> tuple[dict[str, Skill], dict[str, Skill], dict[str, Skill]]:
-    """Every skill in a skills folder, as (always-on, triggered, SKILL.md) dicts by name."""
+    """Every skill in a skills folder, as (always-on, triggered, SKILL.md) dicts by name.
+
+    A folder that is itself a skill (it holds a SKILL.md) gives that one skill.
+    """
     root = Path(skill_dir)
     repo: dict[str, Skill] = {}
     knowledge: dict[str, Skill] = {}
     agentskills: dict[str, Skill] = {}
     if not root.is_dir():
         return repo, knowledge, agentskills
-    skill_md = sorted(p for p in root.glob("*/*") if p.name.lower() == "skill.md" and p.is_file())
-    skill_dirs = {p.parent for p in skill_md}
-    plain = sorted(
-        p
-        for p in root.rglob("*.md")
-        if p.is_file()
-        and p.name != "README.md"
-        and p.name.lower() != "skill.md"
-        and not any(parent in skill_dirs for parent in p.parents)
-    )
+    from openhands.sdk.skills.resources import find_skill_md
+
+    itself = find_skill_md(root)
+    skill_md, plain = ([itself], []) if itself is not None else _skill_files(root)
     for path in [*skill_md, *plain]:
         try:
             skill = load_skill(path, root)
@@ -159,10 +236,20 @@ def _from_dirs(dirs: Iterable[Path], skills: list[Skill], seen: set[str]) -> Non
 
 
 def load_user_skills(home: str | Path | None = None) -> list[Skill]:
-    """The user's skills: `~/.agents/skills`, `~/.openhands/skills`, `~/.openhands/microagents`."""
+    """The user's skills: `~/.agents/skills`, `~/.openhands/skills`, `~/.openhands/microagents`,
+    then the enabled installed ones (`~/.openhands/skills/installed`); first wins a name."""
     base = Path(home) if home is not None else Path.home()
     skills: list[Skill] = []
-    _from_dirs((base / sub for sub in SKILLS_SUBDIRS), skills, set())
+    seen: set[str] = set()
+    _from_dirs((base / sub for sub in SKILLS_SUBDIRS), skills, seen)
+    installed = base / ".openhands" / "skills" / "installed"
+    if installed.is_dir():
+        from openhands.sdk.skills.installed import load_installed_skills
+
+        for skill in load_installed_skills(installed):
+            if skill.name not in seen:
+                seen.add(skill.name)
+                skills.append(skill)
     return skills
 
 

@@ -43,6 +43,25 @@ def _mentions(keyword: str, text_lower: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", text_lower) is not None
 
 
+class SkillResources(BaseModel):
+    """The files an AgentSkills folder ships beside its SKILL.md, found when it is loaded.
+
+    Paths are relative to `skill_root`; the agent reads or runs them on demand (they are never
+    put into the prompt).
+    """
+
+    model_config = ConfigDict(defer_build=True, extra="forbid")
+
+    skill_root: str = Field(description="The skill's folder (where SKILL.md is).")
+    scripts: list[str] = Field(default_factory=list, description="Files under scripts/.")
+    references: list[str] = Field(default_factory=list, description="Files under references/.")
+    assets: list[str] = Field(default_factory=list, description="Files under assets/.")
+
+    def has_resources(self) -> bool:
+        """Whether the skill ships any script, reference or asset."""
+        return bool(self.scripts or self.references or self.assets)
+
+
 class Skill(BaseModel):
     """A named piece of guidance for the agent.
 
@@ -71,6 +90,9 @@ class Skill(BaseModel):
     )
     disable_model_invocation: bool = Field(
         default=False, description="Only a trigger activates it; it is not listed to the agent."
+    )
+    resources: SkillResources | None = Field(
+        default=None, description="Scripts, references and assets of a SKILL.md folder."
     )
 
     @classmethod

@@ -120,7 +120,14 @@ class Approvals:
     def needs_approval(self, actions: list[ActionEvent]) -> bool:
         """Whether this reply's `actions` must wait for approval."""
         state = self._state
-        return needs_approval(state.confirmation_policy, state.security_analyzer, actions)
+        read_only = [
+            name
+            for name, tool in self.tools.items()
+            if tool.annotations is not None and tool.annotations.readOnlyHint
+        ]
+        return needs_approval(
+            state.confirmation_policy, state.security_analyzer, actions, read_only
+        )
 
     def wait_for_approval(self) -> None:
         """End the run after this step in `waiting_for_confirmation`."""

@@ -1,14 +1,14 @@
 """Which tool calls wait for approval, and which ones are waiting.
 
 The rule lives here and the agent and the conversation use it: after the LLM's reply is
-recorded, its calls are rated by the conversation's security analyzer (UNKNOWN without one)
-and the confirmation policy decides; if any call needs approval, none of the reply's calls
+recorded, its calls are rated by the conversation's security analyzer (UNKNOWN without one;
+LOW for a read-only tool, one annotated `readOnlyHint`) and the confirmation policy decides; if any call needs approval, none of the reply's calls
 runs until `run()` approves them or `reject_pending_actions(reason)` rejects them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from openhands.sdk.event.action import (
@@ -68,8 +68,17 @@ def needs_approval(
     policy: ConfirmationPolicyBase,
     analyzer: SecurityAnalyzerBase | None,
     actions: Sequence[ActionEvent],
+    read_only: Collection[str] = (),
 ) -> bool:
-    """Whether any of `actions` must wait for approval under `policy`."""
+    """Whether any of `actions` must wait for approval under `policy`.
+
+    A call of a tool named in `read_only` (its `readOnlyHint`: it changes nothing) is rated
+    LOW whatever the analyzer says, so only a policy that confirms everything stops it.
+    """
     if not actions:
         return False
-    return any(policy.should_confirm(risk) for _, risk in rate(analyzer, actions))
+    others = [action for action in actions if action.tool_name not in read_only]
+    risks = [risk for _, risk in rate(analyzer, others)] if others else []
+    if len(others) < len(actions):
+        risks.append(SecurityRisk.LOW)
+    return any(policy.should_confirm(risk) for risk in risks)

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.approvals import Approvals
@@ -18,6 +19,7 @@ from openhands.sdk.conversation.base import (
     as_conversation_id,
     as_user_message,
 )
+from openhands.sdk.conversation.client_calls import ClientCalls
 from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
@@ -29,6 +31,7 @@ from openhands.sdk.conversation.errors import (
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
 from openhands.sdk.conversation.fork import copy_agent, fork_state
+from openhands.sdk.conversation.llm_switch import LLMSwitching
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
 from openhands.sdk.conversation.secret_registry import SecretRegistry
 from openhands.sdk.conversation.snapshot import BASE_STATE_FILE, HEAD_KEY, STATS_KEY, STATUS_KEY
@@ -70,6 +73,10 @@ from openhands.sdk.workspace.sandbox import (
     unhide_path,
 )
 
+if TYPE_CHECKING:
+    from openhands.sdk.plugin.types import PluginSource, ResolvedPluginSource
+    from openhands.sdk.tool.client_tool import ClientToolSpec
+
 logger = logging.getLogger(__name__)
 
 Status = ConversationExecutionStatus
@@ -106,7 +113,7 @@ class _StepInterrupted(BaseException):
     """Unwinds an agent step after `interrupt()` (a BaseException, so no tool handler eats it)."""
 
 
-class LocalConversation(Approvals, BaseConversation):
+class LocalConversation(Approvals, ClientCalls, LLMSwitching, BaseConversation):
     """An agent working in a local workspace; every event goes to the log, then to callbacks.
 
     Callbacks run in the thread that produced the event, one event at a time and in log order,
@@ -131,6 +138,8 @@ class LocalConversation(Approvals, BaseConversation):
         secrets: Mapping[str, SecretValue] | None = None,
         tags: dict[str, str] | None = None,
         config: ConversationConfig | None = None,
+        plugins: Sequence[PluginSource | str] | None = None,
+        client_tools: Sequence[ClientToolSpec | Mapping[str, Any]] | None = None,
     ) -> None:
         """Create a conversation, or reopen the one stored under `persistence_dir`.
 
@@ -149,6 +158,10 @@ class LocalConversation(Approvals, BaseConversation):
         `config` gives the whole configuration at once (agent, workspace, confirmation policy,
         security analyzer, hooks, limits: what a fork or a server request carries); the
         single arguments above override its fields.
+        `plugins` are fetched and merged into the agent (skills, MCP servers) and the hooks
+        before it starts (see `openhands.sdk.plugin`; `resolved_plugins` pins what loaded).
+        `client_tools` are tools the caller runs itself (see `openhands.sdk.tool.client_tool`):
+        the agent gets them and a call to one ends the run until `respond_to_client_tool`.
         """
         if max_iteration_per_run is not None and max_iteration_per_run < 1:
             raise ValueError("max_iteration_per_run must be >= 1")
@@ -156,6 +169,22 @@ class LocalConversation(Approvals, BaseConversation):
         shown_by = make_visualizer(visualizer)
         if secrets:
             SecretRegistry().update_secrets(secrets)  # refuse bad names before creating anything
+        resolved_plugins = None
+        if plugins:
+            if agent is None:
+                raise ValueError("plugins are merged into an agent: pass the agent too")
+            from openhands.sdk.plugin.loader import resolve_plugins
+
+            loaded = resolve_plugins(plugins, agent)
+            agent = loaded.agent
+            hook_config = HookConfig.merge([c for c in (hook_config, loaded.hooks) if c])
+            resolved_plugins = loaded.resolved
+        if client_tools:
+            if agent is None:
+                raise ValueError("client_tools are given to an agent: pass the agent too")
+            from openhands.sdk.tool.client_tool import with_client_tools
+
+            agent = with_client_tools(agent, client_tools)
         cid = as_conversation_id(conversation_id) or uuid.uuid4()
         folder = Path(persistence_dir) / cid.hex if persistence_dir is not None else None
         stored = folder is not None and (folder / BASE_STATE_FILE).is_file()
@@ -189,6 +218,7 @@ class LocalConversation(Approvals, BaseConversation):
             visualizer=shown_by,
             secrets=secrets,
         )
+        self.resolved_plugins = resolved_plugins
 
     def _attach(
         self,
@@ -221,6 +251,8 @@ class LocalConversation(Approvals, BaseConversation):
         self._stats_recorded = state.stats.fingerprint()  # what the log's last stats say
         self._side_llms: dict[str, LLM] = {}  # ask_agent / title copies of the agent's LLM
         self._side_lock = threading.Lock()
+        self.resolved_plugins: list[ResolvedPluginSource] | None = None
+        """The plugins this conversation was created with, pinned to what loaded (or None)."""
 
         cid = state.id
         # Other conversations' sandboxed processes must not see this workspace or this log.
@@ -235,6 +267,13 @@ class LocalConversation(Approvals, BaseConversation):
         )
         try:
             state.workspace.ensure_exists()
+            if any("spec" in tool.params for tool in state.agent.tools):
+                # Client tools travel in their spec: register them again in a new process.
+                from openhands.sdk.tool import client_tool
+
+                client_tool.register_client_tools(
+                    client_tool.extract_client_tool_specs(state.agent.tools)
+                )
             self.tools: dict[str, ToolDefinition] = state.agent.init_tools(context)
             self.tool_schemas = self._tool_schemas()
             # Imported here: skill files and memory are only read when a conversation starts.
@@ -252,7 +291,11 @@ class LocalConversation(Approvals, BaseConversation):
                 stats=state.stats,
             )
             if not state.has_events:
-                self._emit(state.agent.system_prompt_event(self.tool_schemas, self.context))
+                records = [
+                    {**schema, **tool.identity()}
+                    for schema, tool in zip(self.tool_schemas, self.tools.values(), strict=True)
+                ]
+                self._emit(state.agent.system_prompt_event(records, self.context))
             elif state.execution_status == Status.RUNNING:
                 self._record_interruption()
             if secrets:
@@ -646,6 +689,8 @@ class LocalConversation(Approvals, BaseConversation):
     # -- the run loop -------------------------------------------------------------------------
 
     def _run_loop(self) -> _RunOutcome:
+        if self._steps == 0 and self.pending_client_calls:
+            return _RunOutcome(Status.PAUSED)  # a client tool call still waits for its answer
         while True:
             if self._interrupted.is_set():
                 return _RunOutcome(Status.PAUSED, interrupted=True)
@@ -667,6 +712,9 @@ class LocalConversation(Approvals, BaseConversation):
             except Exception as exc:
                 return _RunOutcome(Status.ERROR, type(exc).__name__, str(exc) or repr(exc), exc)
             self._steps += 1
+            if self._awaiting_client:
+                self._awaiting_client = False
+                return _RunOutcome(Status.PAUSED)
             if self._awaiting_approval:
                 self._awaiting_approval = False
                 return _RunOutcome(Status.WAITING_FOR_CONFIRMATION)

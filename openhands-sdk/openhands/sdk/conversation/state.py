@@ -372,6 +372,8 @@ class ConversationState(ConversationConfig):
                 if parent is not None:
                     event = event.model_copy(update={"parent_id": parent})
             live.events.append(event)
+            if live.files is not None:
+                live.files.notify(live.events.size)  # type: ignore[union-attr]  # a file log
             if node:
                 live.head = event.id
                 live.head_known = True
@@ -394,14 +396,18 @@ class ConversationState(ConversationConfig):
     def update_event_files(self) -> None:
         """Bring the per-event copy (`events/event-NNNNN-<id>.json`) up to date with the log.
 
-        Only with `OH_EVENT_FILES=1`: a convenience for readers that expect one file per
-        event; `events.jsonl` stays the source of truth (see `event_files.py`). Called at the
-        end of each run and at close.
+        A convenience for readers that expect one file per event (off with
+        `OH_EVENT_FILES=0`); `events.jsonl` stays the source of truth (see `event_files.py`).
+        Called at the end of each run, at close and for a fork: the background copier has
+        done most of it by then.
         """
         live = self._live
+        files = live.files
+        if files is None or not isinstance(live.events, FileEventLog):
+            return
         with live.lock:
-            if live.files is not None and isinstance(live.events, FileEventLog):
-                live.files.update(live.events.size)
+            size = live.events.size
+        files.update(size)  # its own lock: the background copier may be half-way
 
     def _apply_update(self, key: str, value: Any) -> None:
         live = self._live
@@ -478,7 +484,9 @@ class ConversationState(ConversationConfig):
             return live.llm_messages()
 
     def close(self) -> None:
-        """Release the event log's file."""
+        """Release the event log's file (and stop copying it to per-event files)."""
+        if self._live.files is not None:
+            self._live.files.close()
         self._live.events.close()
 
 

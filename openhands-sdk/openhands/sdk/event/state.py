@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from openhands.sdk.event.base import Event, EventSource
+from pydantic import Field
 
 
 class PauseEvent(Event):
@@ -28,6 +29,18 @@ class ConversationErrorEvent(Event):
 
     code: str
     detail: str
+    classification: dict[str, Any] | None = Field(
+        default=None,
+        description="Structured error kind (the reference server sends one), if classified.",
+        exclude_if=lambda value: value is None,
+    )
+
+
+FULL_STATE_KEY = "full_state"
+"""The `key` of a snapshot of the whole conversation (its `value`: the ConversationInfo).
+
+The server sends one on each event socket when it opens and after each run, never stores
+it; the reference's clients rely on it, this SDK's client skips it."""
 
 
 class ConversationStateUpdateEvent(Event):

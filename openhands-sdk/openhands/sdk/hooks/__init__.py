@@ -15,6 +15,7 @@ from openhands.sdk.hooks.types import (
 
 if TYPE_CHECKING:
     from openhands.sdk.hooks.executor import HookResult
+    from openhands.sdk.hooks.manager import HookManager
 
 
 def __getattr__(name: str) -> Any:
@@ -23,6 +24,10 @@ def __getattr__(name: str) -> Any:
         from openhands.sdk.hooks.executor import HookResult
 
         return HookResult
+    if name == "HookManager":
+        from openhands.sdk.hooks.manager import HookManager
+
+        return HookManager
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -33,6 +38,7 @@ __all__ = [
     "HookDecision",
     "HookDefinition",
     "HookEventType",
+    "HookManager",
     "HookMatcher",
     "HookOutcome",
     "HookResult",

@@ -187,7 +187,7 @@ class HookConfig(BaseModel):
     ) -> HookConfig:
         """Read a hooks.json file: `path`, or else the first of
         `<working_dir>/.openhands/hooks.json` and `~/.openhands/hooks.json` that exists
-        (no file: an empty config)."""
+        (no file, or a `path` that does not exist: an empty config, as in the reference)."""
         if path is None:
             base = Path(working_dir) if working_dir is not None else Path.cwd()
             candidates = [
@@ -197,6 +197,8 @@ class HookConfig(BaseModel):
             path = next((c for c in candidates if c.is_file()), None)
             if path is None:
                 return cls()
+        if not Path(path).exists():
+            return cls()
         return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
 
     @classmethod

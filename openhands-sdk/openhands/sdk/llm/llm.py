@@ -27,6 +27,7 @@ from openhands.sdk.llm.errors import (
 from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.utils.skew import READING_WIRE_BODY
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -165,7 +166,7 @@ class LLM(BaseModel):
     # Bounded so that an absurd spec fails validation instead of overflowing the OS timers
     # (OverflowError) or sleeping for years in a thread no pause reaches.
     num_retries: int = Field(
-        default=4, ge=0, le=100, description="Retries on 429, 5xx, timeouts and connection errors."
+        default=5, ge=0, le=100, description="Retries on 429, 5xx, timeouts and connection errors."
     )
     retry_min_wait: float = Field(
         default=1.0, ge=0.0, le=3600, description="First backoff, seconds (<= 1 hour)."
@@ -177,7 +178,7 @@ class LLM(BaseModel):
         default=None, gt=1.0, le=100, description="Backoff growth per retry; None: 2."
     )
     timeout: float | None = Field(
-        default=120.0, gt=0, le=86_400, description="Seconds per HTTP request (<= 1 day)."
+        default=300.0, gt=0, le=86_400, description="Seconds per HTTP request (<= 1 day)."
     )
     stream: bool = Field(
         default=False,
@@ -250,11 +251,27 @@ class LLM(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _accept_reference_dumps(cls, data: Any) -> Any:
-        # The reference SDK's dumps carry a computed `is_subscription`; it is not a setting.
-        if isinstance(data, dict) and "is_subscription" in data:
-            data = {key: value for key, value in data.items() if key != "is_subscription"}
-        return data
+    def _accept_unknown_fields(cls, data: Any) -> Any:
+        # As the reference SDK's LLM: fields it does not know (a newer or older version's
+        # spec, the reference's computed `is_subscription`) are accepted and ignored; here
+        # with one log line naming them, so a misspelt setting does not pass unseen.
+        if not isinstance(data, dict) or READING_WIRE_BODY.get():
+            return data  # a wire body: its own rule drops and names them, in one line
+        unknown = [key for key in data if key not in cls.model_fields]
+        if not unknown:
+            return data
+        quiet = {"is_subscription"}
+        if set(unknown) - quiet:
+            logger.info("LLM: ignoring fields it does not know: %s", ", ".join(sorted(unknown)))
+        return {key: value for key, value in data.items() if key not in unknown}
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _empty_key_is_none(cls, value: Any) -> Any:
+        # "" (or a blank SecretStr) means no key, as in the reference: litellm then reads the
+        # provider's environment variable instead of sending an empty bearer token.
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if isinstance(text, str) and not text.strip() else value
 
     @field_validator("fallback_strategy", mode="before")
     @classmethod

@@ -86,15 +86,37 @@ class MessageToolCall(BaseModel):
     name: str
     arguments: str = Field(default="{}", description="The arguments as a JSON object string.")
     origin: Literal["completion", "responses"] = Field(
-        default="completion",
-        description="Which API produced the call.",
-        exclude_if=lambda origin: origin == "completion",
+        default="completion", description="Which API produced the call."
     )
     responses_item_id: str | None = Field(
         default=None,
         description="The Responses API item id, echoed back unchanged.",
         exclude_if=_empty,
     )
+
+    @classmethod
+    def from_chat_tool_call(cls, tool_call: Any) -> "MessageToolCall":
+        """The call from a Chat Completions tool call: litellm's `ChatCompletionMessageToolCall`
+        (or any object with `id`, `type` and `function.name` / `function.arguments`), or the
+        same as a dict. ValueError for a call that is not a function call or has no name."""
+
+        def part(value: Any, name: str) -> Any:
+            return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+
+        kind = part(tool_call, "type") or "function"
+        function = part(tool_call, "function")
+        if kind != "function":
+            raise ValueError(f"tool call type must be 'function', got {kind!r}")
+        name = part(function, "name") if function is not None else None
+        if not name:
+            raise ValueError(f"tool call {part(tool_call, 'id')!r} has no function name")
+        arguments = part(function, "arguments")
+        return cls(
+            id=str(part(tool_call, "id") or ""),
+            name=str(name),
+            arguments=arguments if isinstance(arguments, str) and arguments else "{}",
+            origin="completion",
+        )
 
     def to_chat_dict(self) -> dict[str, Any]:
         """The call in the Chat Completions `tool_calls` shape."""
@@ -200,6 +222,10 @@ class Message(BaseModel):
             out["thinking_blocks"] = [block.model_dump() for block in self.thinking_blocks]
         if self.tool_calls:
             out["tool_calls"] = [call.to_chat_dict() for call in self.tool_calls]
+            if self.role == "assistant" and not content:
+                # Some providers refuse an empty content beside tool calls (the reference
+                # leaves the key out too).
+                del out["content"]
         if self.role == "tool":
             out["tool_call_id"] = self.tool_call_id
             if self.name:

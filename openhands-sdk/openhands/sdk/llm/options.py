@@ -169,9 +169,20 @@ def format_chat_messages(llm: LLM, messages: list[Message]) -> list[dict[str, An
         )
         for m in messages
     ]
+    if vision and not force_string and _anthropic(llm):
+        from openhands.sdk.llm.image_resize import fit_many_images
+
+        fit_many_images(out)
     if not force_string and llm.is_caching_prompt_active() and _needs_cache_marks(llm):
         mark_prompt_cache(out)
     return out
+
+
+def _anthropic(llm: LLM) -> bool:
+    """Whether requests go to Anthropic (whose many-image limit `image_resize` handles)."""
+    if llm.custom_llm_provider:
+        return llm.custom_llm_provider == "anthropic"
+    return llm.model.startswith("anthropic/") or ("/" not in llm.model and _claude(llm.model))
 
 
 def _sends_reasoning_content(llm: LLM) -> bool:

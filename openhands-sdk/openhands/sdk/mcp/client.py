@@ -50,6 +50,10 @@ logger = logging.getLogger(__name__)
 CLOSE_TIMEOUT = 10.0
 """Seconds `close()` waits for a server to stop; a stdio server is then killed outright."""
 
+STOP_GRACE = 5.0
+"""Seconds a closing connection may take to end its session politely (an HTTP server gets
+its session-termination request) before it is cut off."""
+
 CALL_GRACE = 5.0
 """Seconds past a call's own timeout before the caller stops waiting for the loop."""
 
@@ -173,8 +177,11 @@ class _Connection:
         self._closing = False
         self._timed_out = False
         self._scope: anyio.CancelScope | None = None
+        self._stop: anyio.Event | None = None
         self._session: mcp.Client | None = None
         self._failure: str | None = None
+        self._stale = False  # an HTTP/SSE connection that failed: reconnect at the next call
+        self._reconnect_lock = threading.Lock()
 
     # -- life cycle (caller side) -------------------------------------------------------------
 
@@ -200,7 +207,7 @@ class _Connection:
             if not self.ready.done():
                 self.ready.set_exception(MCPError(f"MCP server {self.name!r} was closed"))
             return
-        _loop.call_soon(self._cancel)
+        _loop.call_soon(self._request_stop)
         if not self.finished.wait(CLOSE_TIMEOUT):
             logger.warning(
                 "MCP server %r did not stop within %g s; killing it", self.name, CLOSE_TIMEOUT
@@ -213,7 +220,7 @@ class _Connection:
             if self._closing:
                 return
             self._closing = True
-        _loop.call_soon(self._cancel)
+        _loop.call_soon(self._request_stop)
 
     def _kill_now(self) -> None:
         if self.process is not None and self.process.pid is not None:
@@ -226,12 +233,24 @@ class _Connection:
         if self._scope is not None:
             self._scope.cancel()
 
+    def _request_stop(self) -> None:
+        """Leave the session politely: the transport's exit then ends it (a stdio server's
+        stdin is closed, an HTTP server gets its DELETE). Cut off after STOP_GRACE; before
+        the session is up there is nothing to end, so it is cut off at once."""
+        if self._stop is None or self._session is None:
+            self._cancel()
+            return
+        self._stop.set()
+        asyncio.get_running_loop().call_later(STOP_GRACE, self._cancel)
+
     def _startup_expired(self) -> None:
         if not self.ready.done():
             self._timed_out = True
             self._cancel()
 
     async def _serve(self) -> None:
+        # This attempt's own future and event: a reconnect replaces the attributes.
+        ready, finished = self.ready, self.finished
         timer = asyncio.get_running_loop().call_later(
             self.server.startup_timeout, self._startup_expired
         )
@@ -239,6 +258,7 @@ class _Connection:
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
+                self._stop = anyio.Event()
                 if self._closing:
                     scope.cancel()
                 async with mcp.Client(self._transport(), client_info=_CLIENT_INFO) as client:
@@ -248,21 +268,21 @@ class _Connection:
                     self._session = client
                     if self.process is not None:
                         self.process.connected = True
-                    self.ready.set_result(tools)
-                    await anyio.sleep_forever()
+                    ready.set_result(tools)
+                    await self._stop.wait()
         except Exception as exc:  # reported to whoever waits, never raised into the loop
             error = exc
         finally:
             timer.cancel()
             self._session = None
-            if error is not None and self.ready.done() and not self._closing:
+            if error is not None and ready.done() and not self._closing:
                 self._failure = _explain(error)
                 logger.warning("MCP server %r: connection lost: %s", self.name, self._failure)
-            if not self.ready.done():
-                self.ready.set_exception(self._startup_error(error))
+            if not ready.done():
+                ready.set_exception(self._startup_error(error))
             with _live_lock:
                 _live.discard(self)
-            self.finished.set()
+            finished.set()
 
     def _transport(self) -> AbstractAsyncContextManager[TransportStreams]:
         kind = self.server.effective_transport
@@ -336,6 +356,61 @@ class _Connection:
         return None
 
     def call_tool(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        remote = self.process is None
+        if remote and not self._closing and (self._stale or self._session is None):
+            self._reconnect()  # an HTTP server that restarted: a new session, then the call
+        try:
+            return self._call_once(tool, arguments)
+        except MCPError as exc:
+            if remote and _session_lost(exc.__cause__) and not self._closing:
+                # The server does not know our session (it restarted): it ran nothing, so
+                # the call is safe to send again on a new session.
+                logger.info("MCP server %r lost our session; reconnecting", self.name)
+                self._stale = True
+                self._reconnect()
+                return self._call_once(tool, arguments)
+            if remote and not isinstance(exc, MCPTimeoutError):
+                self._stale = True  # the connection failed mid-call: the next call reconnects
+            raise
+
+    def _reconnect(self) -> None:
+        """Replace a lost HTTP/SSE session by a new one (bounded by `startup_timeout`)."""
+        with self._reconnect_lock:
+            if not self._stale and self._session is not None and not self.finished.is_set():
+                return  # another thread reconnected meanwhile
+            with self._lock:
+                if self._closing:
+                    raise MCPError(f"MCP server {self.name!r} is closed")
+            _loop.call_soon(self._cancel)  # the old session is gone: no polite goodbye
+            self.finished.wait(CLOSE_TIMEOUT)
+            with self._lock:
+                self.ready = concurrent.futures.Future()
+                self.finished = threading.Event()
+                self._started = False
+                self._session = None
+                self._stop = None
+                self._scope = None
+                self._failure = None
+                self._timed_out = False
+                self._stale = False
+            self.start()
+            limit = self.server.startup_timeout
+            try:
+                self.tools = self.ready.result(limit + CALL_GRACE)
+            except TimeoutError:
+                self._stale = True
+                raise MCPTimeoutError(
+                    f"MCP server {self.name!r} ({self._where()}) did not answer a new session "
+                    f"within {limit:g} s; it is retried at the next call",
+                    limit,
+                ) from None
+            except MCPError as exc:
+                self._stale = True
+                raise MCPError(
+                    f"{exc}; the connection is tried again at the next call"
+                ) from exc.__cause__
+
+    def _call_once(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
         reason = self.unavailable_reason()
         session = self._session
         if reason is not None or session is None:
@@ -381,6 +456,18 @@ async def _list_tools(client: mcp.Client) -> list[mcp_types.Tool]:
         if not cursor:
             break
     return tools
+
+
+def _session_lost(error: BaseException | None) -> bool:
+    """Whether the server refused a request because it does not know the session (an HTTP
+    server that restarted answers 404 "Session not found" / "Session terminated")."""
+    if error is None:
+        return False
+    leaf = _leaf(error)
+    if not isinstance(leaf, ProtocolError):
+        return False
+    message = leaf.message.lower()
+    return "session" in message and ("not found" in message or "terminated" in message)
 
 
 def _leaf(error: BaseException) -> BaseException:

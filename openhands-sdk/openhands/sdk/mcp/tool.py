@@ -9,7 +9,6 @@ Imports the `mcp` package: only load this module when a conversation starts serv
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import re
@@ -20,7 +19,8 @@ import mcp_types
 from openhands.sdk.llm.message import ImageContent, TextContent
 from openhands.sdk.mcp.client import MCPClient
 from openhands.sdk.mcp.errors import MCPError
-from openhands.sdk.tool.tool import SECURITY_RISK_PROPERTY, Action, Observation, ToolDefinition
+from openhands.sdk.tool.json_schema_action import JsonSchemaAction, object_schema, schema_function
+from openhands.sdk.tool.tool import Action, Observation, ToolAnnotations, ToolDefinition
 from pydantic import ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
@@ -36,61 +36,38 @@ def llm_tool_name(name: str) -> str:
     return _UNSAFE_NAME_CHARS.sub("_", name) or "_"
 
 
-MAX_ERRORS = 5
-"""How many schema violations one invalid call reports."""
-
-
-def _describe(error: Any) -> str:
-    where = "/".join(str(part) for part in error.absolute_path)
-    return f"{error.message} (at {where})" if where else error.message
-
-
-class MCPToolAction(Action):
+class MCPToolAction(JsonSchemaAction):
     """The arguments of one MCP tool call, as the LLM sent them (any JSON object).
 
     Each tool's subclass checks them against the server's `inputSchema` (top-level nulls are
-    dropped first: LLMs send them for optional parameters).
+    dropped first: LLMs send them for optional parameters). Frozen, as in the reference SDK;
+    the generic class itself is built as the reference's is, `MCPToolAction(data={...})`,
+    and takes no other field.
     """
 
-    model_config = ConfigDict(extra="allow")
-
-    input_schema: ClassVar[dict[str, Any]] = {}
-    _validator: ClassVar[Any] = None
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     @model_validator(mode="before")
     @classmethod
-    def _check_schema(cls, data: Any) -> Any:
+    def _reference_data(cls, value: Any) -> Any:
+        if cls is not MCPToolAction or not isinstance(value, dict):
+            return value
+        unknown = sorted(set(value) - {"data", "kind"})
+        if unknown:
+            raise ValueError(f"MCPToolAction takes only `data`, got {unknown}")
+        data = value.get("data") or {}
         if not isinstance(data, dict):
-            return data
-        data = {key: value for key, value in data.items() if value is not None}
-        validator = cls._schema_validator()
-        if validator is not None:
-            import jsonschema.exceptions
+            raise ValueError("MCPToolAction.data must be a JSON object")
+        return dict(data)
 
-            errors = sorted(validator.iter_errors(data), key=jsonschema.exceptions.relevance)
-            if errors:
-                raise ValueError("; ".join(_describe(error) for error in errors[:MAX_ERRORS]))
-        return data
-
-    @classmethod
-    def _schema_validator(cls) -> Any:
-        if cls._validator is None and cls.input_schema:
-            import jsonschema.exceptions
-            import jsonschema.validators
-
-            try:
-                validator_class = jsonschema.validators.validator_for(cls.input_schema)
-                validator_class.check_schema(cls.input_schema)
-                cls._validator = validator_class(cls.input_schema)
-            except jsonschema.exceptions.SchemaError as exc:
-                # The server's own problem: let the server judge the arguments.
-                logger.warning("ignoring the invalid inputSchema of %s: %s", cls.__name__, exc)
-                cls._validator = False
-        return cls._validator or None
+    @property
+    def data(self) -> dict[str, Any]:
+        """The arguments (the reference's name)."""
+        return self.arguments()
 
     def to_mcp_arguments(self) -> dict[str, Any]:
-        """The arguments to send to the server."""
-        return dict(self.model_extra or {})
+        """The arguments to send to the server: `data`."""
+        return self.arguments()
 
 
 class MCPToolObservation(Observation):
@@ -102,39 +79,67 @@ class MCPToolObservation(Observation):
     def from_call_tool_result(
         cls, tool_name: str, result: mcp_types.CallToolResult
     ) -> MCPToolObservation:
-        """Text blocks become text, image blocks images the LLM sees, anything else a note."""
-        texts: list[str] = []
-        images: list[ImageContent] = []
+        """The result's blocks in the server's order: text blocks (adjacent ones joined by a
+        newline) and images the LLM sees; anything else becomes a short note."""
+        parts: list[TextContent | ImageContent] = []
+        pending: list[str] = []  # adjacent text blocks, joined into one part
+
+        def flush() -> None:
+            if pending:
+                parts.append(TextContent(text="\n".join(pending)))
+                pending.clear()
+
         for block in result.content:
-            if isinstance(block, mcp_types.TextContent):
-                texts.append(block.text)
-            elif isinstance(block, mcp_types.ImageContent):
-                images.append(
+            if isinstance(block, mcp_types.ImageContent):
+                flush()
+                parts.append(
                     ImageContent(image_urls=[f"data:{block.mime_type};base64,{block.data}"])
                 )
-            elif isinstance(block, mcp_types.EmbeddedResource):
-                resource = block.resource
-                if isinstance(resource, mcp_types.TextResourceContents):
-                    texts.append(resource.text)
-                else:
-                    texts.append(f"[binary resource {resource.uri} ({resource.mime_type}) omitted]")
-            elif isinstance(block, mcp_types.ResourceLink):
-                texts.append(f"[resource link: {block.uri}]")
             else:
-                texts.append(f"[{getattr(block, 'type', 'unknown')} content omitted]")
-        if not texts and not images and result.structured_content is not None:
-            texts.append(json.dumps(result.structured_content, ensure_ascii=False))
-        text = "\n".join(texts)
-        if not text and not images:
-            text = "(the tool returned no content)"
-        parts: list[TextContent | ImageContent] = [TextContent(text=text)] if text else []
-        parts.extend(images)
+                pending.append(_block_text(block))
+        flush()
+        if not parts and result.structured_content is not None:
+            parts.append(
+                TextContent(text=json.dumps(result.structured_content, ensure_ascii=False))
+            )
+        if not parts or not any(isinstance(part, ImageContent) or part.text for part in parts):
+            parts = [TextContent(text="(the tool returned no content)")]
         return cls(content=parts, is_error=bool(result.is_error), tool_name=tool_name)
 
     @classmethod
     def from_error(cls, tool_name: str, message: str) -> MCPToolObservation:
         """An error the agent reads instead of a result (server gone, timeout...)."""
         return cls.from_text(message, is_error=True, tool_name=tool_name)
+
+
+def _block_text(block: Any) -> str:
+    """A non-image content block as the text the LLM reads."""
+    if isinstance(block, mcp_types.TextContent):
+        return block.text
+    if isinstance(block, mcp_types.EmbeddedResource):
+        resource = block.resource
+        if isinstance(resource, mcp_types.TextResourceContents):
+            return resource.text
+        return f"[binary resource {resource.uri} ({resource.mime_type}) omitted]"
+    if isinstance(block, mcp_types.ResourceLink):
+        return f"[resource link: {block.uri}]"
+    return f"[{getattr(block, 'type', 'unknown')} content omitted]"
+
+
+def tool_annotations(mcp_tool: mcp_types.Tool) -> ToolAnnotations | None:
+    """The server's annotations of a tool (readOnlyHint, destructiveHint...), or None.
+
+    A hint the server leaves out keeps the MCP default (not read-only, destructive,
+    not idempotent, open world); a server-side title is kept.
+    """
+    given = mcp_tool.annotations
+    if given is None:
+        return None
+    hints = given.model_dump(by_alias=True, exclude_none=True)
+    known = {name: hints[name] for name in ToolAnnotations.model_fields if name in hints}
+    if "title" not in known and mcp_tool.title:
+        known["title"] = mcp_tool.title
+    return ToolAnnotations(**known)
 
 
 class MCPToolExecutor:
@@ -178,7 +183,7 @@ class MCPToolDefinition(ToolDefinition):
         `name` defaults to the server's name for it (made LLM-safe).
         """
         tool_name = llm_tool_name(name or mcp_tool.name)
-        schema = _parameters(mcp_tool.input_schema)
+        schema = object_schema(mcp_tool.input_schema)
         camel = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", tool_name))
         action_type = type(
             f"MCP{camel}Action", (MCPToolAction,), {"__module__": __name__, "input_schema": schema}
@@ -198,29 +203,19 @@ class MCPToolDefinition(ToolDefinition):
                 "server_name": mcp_client.name,
             },
         )
-        return [definition(MCPToolExecutor(mcp_tool.name, mcp_client))]
+        return [
+            definition(
+                MCPToolExecutor(mcp_tool.name, mcp_client), annotations=tool_annotations(mcp_tool)
+            )
+        ]
 
     def to_openai_tool(
         self, add_security_risk_prediction: bool = False, action_type: type[Action] | None = None
     ) -> dict[str, Any]:
-        parameters = copy.deepcopy(self.action_type.input_schema)  # type: ignore[attr-defined]
-        read_only = bool(self.annotations and self.annotations.readOnlyHint)
-        if add_security_risk_prediction and not read_only:
-            parameters.setdefault("properties", {})["security_risk"] = dict(SECURITY_RISK_PROPERTY)
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": parameters,
-            },
-        }
-
-
-def _parameters(input_schema: dict[str, Any] | None) -> dict[str, Any]:
-    """The server's inputSchema as function parameters: always an object with properties."""
-    schema = copy.deepcopy(input_schema) if input_schema else {}
-    schema.setdefault("type", "object")
-    schema.setdefault("properties", {})
-    schema.pop("title", None)
-    return schema
+        return schema_function(
+            self.name,
+            self.description,
+            self.action_type.input_schema,  # type: ignore[attr-defined]
+            read_only=bool(self.annotations and self.annotations.readOnlyHint),
+            add_security_risk_prediction=add_security_risk_prediction,
+        )

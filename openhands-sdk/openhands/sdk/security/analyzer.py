@@ -7,18 +7,23 @@ approval. Without an analyzer every call is UNKNOWN.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from openhands.sdk.security.risk import SecurityRisk
-from pydantic import BaseModel, ConfigDict
+from openhands.sdk.utils.kinds import KindedModel
+from pydantic import ConfigDict
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from openhands.sdk.event.action import ActionEvent
 
 
-class SecurityAnalyzerBase(BaseModel):
-    """Rates tool calls; subclasses implement `security_risk`."""
+class SecurityAnalyzerBase(KindedModel):
+    """Rates tool calls; subclasses implement `security_risk`. Read back by `kind` (a
+    subclass's `kind` field, else its class name), your own subclasses included."""
 
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
@@ -29,13 +34,19 @@ class SecurityAnalyzerBase(BaseModel):
     def analyze_pending_actions(
         self, actions: Sequence[ActionEvent]
     ) -> list[tuple[ActionEvent, SecurityRisk]]:
-        """Each action with its risk; an analyzer that fails rates its call UNKNOWN."""
+        """Each action with its risk; an analyzer that fails rates its call HIGH."""
         rated: list[tuple[ActionEvent, SecurityRisk]] = []
         for action in actions:
             try:
                 risk = self.security_risk(action)
-            except Exception:  # a broken analyzer must not run a call unchecked: UNKNOWN
-                risk = SecurityRisk.UNKNOWN
+            except Exception:  # a broken analyzer must not wave a call through: HIGH
+                logger.warning(
+                    "%s failed to rate %s; treating it as HIGH risk",
+                    type(self).__name__,
+                    action.tool_name,
+                    exc_info=True,
+                )
+                risk = SecurityRisk.HIGH
             rated.append((action, risk))
         return rated
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from openhands.sdk.security.risk import SecurityRisk
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from openhands.sdk.utils.kinds import KindedModel
+from pydantic import ConfigDict, Field, field_validator
 
 
-class ConfirmationPolicyBase(BaseModel):
-    """Decides from a call's risk whether it needs approval."""
+class ConfirmationPolicyBase(KindedModel):
+    """Decides from a call's risk whether it needs approval; read back by `kind`."""
 
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 

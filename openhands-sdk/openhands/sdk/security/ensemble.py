@@ -11,7 +11,7 @@ from openhands.sdk.security.defense_in_depth import (
 )
 from openhands.sdk.security.llm_analyzer import LLMSecurityAnalyzer
 from openhands.sdk.security.risk import SecurityRisk
-from pydantic import Field
+from pydantic import Field, SerializeAsAny
 
 if TYPE_CHECKING:
     from openhands.sdk.event.action import ActionEvent
@@ -26,7 +26,11 @@ class EnsembleSecurityAnalyzer(SecurityAnalyzerBase):
     """
 
     kind: Literal["EnsembleSecurityAnalyzer"] = "EnsembleSecurityAnalyzer"
-    analyzers: list[SecurityAnalyzer] = Field(min_length=1, description="The analyzers asked.")
+    analyzers: list[SerializeAsAny[SecurityAnalyzerBase]] = Field(
+        min_length=1,
+        description="The analyzers asked: built-in ones or your own SecurityAnalyzerBase "
+        "subclasses (read back by their `kind`).",
+    )
     propagate_unknown: bool = Field(
         default=False, description="Whether one UNKNOWN makes the whole rating UNKNOWN."
     )

@@ -6,7 +6,6 @@ in a Markdown file with front matter (`AgentDefinition.load`, `load_agents_from_
 `agent_definition_to_factory`.
 """
 
-from openhands.sdk.subagent.frontmatter import FrontMatterError
 from openhands.sdk.subagent.load import (
     discover_agents,
     load_agents_from_dir,
@@ -35,6 +34,7 @@ from openhands.sdk.subagent.schema import (
     AgentDefinitionLevel,
     PermissionMode,
 )
+from openhands.sdk.utils.frontmatter import FrontMatterError
 
 __all__ = [
     "DEFAULT_AGENT_NAME",

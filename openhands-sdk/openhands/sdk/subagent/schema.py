@@ -1,6 +1,6 @@
 """`AgentDefinition`: a sub-agent described as data (in Python or in a Markdown file).
 
-A Markdown agent file has a front matter block (see `frontmatter.py` for the YAML subset)
+A Markdown agent file has a YAML front matter block (read by `openhands.sdk.utils.frontmatter`)
 and a body; the body is the agent's `system_prompt`. Front matter keys: `name` (default:
 the file's stem), `description`, `model` (`inherit` = the parent's LLM), `color`, `tools`
 (one name or a list), `skills` (comma-separated or a list), `permission_mode`,
@@ -17,7 +17,7 @@ from typing import Any, Final, Literal
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.hooks.config import HookConfig
-from openhands.sdk.subagent.frontmatter import FrontMatterError, split_front_matter
+from openhands.sdk.utils.frontmatter import FrontMatterError, split_front_matter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 __all__ = [

@@ -31,7 +31,10 @@ from openhands.sdk.tool.tool import (
 )
 
 if TYPE_CHECKING:
+    from openhands.sdk.tool.client_tool import ClientTool, ClientToolObservation, ClientToolSpec
     from openhands.sdk.tool.unknown import UnknownAction, UnknownObservation
+
+_CLIENT_TOOL_NAMES = ("ClientTool", "ClientToolObservation", "ClientToolSpec")
 
 for _builtin in BUILT_IN_TOOLS:
     register_tool(_builtin.name, _builtin)
@@ -43,6 +46,10 @@ def __getattr__(name: str) -> Any:
         from openhands.sdk.tool import unknown
 
         return getattr(unknown, name)
+    if name in _CLIENT_TOOL_NAMES:  # client-defined tools: rarely used, loaded on demand
+        from openhands.sdk.tool import client_tool
+
+        return getattr(client_tool, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -51,6 +58,9 @@ __all__ = [
     "BUILT_IN_TOOLS",
     "BUILT_IN_TOOL_CLASSES",
     "Action",
+    "ClientTool",
+    "ClientToolObservation",
+    "ClientToolSpec",
     "FinishAction",
     "FinishObservation",
     "FinishTool",

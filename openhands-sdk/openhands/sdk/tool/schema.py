@@ -206,6 +206,15 @@ def _from_data(base: type[SchemaT], unknown_name: str, data: Any) -> SchemaT:
         try:
             return cls.__pydantic_validator__.validate_python(fields)
         except ValidationError as exc:
+            unset = _unset_extras(fields, exc)
+            if unset:
+                # Another version's field left at its empty default (the reference's
+                # `TerminalAction.reset=false`): it asks for nothing, so the class still fits.
+                kept = {name: value for name, value in fields.items() if name not in unset}
+                try:
+                    return cls.__pydantic_validator__.validate_python(kept)
+                except ValidationError:
+                    pass
             logger.warning(
                 "Stored %s %r no longer fits its class (%s); keeping it as %s",
                 base.__name__,
@@ -218,6 +227,20 @@ def _from_data(base: type[SchemaT], unknown_name: str, data: Any) -> SchemaT:
     generic = getattr(unknown, unknown_name).model_validate(fields)
     generic._kind = kind if isinstance(kind, str) and kind else None  # type: ignore[attr-defined]
     return generic
+
+
+def _unset_extras(fields: dict[str, Any], exc: ValidationError) -> set[str]:
+    """The top-level fields `exc` calls extra when all its errors are such fields holding an
+    empty value (null, false, "", [] or {}); otherwise nothing."""
+    names: set[str] = set()
+    for error in exc.errors():
+        loc = error["loc"]
+        if error["type"] != "extra_forbidden" or len(loc) != 1 or not isinstance(loc[0], str):
+            return set()
+        if fields.get(loc[0]) not in (None, False, "", [], {}):
+            return set()
+        names.add(loc[0])
+    return names
 
 
 def action_from_data(data: Any) -> Action:

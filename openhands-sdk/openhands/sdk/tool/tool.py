@@ -10,7 +10,10 @@ for a conversation in `create(context, **params)`.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+import os
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -120,6 +123,48 @@ class ToolContext:
         except ValueError:
             return self.conversation_id
 
+    @classmethod
+    def of(cls, given: Any) -> ToolContext:
+        """The context a tool factory was given: a `ToolContext`, the reference SDK's
+        `conv_state` (a `ConversationState`: its workspace, folder and id are read), or
+        None (the current directory, for tools that need no conversation)."""
+        if isinstance(given, ToolContext):
+            return given
+        if given is None:
+            return cls(working_dir=os.getcwd())
+        workspace = getattr(given, "workspace", None)
+        working_dir = getattr(workspace, "working_dir", None) or getattr(given, "working_dir", None)
+        if working_dir is None:
+            raise TypeError(
+                f"a tool's create() takes a ToolContext or a ConversationState, got "
+                f"{type(given).__name__}"
+            )
+        ident = getattr(given, "id", None)
+        folder = getattr(given, "persistence_dir", None)
+        return cls(
+            working_dir=str(working_dir),
+            persistence_dir=None if folder is None else str(folder),
+            conversation_id=None if ident is None else str(ident),
+            extras={"workspace": workspace} if workspace is not None else {},
+        )
+
+
+def _takes_any_context(create: Any) -> Any:
+    """`create` taking, as its context, whatever `ToolContext.of` reads (also by the
+    reference's keyword `conv_state`), so reference-style calls work on every tool."""
+    func = create.__func__
+
+    @functools.wraps(func)
+    def create_with_any_context(
+        cls: Any, context: Any = None, *args: Any, conv_state: Any = None, **params: Any
+    ) -> Any:
+        return func(
+            cls, ToolContext.of(conv_state if context is None else context), *args, **params
+        )
+
+    create_with_any_context.takes_any_context = True  # type: ignore[attr-defined]
+    return classmethod(create_with_any_context)
+
 
 def _snake_name(class_name: str) -> str:
     """`TerminalTool` -> `terminal`, `BashAndGrepToolSet` -> `bash_and_grep_tool_set`."""
@@ -183,6 +228,13 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         super().__init_subclass__(**kwargs)
         if "name" not in cls.__dict__:
             cls.name = _snake_name(cls.__name__)
+        create = cls.__dict__.get("create")
+        if (
+            isinstance(create, classmethod)
+            and not getattr(create.__func__, "takes_any_context", False)
+            and list(inspect.signature(create.__func__).parameters)[1:2] == ["context"]
+        ):
+            cls.create = _takes_any_context(create)  # type: ignore[method-assign]
 
     if not TYPE_CHECKING:
 
@@ -221,8 +273,14 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
     # -- building ------------------------------------------------------------------------------
 
     @classmethod
-    def create(cls, context: ToolContext, **params: Any) -> Sequence[Self]:
-        """Build this tool for one conversation; the default takes no params."""
+    def create(
+        cls, context: ToolContext | Any = None, *, conv_state: Any = None, **params: Any
+    ) -> Sequence[Self]:
+        """Build this tool for one conversation; the default takes no params.
+
+        `context` may also be the reference SDK's `conv_state` or nothing (`ToolContext.of`).
+        """
+        del context, conv_state  # the default tool needs no conversation
         if params:
             raise ValueError(f"Tool {cls.name!r} takes no params, got {sorted(params)}")
         return [cls()]
@@ -251,6 +309,23 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         return (self.annotations.title if self.annotations else None) or self.name
 
     # -- the LLM's view ------------------------------------------------------------------------
+
+    def identity(self) -> dict[str, Any]:
+        """Who this tool is, in the reference SDK's `ToolDefinition` JSON: `kind` (the class
+        name), `title`, `description`, `action_type` and `observation_type` (class names).
+
+        A `SystemPromptEvent` records each tool as its LLM schema plus these keys, so the
+        reference's clients can read this SDK's events.
+        """
+        return {
+            "kind": type(self).__name__,
+            "title": self.name,
+            "description": self.description,
+            "action_type": self.action_type.__name__,
+            "observation_type": None
+            if self.observation_type is None
+            else (self.observation_type.__name__),
+        }
 
     def to_openai_tool(
         self,

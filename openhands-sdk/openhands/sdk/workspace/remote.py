@@ -35,8 +35,7 @@ class RemoteWorkspace(BaseModel):
         client's errors when the server cannot be reached or refuses (e.g. a wrong key)."""
         # The HTTP client lives with the remote conversation; loaded only when used.
         from openhands.sdk.conversation.remote.client import RemoteClient
-        from openhands.sdk.wire import ExecuteCommandRequest, to_wire
-        from openhands.sdk.workspace.shell import CommandResult
+        from openhands.sdk.wire import BashOutput, ExecuteCommandRequest, to_wire
 
         request = ExecuteCommandRequest(
             command=command, cwd=cwd or self.working_dir, timeout=timeout
@@ -46,4 +45,5 @@ class RemoteWorkspace(BaseModel):
             body = client.request("POST", "/api/bash/execute_bash_command", json=to_wire(request))
         finally:
             client.close()
-        return CommandResult.model_validate(body)
+        # This server's answer and the reference server's are both a BashOutput.
+        return BashOutput.model_validate(body).to_result(command)

@@ -1,5 +1,5 @@
-"""The default agent (terminal, file editor, task tracker, sub-agent tasks) and the built-in
-sub-agents.
+"""The default agent (terminal, file editor, task tracker; sub-agent tasks on request) and the
+built-in sub-agents.
 
 `cli_mode` and `enable_browser` are accepted so scripts written for the reference SDK run
 unchanged; there is no browser tool here, so both change nothing, and the reference's
@@ -37,9 +37,9 @@ def register_default_tools(enable_browser: bool = False) -> None:
     declared as `openhands.tools` entry points)."""
 
 
-def get_default_tools(enable_browser: bool = False, *, enable_task: bool = True) -> list[Tool]:
-    """Tool specs for the default agent: terminal, file_editor, task_tracker and (optionally)
-    task."""
+def get_default_tools(enable_browser: bool = False, *, enable_task: bool = False) -> list[Tool]:
+    """Tool specs for the default agent: terminal, file_editor, task_tracker, as the
+    reference's (so a reference server can build it too), and `task` with `enable_task`."""
     register_default_tools(enable_browser)
     tools = [Tool(name="terminal"), Tool(name="file_editor"), Tool(name="task_tracker")]
     if enable_task:
@@ -48,7 +48,7 @@ def get_default_tools(enable_browser: bool = False, *, enable_task: bool = True)
 
 
 def get_default_agent(
-    llm: LLM, cli_mode: bool = False, *, enable_task: bool = True, **agent_fields: Any
+    llm: LLM, cli_mode: bool = False, *, enable_task: bool = False, **agent_fields: Any
 ) -> Agent:
     """An `Agent` with the default tools; other `Agent` fields (system_prompt...) pass through."""
     if "tools" in agent_fields:

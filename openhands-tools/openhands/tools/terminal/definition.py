@@ -19,7 +19,15 @@ from openhands.tools.terminal.session import (
     TerminalSession,
     TerminalSessionError,
 )
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
@@ -66,11 +74,18 @@ class TerminalAction(Action):
     )
 
 
+_NOTE = re.compile(r"^\[(.*)\]$", re.MULTILINE)
+
+
 class TerminalObservation(Observation):
     """The output of a terminal call and how the command ended.
 
     `content` (and so `text`) is the command's output; `notes` say how it ended (exit code,
     still running, truncation...). The LLM reads the output followed by the notes.
+
+    Its JSON is the reference SDK's (`timeout`, and `metadata` holding the exit code, the
+    working directory and the notes as `suffix`), so the reference's clients read it; both
+    that shape and this class's field names are read back.
     """
 
     command: str = ""
@@ -82,6 +97,37 @@ class TerminalObservation(Observation):
     notes: list[str] = Field(
         default_factory=list, description="How the call ended, shown to the LLM after the output."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_reference_shape(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or ("metadata" not in data and "timeout" not in data):
+            return data
+        data = dict(data)
+        metadata = data.pop("metadata", None) or {}
+        data.pop("full_output_save_dir", None)
+        if "timeout" in data:
+            data.setdefault("timed_out", bool(data.pop("timeout")))
+        if isinstance(metadata, dict):
+            data.setdefault("working_dir", metadata.get("working_dir"))
+            suffix = metadata.get("suffix") or ""
+            data.setdefault("notes", _NOTE.findall(suffix))
+        if data.get("command") is None:
+            data["command"] = ""
+        return data
+
+    @model_serializer(mode="wrap")
+    def _to_reference_shape(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        notes = data.pop("notes", [])
+        working_dir = data.pop("working_dir", None)
+        data["timeout"] = data.pop("timed_out", False)
+        data["metadata"] = {
+            "exit_code": -1 if self.exit_code is None else self.exit_code,
+            "working_dir": working_dir,
+            "suffix": "\n".join(f"[{note}]" for note in notes),
+        }
+        return data
 
     @property
     def to_llm_content(self) -> list[TextContent | ImageContent]:

@@ -124,10 +124,10 @@ def test_judge_goal_treats_an_unparseable_answer_as_not_complete() -> None:
     assert verdict.score == 0.0 and not verdict.complete
 
 
-def test_an_unparseable_verdict_says_so_in_words() -> None:
+def test_an_unparseable_verdict_says_so_in_the_reference_sdks_words() -> None:
     judge = TestLLM.from_messages([text("Looks fine to me.")])
     verdict = judge_goal(judge, "Create hello.txt", sample_history())
-    assert "could not be parsed" in verdict.missing
+    assert verdict.missing == "Judge verdict could not be parsed."
 
 
 def test_judge_sees_a_role_text_transcript_without_the_system_prompt() -> None:

@@ -153,8 +153,9 @@ def gate_on_verify(verdict: GoalVerdict, verify: VerifyResult | None) -> GoalVer
     return verdict.not_complete_because(f"`{verify.command}` must exit 0 (it {state})")
 
 
-UNPARSEABLE = "The judge's verdict could not be parsed, so the goal is not proven complete."
-"""`missing` of the verdict that stands in for an answer holding no JSON verdict."""
+UNPARSEABLE = "Judge verdict could not be parsed."
+"""`missing` of the verdict that stands in for an answer holding no JSON verdict (the
+reference SDK's wording, which its goal tests compare)."""
 
 UNANSWERED = "The judge could not be asked, so the goal is not proven complete."
 """`missing` of the verdict that stands in for a judge call that failed."""

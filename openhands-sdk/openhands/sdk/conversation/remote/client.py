@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -21,6 +22,7 @@ from openhands.sdk.conversation.remote.errors import (
     RemoteRequestError,
     RemoteServerError,
 )
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event.base import Event
 from openhands.sdk.wire import (
     ConversationInfo,
@@ -45,6 +47,10 @@ def _detail(response: httpx.Response) -> str:
         return ErrorResponse.model_validate_json(response.content).message
     except ValidationError:
         return response.text.strip()[:500] or response.reason_phrase
+
+
+class GoalStatusRouteMissing(OpenHandsError):
+    """The server has no GET /{id}/goal (the reference's): read the goal's status events."""
 
 
 class RemoteClient:
@@ -215,9 +221,18 @@ class RemoteClient:
         )
 
     def goal_status(self, conversation_id: uuid.UUID) -> GoalStatus | None:
-        """GET /{id}/goal: the latest GoalStatus, or None when no goal ever ran."""
+        """GET /{id}/goal: the latest GoalStatus, or None when no goal ever ran.
+
+        Raises `GoalStatusRouteMissing` for a server without that route (the reference's,
+        which answers 405: its route only takes POST); the status is then in the events.
+        """
         path = f"{self._conv(conversation_id)}/goal"
-        body = self.request("GET", path, not_found=f"Conversation {conversation_id}")
+        try:
+            body = self.request("GET", path, not_found=f"Conversation {conversation_id}")
+        except RemoteServerError as exc:
+            if exc.status_code == 405:
+                raise GoalStatusRouteMissing(path) from exc
+            raise
         try:
             return _GOAL_STATUS.validate_python(body)
         except ValidationError as exc:
@@ -234,9 +249,18 @@ class RemoteClient:
 
     # -- sockets ------------------------------------------------------------------------------
 
-    def socket_url(self, conversation_id: uuid.UUID, after: str | None) -> str:
-        """The events WebSocket URL: replay after `after` (an event id), or everything."""
+    def socket_url(
+        self, conversation_id: uuid.UUID, after: str | None, since: datetime | None = None
+    ) -> str:
+        """The events WebSocket URL: replay after `after` (an event id), or everything.
+
+        `since` (the time stamp of that event) is sent too, as `resend_mode=since`: a server
+        that does not know `after` (the reference's) then replays from that time, and the
+        mirror drops the events it already has by id.
+        """
         base = "ws" + self.host.removeprefix("http")
         # The key goes in a header (see `headers`), never the URL: URLs end up in access logs.
         query = {"after": after} if after else {"resend_all": "true"}
+        if after and since is not None:
+            query |= {"resend_mode": "since", "after_timestamp": since.isoformat()}
         return f"{base}/sockets/events/{conversation_id}?{urlencode(query)}"

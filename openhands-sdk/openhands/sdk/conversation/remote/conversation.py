@@ -30,6 +30,7 @@ from openhands.sdk.llm.message import Message
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.wire import (
+    ClientToolResponseRequest,
     ConfirmationResponseRequest,
     ForkConversationRequest,
     SendMessageRequest,
@@ -42,6 +43,8 @@ from openhands.sdk.workspace.remote import RemoteWorkspace
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.goal import GoalStatus
+    from openhands.sdk.plugin.types import PluginSource
+    from openhands.sdk.tool.client_tool import ClientToolSpec
 
 logger = logging.getLogger(__name__)
 
@@ -72,11 +75,15 @@ class RemoteConversation(BaseConversation):
         hook_config: HookConfig | None = None,
         persistence_dir: str | Path | None = None,
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
+        client_tools: Sequence[ClientToolSpec] | None = None,
+        plugins: Sequence[PluginSource] | None = None,
     ) -> None:
         """Create the conversation on the server (or attach to `conversation_id`) and subscribe.
 
         `visualizer` (an instance or a class) is shown every mirrored event, after the
-        callbacks.
+        callbacks. `client_tools` are tools this client runs (their calls arrive as
+        ActionEvents; answer a waiting one with `respond_to_client_tool`); `plugins` are
+        fetched and merged into the agent by the server (sources are the server's).
         """
         del persistence_dir  # the server owns persistence
         if isinstance(visualizer, type):
@@ -99,6 +106,8 @@ class RemoteConversation(BaseConversation):
                     conversation_id=conversation_id,
                     max_iterations=max_iteration_per_run,
                     hook_config=hook_config,
+                    client_tools=list(client_tools or ()),
+                    plugins=list(plugins or ()),
                 )
             )
             self._id = info.id
@@ -168,12 +177,33 @@ class RemoteConversation(BaseConversation):
         self._client.pause(self._id)
 
     def fork(
-        self, *, title: str | None = None, tags: dict[str, str] | None = None
+        self,
+        *,
+        conversation_id: uuid.UUID | None = None,
+        agent: AgentBase | None = None,
+        title: str | None = None,
+        tags: dict[str, str] | None = None,
+        reset_metrics: bool = True,
+        from_event_id: str | None = None,
     ) -> RemoteConversation:
-        """A new conversation on the server with a copy of this one's history (its usage
-        starts at zero), attached and streaming like this one."""
+        """A new conversation on the server with a copy of this one's history (up to
+        `from_event_id`, if given; its usage starts at zero unless `reset_metrics` is false),
+        attached and streaming like this one. `agent` cannot be replaced on a server fork
+        (NotImplementedError, as in the reference)."""
         self._check_open()
-        body = to_wire(ForkConversationRequest(title=title, tags=tags))
+        if agent is not None:
+            raise NotImplementedError(
+                "A server fork keeps the conversation's agent; fork a LocalConversation to "
+                "give the fork another agent."
+            )
+        request = ForkConversationRequest(
+            id=conversation_id,
+            title=title,
+            tags=tags,
+            reset_metrics=reset_metrics,
+            from_event_id=from_event_id,
+        )
+        body = to_wire(request)
         answer = self._client.request(
             "POST",
             f"/api/conversations/{self._id}/fork",
@@ -214,6 +244,19 @@ class RemoteConversation(BaseConversation):
         self._check_open()
         request = ConfirmationResponseRequest(accept=False, reason=reason)
         self._client.post_json(self._id, "events/respond_to_confirmation", to_wire(request))
+
+    def respond_to_client_tool(
+        self, tool_call_id: str, result: str, *, is_error: bool = False, run: bool = False
+    ) -> None:
+        """Answer a client tool call that waits (see `openhands.sdk.tool.client_tool`); with
+        `run=True` the agent goes on and this returns when that run is over."""
+        self._check_open()
+        request = ClientToolResponseRequest(
+            tool_call_id=tool_call_id, content=result, is_error=is_error, run=False
+        )
+        self._client.post_json(self._id, "client_tools/respond", to_wire(request))
+        if run:
+            self.run()
 
     def close(self) -> None:
         """Disconnect (socket and HTTP); the conversation stays on the server."""

@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 from openhands.sdk.conversation.remote.client import RemoteClient
@@ -24,14 +25,18 @@ from openhands.sdk.conversation.remote.errors import (
     RemoteConversationNotFoundError,
 )
 from openhands.sdk.event.base import Event, UnknownEventKindError
+from openhands.sdk.event.state import FULL_STATE_KEY, ConversationStateUpdateEvent
 from pydantic import ValidationError
 
 logger = logging.getLogger(__name__)
 
 Callback = Callable[[Event], None]
 
-AUTH_CLOSE_CODES = frozenset({1008, 4401, 4403})
+AUTH_CLOSE_CODES = frozenset({1008, 4001, 4401, 4403})
 """Close codes a server uses to refuse a socket's credentials: reconnecting will not help."""
+GONE_CLOSE_CODE = 4004
+NOT_FOUND_REASON = "Conversation not found"
+"""How a server (this one or the reference) closes a socket to a conversation it lacks."""
 RECONNECT_BUDGET = 60.0
 """Seconds of failed reconnects after which the stream gives up and waiters get an error."""
 
@@ -94,6 +99,12 @@ class RemoteEventCache:
         with self._changed:
             return self._events[-1].id if self._events else None
 
+    @property
+    def last_timestamp(self) -> datetime | None:
+        """The time stamp of the newest event, or None when empty."""
+        with self._changed:
+            return self._events[-1].timestamp if self._events else None
+
     def read(self, start: int = 0, stop: int | None = None) -> list[Event]:
         """Events with index in [start, stop)."""
         with self._changed:
@@ -124,6 +135,13 @@ def parse_event(data: str | bytes | dict[str, Any]) -> Event | None:
     except (ValidationError, UnknownEventKindError, ValueError) as exc:
         logger.warning("Ignoring a frame that is not a known event: %s", str(exc).splitlines()[0])
         return None
+
+
+def _is_snapshot(event: Event) -> bool:
+    """A `full_state` frame: a server's snapshot of the conversation, not an event of its log.
+
+    The mirror holds the log in its order (positions matter to `run()`), so it skips them."""
+    return isinstance(event, ConversationStateUpdateEvent) and event.key == FULL_STATE_KEY
 
 
 class EventStream:
@@ -171,7 +189,8 @@ class EventStream:
         from websockets.sync.client import connect
 
         after = self._cache.last_id
-        url = self._client.socket_url(self._conversation_id, after=after)
+        since = self._cache.last_timestamp
+        url = self._client.socket_url(self._conversation_id, after=after, since=since)
         try:
             socket = connect(url, additional_headers=self._client.headers, open_timeout=10)
         except InvalidStatus as exc:
@@ -180,7 +199,7 @@ class EventStream:
                 # The server does not know our last event (its log was replaced): replay it
                 # all; the cache drops the events it already has by id.
                 logger.warning("event socket: %s; replaying all events", exc)
-                url = self._client.socket_url(self._conversation_id, after=None)
+                url = self._client.socket_url(self._conversation_id, after=None, since=None)
                 socket = connect(url, additional_headers=self._client.headers, open_timeout=10)
                 self._adopt(socket)
                 return
@@ -188,14 +207,17 @@ class EventStream:
                 has_key = bool(self._client.headers)
                 raise RemoteAuthenticationError(self._client.host, code, has_key) from exc
             if code == 404:
-                raise RemoteConversationNotFoundError(
-                    f"Conversation {self._conversation_id} is not on the agent server at "
-                    f"{self._client.host} (its event socket answered 404)."
-                ) from exc
+                raise self._not_found("its event socket answered 404") from exc
             raise RemoteConnectionError(self._client.host, f"event socket: HTTP {code}") from exc
         except (OSError, TimeoutError) as exc:
             raise RemoteConnectionError(self._client.host, f"event socket: {exc}") from exc
         self._adopt(socket)
+
+    def _not_found(self, why: str) -> RemoteConversationNotFoundError:
+        return RemoteConversationNotFoundError(
+            f"Conversation {self._conversation_id} is not on the agent server at "
+            f"{self._client.host} ({why})."
+        )
 
     def _adopt(self, socket: Any) -> None:
         # Entering the connection is how websockets >= 17.1 is told that its life is managed
@@ -210,11 +232,14 @@ class EventStream:
         failing_since: float | None = None
         delay = 0.05
         while not self._closing.is_set():
-            received, close_code = self._pump()
+            received, close_code, close_reason = self._pump()
             if self._closing.is_set():
                 return
             # A deleted conversation and a server shutting down both close with 4004; the
-            # reconnect below tells them apart (404 versus a server that comes back).
+            # reconnect below tells them apart (not found versus a server that comes back).
+            if close_code == GONE_CLOSE_CODE and close_reason == NOT_FOUND_REASON:
+                self._cache.fail(self._not_found("its event socket closed: not found"))
+                return
             if close_code in AUTH_CLOSE_CODES:
                 self._cache.fail(
                     RemoteAuthenticationError(
@@ -246,8 +271,8 @@ class EventStream:
                         self._cache.fail(exc)
                         return
 
-    def _pump(self) -> tuple[bool, int | None]:
-        """Read frames until the socket closes; (any frame received?, close code)."""
+    def _pump(self) -> tuple[bool, int | None, str]:
+        """Read frames until the socket closes; (any frame received?, close code, reason)."""
         from websockets.exceptions import ConnectionClosed
 
         socket = self._socket
@@ -261,11 +286,16 @@ class EventStream:
         except OSError as exc:
             logger.debug("event socket error: %s", exc)
         close = getattr(socket, "close_code", None)
-        return received, close if isinstance(close, int) else None
+        reason = getattr(socket, "close_reason", None)
+        return (
+            received,
+            close if isinstance(close, int) else None,
+            reason if isinstance(reason, str) else "",
+        )
 
     def _on_frame(self, frame: str | bytes) -> None:
         event = parse_event(frame)
-        if event is None or not self._cache.add(event):
+        if event is None or _is_snapshot(event) or not self._cache.add(event):
             return
         for callback in self._callbacks:
             try:

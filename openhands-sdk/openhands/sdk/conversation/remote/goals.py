@@ -6,7 +6,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from openhands.sdk.conversation.remote.client import RemoteClient
+from openhands.sdk.conversation.remote.client import GoalStatusRouteMissing, RemoteClient
 from openhands.sdk.conversation.remote.events import RemoteEventCache
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.state import ConversationStateUpdateEvent
@@ -29,6 +29,7 @@ class RemoteGoals:
         self._client = client
         self._id = conversation_id
         self._events = events
+        self._started = False
 
     def start(
         self,
@@ -55,10 +56,20 @@ class RemoteGoals:
             time_limit=time_limit,
         )
         self._client.start_goal(self._id, request)
+        self._started = True
 
     def status(self) -> GoalStatus | None:
-        """GET /{id}/goal as a `GoalStatus`, or None when no goal ever ran."""
-        return self._client.goal_status(self._id)
+        """GET /{id}/goal as a `GoalStatus`, or None when no goal ever ran.
+
+        A server without that route (the reference's) publishes the same status as
+        `key="goal"` events: the newest mirrored one is the answer.
+        """
+        try:
+            return self._client.goal_status(self._id)
+        except GoalStatusRouteMissing:
+            from openhands.sdk.conversation.goal import last_goal_status
+
+            return last_goal_status(self._events.read())
 
     def action(self, name: str) -> None:
         """POST /{id}/goal/stop or /{id}/goal/resume."""
@@ -75,18 +86,25 @@ class RemoteGoals:
         while True:
             position = len(self._events)
             status = self.status()
-            if status is None:
+            if status is None and not self._started:
                 raise ValueError(
                     f"No goal was started on conversation {self._id}; call start_goal() first."
                 )
-            if not status.active and not self._agent_running():
+            # None after our own start: a server that answers POST /goal before its first
+            # status event (the reference's) has not published it yet.
+            if status is not None and not status.active and not self._agent_running():
                 return status
             while True:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
+                    where = (
+                        "has published no status"
+                        if status is None
+                        else f"is still {status.status} (iteration {status.iteration}/"
+                        f"{status.max_iterations})"
+                    )
                     raise TimeoutError(
-                        f"The goal on conversation {self._id} is still {status.status} after "
-                        f"{timeout} s (iteration {status.iteration}/{status.max_iterations})."
+                        f"The goal on conversation {self._id} {where} after {timeout} s."
                     )
                 wait = RECHECK_INTERVAL if remaining is None else min(remaining, RECHECK_INTERVAL)
                 if not self._events.wait_for_length(position, timeout=wait):

@@ -1,7 +1,8 @@
-"""Built-in tools every agent may have: `finish` ends a run, `think` records a thought.
+"""Built-in tools every agent may have: `finish` ends a run, `think` records a thought, and
+the opt-in `switch_llm` moves the agent to another saved LLM profile.
 
 `BUILT_IN_TOOL_CLASSES` maps class names to classes: the names `Agent(include_default_tools=
-[...])` takes.
+[...])` takes (`BUILT_IN_TOOLS` are the default ones).
 """
 
 from openhands.sdk.tool.builtins.finish import (
@@ -9,6 +10,12 @@ from openhands.sdk.tool.builtins.finish import (
     FinishExecutor,
     FinishObservation,
     FinishTool,
+)
+from openhands.sdk.tool.builtins.switch_llm import (
+    SwitchLLMAction,
+    SwitchLLMExecutor,
+    SwitchLLMObservation,
+    SwitchLLMTool,
 )
 from openhands.sdk.tool.builtins.think import (
     ThinkAction,
@@ -21,8 +28,11 @@ from openhands.sdk.tool.tool import ToolDefinition
 BUILT_IN_TOOLS: list[type[ToolDefinition]] = [FinishTool, ThinkTool]
 """The tools an agent gets by default."""
 
+OPTIONAL_BUILT_IN_TOOLS: list[type[ToolDefinition]] = [SwitchLLMTool]
+"""Built-in tools an agent gets only when `include_default_tools` names them."""
+
 BUILT_IN_TOOL_CLASSES: dict[str, type[ToolDefinition]] = {
-    tool.__name__: tool for tool in BUILT_IN_TOOLS
+    tool.__name__: tool for tool in [*BUILT_IN_TOOLS, *OPTIONAL_BUILT_IN_TOOLS]
 }
 """Built-in tool classes by class name."""
 
@@ -33,10 +43,15 @@ __all__ = [
     "BUILTIN_TOOLS",
     "BUILT_IN_TOOLS",
     "BUILT_IN_TOOL_CLASSES",
+    "OPTIONAL_BUILT_IN_TOOLS",
     "FinishAction",
     "FinishExecutor",
     "FinishObservation",
     "FinishTool",
+    "SwitchLLMAction",
+    "SwitchLLMExecutor",
+    "SwitchLLMObservation",
+    "SwitchLLMTool",
     "ThinkAction",
     "ThinkExecutor",
     "ThinkObservation",

@@ -1,22 +1,12 @@
-"""The agent server's wire format: the JSON bodies a server and its clients exchange.
-
-One set of pydantic models for both sides: the agent server validates requests and builds
-answers with them, and `RemoteConversation` builds its requests and reads the answers with
-the same classes, so a field means the same thing at both ends. The goal's start request is
-`openhands.sdk.conversation.goal.GoalRequest` (the same model `run_goal` checks with).
-
-Requests that carry secrets (an agent's or a judge's LLM key) are sent with `to_wire(model)`,
-which exposes them; answers never hold one (`LLM.api_key` is dropped from every JSON dump).
-This module is not imported by `import openhands.sdk`; its models build their validators on
-first use (`defer_build=True`).
-"""
+"""Wire models of conversations, their events, approval and goal controls."""
 
 from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar
 
 from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.goal.models import GoalStatus
@@ -26,111 +16,33 @@ from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.plugin.types import PluginSource
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
+from openhands.sdk.tool.client_tool import ClientToolSpec
+from openhands.sdk.wire.base import WIRE, Success, WireAnswer, WireRequest
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Field,
     SerializeAsAny,
     ValidationError,
+    computed_field,
     field_validator,
+    model_validator,
 )
 
-__all__ = [
-    "ConversationInfo",
-    "ConversationPage",
-    "DeleteConversationResponse",
-    "ErrorDetail",
-    "ErrorResponse",
-    "EventPage",
-    "KeptFolder",
-    "ResumeGoalRequest",
-    "SendMessageRequest",
-    "StartConversationRequest",
-    "Success",
-    "to_wire",
-]
-
-logger = logging.getLogger(__name__)
-
-_WIRE = ConfigDict(defer_build=True)
-_REQUEST = ConfigDict(defer_build=True, extra="forbid")
-
-
-def to_wire(model: BaseModel) -> dict[str, Any]:
-    """The JSON body for a request model, secrets included (they go to a server you trust)."""
-    return model.model_dump(mode="json", exclude_none=True, context={"expose_secrets": True})
-
-
-# -- acknowledgements and errors ------------------------------------------------------------
-
-
-class Success(BaseModel):
-    """The answer of a call that only acknowledges: `{"success": true}`."""
-
-    model_config = _WIRE
-
-    success: Literal[True] = True
-
-
-class KeptFolder(BaseModel):
-    """A folder a delete left in place, and why."""
-
-    model_config = _WIRE
-
-    path: str
-    reason: str = Field(description="Why it was kept, e.g. another conversation still uses it.")
-
-
-class DeleteConversationResponse(Success):
-    """The answer of DELETE /api/conversations/{id}: `{"success": true}` plus what was removed
-    and what was kept (a delete removes only what that conversation made and nobody else
-    uses)."""
-
-    removed: list[str] = Field(
-        default_factory=list,
-        description="Folders removed: the conversation's own, and its working directory when "
-        "the server made it for the conversation and no other conversation uses it.",
-    )
-    kept: list[KeptFolder] = Field(
-        default_factory=list, description="Folders left in place (its working directory), why."
-    )
-
-
-class ErrorDetail(BaseModel):
-    """One problem with a request: where it is (`loc`) and what is wrong (`msg`)."""
-
-    model_config = _WIRE
-
-    loc: list[str | int] = Field(description="Path to the bad field, e.g. ['body', 'objective'].")
-    msg: str = Field(description="What is wrong and how to fix it.")
-    type: str = Field(description="A machine-readable error type.")
-
-
-class ErrorResponse(BaseModel):
-    """The body of every error answer: a readable `message` plus the detail."""
-
-    model_config = _WIRE
-
-    message: str = Field(description="One line naming the field (if any) and the problem.")
-    detail: str | list[ErrorDetail] = Field(
-        description="A stable error code (e.g. 'no_resumable_goal'), the message again, or "
-        "one entry per bad field."
-    )
+logger = logging.getLogger("openhands.sdk.wire")
 
 
 # -- conversations --------------------------------------------------------------------------
 
 
-class SendMessageRequest(BaseModel):
+class SendMessageRequest(WireRequest):
     """A user message to append to a conversation, optionally starting a run."""
 
-    model_config = _REQUEST
-
     role: str = Field(default="user", description="Only 'user' is accepted.")
-    content: list[TextContent | ImageContent] = Field(
+    content: list[Annotated[TextContent | ImageContent, Field(discriminator="type")]] = Field(
         min_length=1, description="Message parts, e.g. [{'type': 'text', 'text': 'hi'}]."
     )
     run: bool = Field(default=False, description="Start a run after appending the message.")
@@ -162,10 +74,32 @@ class SendMessageRequest(BaseModel):
         return Message(role="user", content=list(self.content))
 
 
-class StartConversationRequest(BaseModel):
-    """Create a conversation (or fetch it, if `conversation_id` already exists)."""
+class StartConversationRequest(WireRequest):
+    """Create a conversation (or fetch it, if `conversation_id` already exists).
 
-    model_config = _REQUEST
+    The reference server's other fields are read too: those only about its own services
+    (`tool_module_qualnames`, `observability_*`, `user_id`, `autotitle`, `stuck_detection`)
+    are ignored; those asking for something this server does not do yet are refused with a
+    422 when set (`UNSUPPORTED`).
+    """
+
+    UNSUPPORTED: ClassVar[Mapping[str, str]] = {
+        "agent.critic": "critics are not built here; leave critic out",
+        "agent_settings": "send a full `agent` spec instead",
+        "agent_profile_id": "send a full `agent` spec instead",
+        "agent_definitions": "register sub-agents on the server (agent files) instead",
+        "agent_launch_additions": "send a full `agent` spec instead",
+        "container": "conversations run on this server, not in containers",
+        "conversation_runtime": "conversations run on this server ('local' only)",
+        "parent_conversation_id": "child conversations are not built here",
+        "prompt": "use `initial_message` instead",
+        "secrets": "send them with POST /{id}/secrets, or in the agent's spec",
+        "secrets_encrypted": "send secrets in clear over a trusted connection",
+        "tags": "set tags when forking (POST /{id}/fork), or leave them out",
+        "title_llm_profile": "leave it out: titles come from the first message",
+        "worktree": "point `workspace.working_dir` at a worktree you made",
+        "worktree_options": "point `workspace.working_dir` at a worktree you made",
+    }
 
     agent: Agent = Field(
         description="The agent: {'kind': 'Agent', 'llm': {...}, 'tools': [{'name': 'terminal'}]}."
@@ -191,6 +125,24 @@ class StartConversationRequest(BaseModel):
         default=None,
         description='What rates each call\'s risk, e.g. {"kind": "LLMSecurityAnalyzer"}.',
     )
+    client_tools: list[ClientToolSpec] = Field(
+        default_factory=list,
+        description="Tools the client runs itself: {name, description, parameters (a JSON "
+        "Schema object), annotations, wait_for_result}. Their calls reach the client as "
+        "ActionEvents; one that waits is answered with POST /client_tools/respond.",
+    )
+    plugins: list[PluginSource] = Field(
+        default_factory=list,
+        description="Plugins merged into the agent before it starts (skills, MCP servers, "
+        "hooks): {source: a folder on the server, a git URL or github:owner/repo, ref, "
+        "repo_path}.",
+    )
+
+    @field_validator("plugins", mode="before")
+    @classmethod
+    def _no_plugins(cls, value: Any) -> Any:
+        # The reference's clients send `"plugins": null` when there are none.
+        return [] if value is None else value
 
     @staticmethod
     def server_workspace(working_dir: str) -> LocalWorkspace:
@@ -201,10 +153,13 @@ class StartConversationRequest(BaseModel):
         return LocalWorkspace.model_construct(working_dir=working_dir)
 
 
-class ConversationInfo(BaseModel):
-    """A conversation as clients see it (the agent's secrets are never included)."""
+class ConversationInfo(WireAnswer):
+    """A conversation as clients see it (the agent's secrets are never included).
 
-    model_config = _WIRE
+    It carries the reference server's fields that its clients read (`stats`,
+    `max_iterations`, `security_analyzer`, `hook_config`, ...) plus this server's own
+    (`goal`, `metrics` per usage id); reading a reference server's answer drops the rest.
+    """
 
     id: uuid.UUID
     agent: SerializeAsAny[AgentBase] = Field(
@@ -226,17 +181,52 @@ class ConversationInfo(BaseModel):
     confirmation_policy: ConfirmationPolicy = Field(
         default_factory=NeverConfirm, description="Which tool calls wait for approval."
     )
+    security_analyzer: SecurityAnalyzer | None = Field(
+        default=None, description="What rates each tool call's risk (null: none)."
+    )
+    max_iterations: int = Field(default=500, description="Agent steps allowed per run.")
+    stuck_detection: bool = Field(default=True, description="Always on here.")
+    hook_config: HookConfig | None = Field(default=None, description="The command hooks.")
+    persistence_dir: str | None = Field(
+        default=None, description="The conversation's folder on the server."
+    )
+    tags: dict[str, str] = Field(default_factory=dict, description="The conversation's tags.")
+    activated_knowledge_skills: list[str] = Field(default_factory=list)
+    invoked_skills: list[str] = Field(default_factory=list)
+    client_tools: list[dict[str, Any]] = Field(default_factory=list)
+    tool_module_qualnames: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("agent", mode="before")
     @classmethod
     def _agent_from_json(cls, value: Any) -> Any:
         return Agent.model_validate(value) if isinstance(value, dict) else value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _metrics_from_stats(cls, value: Any) -> Any:
+        # The reference server sends `metrics` as one combined snapshot (or null) and the
+        # per-usage metrics in `stats.usage_to_metrics`; this server sends both per usage.
+        if not isinstance(value, dict):
+            return value
+        value = dict(value)
+        stats = value.pop("stats", None)
+        metrics = value.get("metrics")
+        if not isinstance(metrics, dict) or "accumulated_cost" in metrics:
+            usage = stats.get("usage_to_metrics") if isinstance(stats, dict) else None
+            value["metrics"] = usage if isinstance(usage, dict) else {}
+        return value
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def stats(self) -> dict[str, Any]:
+        """The reference's name for the usage: `{"usage_to_metrics": metrics}`."""
+        return {"usage_to_metrics": {k: m.model_dump(mode="json") for k, m in self.metrics.items()}}
+
 
 class ConversationPage(BaseModel):
     """One page of a conversation search."""
 
-    model_config = _WIRE
+    model_config = WIRE
 
     items: list[ConversationInfo]
     next_page_id: str | None = Field(
@@ -254,7 +244,7 @@ class EventPage(BaseModel):
     event stream does, so an older client keeps working against a newer server.
     """
 
-    model_config = _WIRE
+    model_config = WIRE
 
     items: list[SerializeAsAny[Event]] = Field(
         description="Events, each with a `kind` discriminator naming its class."
@@ -280,47 +270,62 @@ class EventPage(BaseModel):
         return events
 
 
-class ForkConversationRequest(BaseModel):
+class ForkConversationRequest(WireRequest):
     """Body of POST /{id}/fork (all optional)."""
 
-    model_config = _REQUEST
-
+    id: uuid.UUID | None = Field(default=None, description="The fork's id; default: a new one.")
+    reset_metrics: bool = Field(
+        default=True, description="Start the fork's usage at zero (false: copy the source's)."
+    )
+    from_event_id: str | None = Field(
+        default=None,
+        description="Copy only the branch up to this event and continue from there; "
+        "null: the whole history.",
+    )
     title: str | None = Field(default=None, max_length=500, description="The fork's title.")
     tags: dict[str, str] | None = Field(
         default=None, description="The fork's tags (keys: lowercase letters and digits)."
     )
 
 
-class ExecuteCommandRequest(BaseModel):
-    """Body of POST /api/bash/execute_bash_command."""
-
-    model_config = _REQUEST
-
-    command: str = Field(min_length=1, description="A bash command.")
-    cwd: str | None = Field(
-        default=None,
-        description="Folder on the server to run it in (made if missing); default: the "
-        "server's workspace folder (OH_WORKSPACE_PATH).",
-    )
-    timeout: float = Field(
-        default=300.0, gt=0, le=86_400, description="Seconds before the command is killed."
-    )
-
-    @field_validator("command", "cwd")
-    @classmethod
-    def _no_nul(cls, value: str | None) -> str | None:
-        if value is not None and "\x00" in value:
-            raise ValueError("must not contain a NUL byte")
-        return value
-
-
 # -- human approval ---------------------------------------------------------------------------
 
 
-class ConfirmationResponseRequest(BaseModel):
-    """Body of POST /events/respond_to_confirmation: approve or reject the waiting calls."""
+class KeptFolder(BaseModel):
+    """A folder a delete left in place, and why."""
 
-    model_config = _REQUEST
+    model_config = WIRE
+
+    path: str
+    reason: str = Field(description="Why it was kept, e.g. another conversation still uses it.")
+
+
+class DeleteConversationResponse(Success):
+    """The answer of DELETE /api/conversations/{id}: `{"success": true}` plus what was removed
+    and what was kept (a delete removes only what that conversation made and nobody else
+    uses)."""
+
+    removed: list[str] = Field(
+        default_factory=list,
+        description="Folders removed: the conversation's own, and its working directory when "
+        "the server made it for the conversation and no other conversation uses it.",
+    )
+    kept: list[KeptFolder] = Field(
+        default_factory=list, description="Folders left in place (its working directory), why."
+    )
+
+
+class ClientToolResponseRequest(WireRequest):
+    """Body of POST /client_tools/respond: the client's answer to a call that waits for it."""
+
+    tool_call_id: str = Field(min_length=1, description="The waiting call's tool_call_id.")
+    content: str = Field(max_length=1_000_000, description="The result the agent reads.")
+    is_error: bool = Field(default=False, description="The call failed on the client.")
+    run: bool = Field(default=True, description="Let the agent go on at once.")
+
+
+class ConfirmationResponseRequest(WireRequest):
+    """Body of POST /events/respond_to_confirmation: approve or reject the waiting calls."""
 
     accept: bool = Field(description="true runs the waiting tool calls; false rejects them.")
     reason: str = Field(
@@ -330,10 +335,8 @@ class ConfirmationResponseRequest(BaseModel):
     )
 
 
-class SetConfirmationPolicyRequest(BaseModel):
+class SetConfirmationPolicyRequest(WireRequest):
     """Body of POST /confirmation_policy."""
-
-    model_config = _REQUEST
 
     policy: ConfirmationPolicy = Field(
         description='{"kind": "AlwaysConfirm"}, {"kind": "NeverConfirm"} or {"kind": '
@@ -341,10 +344,8 @@ class SetConfirmationPolicyRequest(BaseModel):
     )
 
 
-class SetSecurityAnalyzerRequest(BaseModel):
+class SetSecurityAnalyzerRequest(WireRequest):
     """Body of POST /security_analyzer."""
-
-    model_config = _REQUEST
 
     security_analyzer: SecurityAnalyzer | None = Field(
         description='e.g. {"kind": "LLMSecurityAnalyzer"}; null removes the analyzer.'
@@ -354,20 +355,16 @@ class SetSecurityAnalyzerRequest(BaseModel):
 # -- goals ------------------------------------------------------------------------------------
 
 
-class GoalRoundRequest(BaseModel):
+class GoalRoundRequest(WireRequest):
     """Body of POST /goal/run: what a goal's remote run (a worker) sends for one round."""
-
-    model_config = _REQUEST
 
     message: str | None = Field(
         default=None, description="The round's message to append first; null: run only."
     )
 
 
-class ResumeGoalRequest(BaseModel):
+class ResumeGoalRequest(WireRequest):
     """Optional body of POST /goal/resume."""
-
-    model_config = _REQUEST
 
     judge_llm: LLM | None = Field(
         default=None,

@@ -1,0 +1,67 @@
+"""The agent server's wire format: the JSON bodies a server and its clients exchange.
+
+One set of pydantic models for both sides: the agent server validates requests and builds
+answers with them, and `RemoteConversation` builds its requests and reads the answers with
+the same classes, so a field means the same thing at both ends. The goal's start request is
+`openhands.sdk.conversation.goal.GoalRequest` (the same model `run_goal` checks with).
+
+Requests that carry secrets (an agent's or a judge's LLM key) are sent with `to_wire(model)`,
+which exposes them; answers never hold one (`LLM.api_key` is dropped from every JSON dump).
+This module is not imported by `import openhands.sdk`; its models build their validators on
+first use (`defer_build=True`).
+"""
+
+from openhands.sdk.wire.base import (
+    ErrorDetail,
+    ErrorResponse,
+    Success,
+    WireAnswer,
+    WireModel,
+    WireRequest,
+    to_wire,
+)
+from openhands.sdk.wire.bash import BashCommand, BashEventPage, BashOutput, ExecuteCommandRequest
+from openhands.sdk.wire.conversations import (
+    ClientToolResponseRequest,
+    ConfirmationResponseRequest,
+    ConversationInfo,
+    ConversationPage,
+    DeleteConversationResponse,
+    EventPage,
+    ForkConversationRequest,
+    GoalRoundRequest,
+    KeptFolder,
+    ResumeGoalRequest,
+    SendMessageRequest,
+    SetConfirmationPolicyRequest,
+    SetSecurityAnalyzerRequest,
+    StartConversationRequest,
+)
+
+__all__ = [
+    "BashCommand",
+    "BashEventPage",
+    "BashOutput",
+    "ClientToolResponseRequest",
+    "ConfirmationResponseRequest",
+    "ConversationInfo",
+    "ConversationPage",
+    "DeleteConversationResponse",
+    "ErrorDetail",
+    "ErrorResponse",
+    "EventPage",
+    "ExecuteCommandRequest",
+    "ForkConversationRequest",
+    "GoalRoundRequest",
+    "KeptFolder",
+    "ResumeGoalRequest",
+    "SendMessageRequest",
+    "SetConfirmationPolicyRequest",
+    "SetSecurityAnalyzerRequest",
+    "StartConversationRequest",
+    "Success",
+    "WireAnswer",
+    "WireModel",
+    "WireRequest",
+    "to_wire",
+]

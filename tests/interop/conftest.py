@@ -1,0 +1,79 @@
+"""Fixtures for interop tests: the reference SDK's venv, both agent servers, the fake LLM.
+
+Both servers require a session key, so the reference's clients authenticate as they do in
+production (the key as the socket's first frame) and ours as it does (a header).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from interop_env import ServerProcess, ensure_reference_python, quiet_env, reference_venv_root
+from interop_script import respond
+from openhands.sdk.testing import FakeOpenAIServer
+
+KEY = "interop-session-key"
+MODEL = "openai/interop"
+
+
+@pytest.fixture(scope="session")
+def reference_python(pytestconfig: pytest.Config) -> Path:
+    """The Python of the venv holding the reference's packages from PyPI."""
+    return ensure_reference_python(reference_venv_root(pytestconfig))
+
+
+@pytest.fixture(scope="session")
+def fake_llm() -> Iterator[FakeOpenAIServer]:
+    """The scripted OpenAI-compatible LLM both servers' agents and judges call."""
+    with FakeOpenAIServer() as server:
+        server.set_responder("*", respond)
+        yield server
+
+
+@pytest.fixture(scope="session")
+def our_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """This project's agent server, with a session key."""
+    root = tmp_path_factory.mktemp("our-server")
+    env = quiet_env(root) | {
+        "OH_SESSION_API_KEYS": KEY,
+        "OH_CONVERSATIONS_PATH": str(root / "conversations"),
+        "OH_WORKSPACE_PATH": str(root / "workspaces"),
+    }
+    server = ServerProcess([sys.executable, "-m", "openhands.agent_server"], env, root, KEY)
+    yield server.start()
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def reference_server(
+    reference_python: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """The reference's agent server (from its venv), with a session key."""
+    root = tmp_path_factory.mktemp("reference-server")
+    env = quiet_env(root) | {
+        "OH_SESSION_API_KEYS_0": KEY,
+        "OH_CONVERSATIONS_PATH": str(root / "conversations"),
+        # The reference server's fork drops the agent's LLM key; litellm then falls back to
+        # this variable (ours seals the key for the fork).
+        "OPENAI_API_KEY": "fake-key",
+    }
+    command = [str(reference_python), "-m", "openhands.agent_server"]
+    server = ServerProcess(command, env, root, KEY)
+    yield server.start()
+    server.stop()
+
+
+@pytest.fixture
+def client_config(fake_llm: FakeOpenAIServer, tmp_path: Path) -> dict[str, str]:
+    """What a client flow needs besides the server: the LLM and a working directory."""
+    working_dir = tmp_path / "project"
+    working_dir.mkdir()
+    return {
+        "key": KEY,
+        "model": MODEL,
+        "base_url": fake_llm.base_url,
+        "working_dir": str(working_dir),
+    }

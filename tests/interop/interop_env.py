@@ -1,0 +1,222 @@
+"""The reference SDK in a venv of its own, and agent servers (ours or the reference's) to test.
+
+The reference's packages (`openhands-sdk`, `openhands-tools`, `openhands-agent-server`,
+below 1.58) share the `openhands` namespace with ours, so they are installed from PyPI into a
+separate venv, made once and reused (keyed by the version pin), never into this project's.
+They need Python >= 3.12: `OH_REFERENCE_PYTHON`, a `python3.13`/`python3.12` on PATH, or a
+pyenv version. Set `OH_REFERENCE_VENV_ROOT` to choose where the venv lives.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+REFERENCE_PIN = "1.57.*"
+"""The reference release the interop tests run against (the newest below 1.58)."""
+REQUIREMENTS = tuple(
+    f"{name}=={REFERENCE_PIN}"
+    for name in ("openhands-sdk", "openhands-tools", "openhands-agent-server")
+)
+INSTALL_TIMEOUT = 1200.0
+START_TIMEOUT = 120.0
+MIN_VERSION = (3, 12)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _version(python: str) -> tuple[int, int] | None:
+    try:
+        out = subprocess.run(
+            [python, "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    major, minor = out.stdout.split()
+    return int(major), int(minor)
+
+
+def find_reference_python() -> str:
+    """A Python >= 3.12 to build the reference's venv with (fails the test if none)."""
+    candidates: list[str] = []
+    if os.environ.get("OH_REFERENCE_PYTHON"):
+        candidates.append(os.environ["OH_REFERENCE_PYTHON"])
+    candidates += [p for p in (shutil.which("python3.13"), shutil.which("python3.12")) if p]
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates += sorted(str(p) for p in pyenv.glob("versions/3.1[2-9]*/bin/python3"))
+    for python in candidates:
+        version = _version(python)
+        if version is not None and version >= MIN_VERSION:
+            return python
+    pytest.fail(
+        "The interop tests need Python >= 3.12 for the reference SDK (set OH_REFERENCE_PYTHON); "
+        f"tried: {candidates or 'nothing found'}"
+    )
+
+
+def _uv() -> list[str] | None:
+    """A command running uv: the `uv` program, or a Python that has the uv module."""
+    found = shutil.which("uv")
+    if found:
+        return [found]
+    for python in (shutil.which("python3"), "/usr/bin/python3", sys.executable):
+        if (
+            python
+            and subprocess.run(
+                [python, "-m", "uv", "--version"], capture_output=True, timeout=60
+            ).returncode
+            == 0
+        ):
+            return [python, "-m", "uv"]
+    return None
+
+
+def _run(command: list[str], env: dict[str, str] | None = None) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, env=env)
+    if done.returncode != 0:
+        pytest.fail(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+
+
+def reference_venv_root(config: pytest.Config) -> Path:
+    """Where the reference's venv is kept between runs."""
+    if os.environ.get("OH_REFERENCE_VENV_ROOT"):
+        return Path(os.environ["OH_REFERENCE_VENV_ROOT"])
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        return Path(cache.mkdir("openhands-interop"))
+    return Path(tempfile.gettempdir()) / "openhands-interop"
+
+
+def ensure_reference_python(root: Path) -> Path:
+    """The Python of a venv holding the reference's packages (made on first use, then reused)."""
+    root.mkdir(parents=True, exist_ok=True)
+    venv = root / f"reference-{REFERENCE_PIN.replace('*', 'x')}"
+    python = venv / "bin" / "python"
+    marker = venv / ".openhands-interop.json"
+    wanted = json.dumps(list(REQUIREMENTS))
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs at once make it once
+        if marker.exists() and marker.read_text() == wanted and python.exists():
+            return python
+        shutil.rmtree(venv, ignore_errors=True)
+        base = find_reference_python()
+        uv = _uv()
+        env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
+        if uv is not None:
+            _run([*uv, "venv", "--python", base, str(venv)], env=env)
+            _run([*uv, "pip", "install", "--python", str(python), *REQUIREMENTS], env=env)
+        else:
+            _run([base, "-m", "venv", str(venv)])
+            _run([str(python), "-m", "pip", "install", *REQUIREMENTS])
+        marker.write_text(wanted)
+    return python
+
+
+class ServerProcess:
+    """An agent server subprocess on a free 127.0.0.1 port, its output in a log file."""
+
+    def __init__(self, command: list[str], env: dict[str, str], cwd: Path, key: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.key = key
+        self.command = [*command, "--host", "127.0.0.1", "--port", str(self.port)]
+        self.env = env
+        self.cwd = cwd
+        self.log_path = cwd / f"server-{self.port}.log"
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> ServerProcess:
+        """Start it and wait until /health answers (fails with its log if it dies first)."""
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "ab") as log:
+            self._process = subprocess.Popen(
+                self.command, env=self.env, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline and self._process.poll() is None:
+            try:
+                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)  # polling a process that is starting: there is no event to wait on
+        self.stop()
+        pytest.fail(f"{self.command} did not start; its log:\n{self.log()[-4000:]}")
+
+    def log(self) -> str:
+        """What the server printed so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self) -> None:
+        """Terminate it (kill after 10 s)."""
+        if self._process is None:
+            return
+        self._process.terminate()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait(timeout=10)
+        self._process = None
+
+
+def quiet_env(home: Path) -> dict[str, str]:
+    """The environment of a server or client process: no banner, no price-map fetch, its own
+    HOME (the reference keeps settings there), none of this process's OH_ settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OH_", "LLM_"))}
+    env |= {
+        "HOME": str(home),
+        "OPENHANDS_SUPPRESS_BANNER": "1",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONUNBUFFERED": "1",
+    }
+    return env
+
+
+def run_reference_client(
+    python: Path, flow: str, config: Mapping[str, object], home: Path, timeout: float = 300.0
+) -> dict[str, Any]:
+    """Run one flow of `reference_clients/drive.py` with the reference's Python; its result.
+
+    The script prints its result as the last line of its output (JSON); a failure fails the
+    test with the script's output.
+    """
+    script = Path(__file__).with_name("reference_clients") / "drive.py"
+    done = subprocess.run(
+        [str(python), str(script), flow, json.dumps(dict(config))],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=quiet_env(home),
+        cwd=home,
+    )
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        pytest.fail(
+            f"reference client flow {flow!r} failed (exit {done.returncode}):\n"
+            f"{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+        )
+    return json.loads(lines[-1])

@@ -1,0 +1,96 @@
+"""The one front matter reader (PyYAML) used by skills, sub-agents and plugin commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from openhands.sdk.utils.frontmatter import (
+    FrontMatterError,
+    parse_front_matter,
+    split_front_matter,
+)
+
+BUILTIN_AGENTS = Path(__file__).parents[3] / "openhands-tools/openhands/tools/preset/subagents"
+
+
+def test_full_yaml_is_read_nested_collections_anchors_and_block_scalars() -> None:
+    document = (
+        "name: x\n"
+        "description: >\n  folded\n  text\n"
+        "tools: [terminal, 'file_editor']\n"
+        "mcp:\n  fetch: &server\n    command: uvx\n    args: [--with, 3]\n"
+        "  again: *server\n"
+        "on: yes\n"
+    )
+    assert parse_front_matter(document) == {
+        "name": "x",
+        "description": "folded text\n",
+        "tools": ["terminal", "file_editor"],
+        "mcp": {
+            "fetch": {"command": "uvx", "args": ["--with", 3]},
+            "again": {"command": "uvx", "args": ["--with", 3]},
+        },
+        "True": True,  # YAML 1.1: a bare `on` key is the boolean true
+    }
+
+
+def test_text_without_front_matter_is_all_body() -> None:
+    assert split_front_matter("# Title\n\nbody\n") == ({}, "# Title\n\nbody\n")
+
+
+def test_front_matter_and_body_are_split_at_the_closing_line() -> None:
+    front, body = split_front_matter("---\nname: x\n---\n\nYou are x.\n")
+    assert front == {"name": "x"}
+    assert body == "\nYou are x.\n"
+
+
+def test_a_byte_order_mark_and_crlf_line_ends_are_accepted() -> None:
+    front, body = split_front_matter("\ufeff---\r\nname: x\r\n---\r\nbody\r\n")
+    assert front == {"name": "x"}
+    assert body == "body\r\n"
+
+
+def test_empty_front_matter_is_an_empty_mapping() -> None:
+    assert split_front_matter("---\n---\nbody") == ({}, "body")
+
+
+def test_a_duplicate_key_is_refused_naming_the_file_line() -> None:
+    with pytest.raises(FrontMatterError, match=r"agent.md, line 3: duplicate key 'name'"):
+        split_front_matter("---\nname: a\nname: b\n---\n", source="agent.md")
+
+
+def test_a_duplicate_nested_key_is_refused_too() -> None:
+    with pytest.raises(FrontMatterError, match=r"line 4: duplicate key 'a'"):
+        split_front_matter("---\nx:\n  a: 1\n  a: 2\n---\n", source="f.md")
+
+
+def test_invalid_yaml_names_the_file_and_line() -> None:
+    with pytest.raises(FrontMatterError, match=r"skill.md, line 4: .* starts on line 3"):
+        split_front_matter("---\nname: ok\nbad: [1, 2\n---\nbody", source="skill.md")
+
+
+def test_a_list_is_not_a_front_matter() -> None:
+    with pytest.raises(FrontMatterError, match="must be a mapping"):
+        parse_front_matter("- a\n", source="agent.md")
+
+
+def test_unclosed_front_matter_is_refused() -> None:
+    with pytest.raises(FrontMatterError, match="never closed"):
+        split_front_matter("---\nname: a\n", source="agent.md")
+
+
+def test_python_objects_are_never_built() -> None:
+    with pytest.raises(FrontMatterError, match=r"agent\.md"):
+        parse_front_matter("a: !!python/object/apply:os.system ['true']\n", source="agent.md")
+
+
+def test_front_matter_error_is_a_value_error() -> None:
+    assert issubclass(FrontMatterError, ValueError)
+
+
+@pytest.mark.parametrize("path", sorted(BUILTIN_AGENTS.glob("*.md")), ids=lambda p: p.name)
+def test_builtin_agent_files_have_a_name_and_a_body(path: Path) -> None:
+    front, body = split_front_matter(path.read_text(encoding="utf-8"), source=str(path))
+    assert isinstance(front.get("name"), str) and front["name"]
+    assert body.strip() and not body.lstrip().startswith("---")
