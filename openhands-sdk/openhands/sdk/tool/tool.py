@@ -382,8 +382,10 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
 
         own, structured = rs.split_arguments(arguments, self.response_schema)
         action = self.action_type.model_validate(own)
-        action.structured_output = structured
-        return action
+        if structured is None:
+            return action
+        # model_copy, not assignment: some actions are frozen (MCPToolAction, as the reference's).
+        return action.model_copy(update={"structured_output": structured})
 
     def parse_response(self, action: Action) -> BaseModel | dict[str, Any]:
         """The structured output `action` carried, as the response schema's model."""
