@@ -36,6 +36,7 @@ class Host:
         self.working_dir = "."
         self.agent_llm: LLM = _judge()
         self.is_busy = False
+        self.execution_status = Status.IDLE
         self.wait_for_pause = wait_for_pause
         self.paused = asyncio.Event()
         self.fail_append_after: int | None = None

@@ -327,6 +327,11 @@ class GoalDriver:
             announced.set_result(None)
             # Counted in the conversation's stats (persisted with it) once the goal started.
             host.register_llm(controller.judge_llm)
+            before = await self._pending_approval(controller)
+            interruption = None if before is None else controller.classify_run_end(before)
+            if interruption is not None:
+                await self._end(controller, controller.interrupt(interruption))
+                return
             while True:
                 try:
                     await self._io(host.send_goal_message(message))
@@ -404,6 +409,30 @@ class GoalDriver:
             self._round_cost_start = None
             if timer is not None:
                 timer.cancel()
+
+    async def _pending_approval(self, controller: GoalController) -> RunEnd | None:
+        """A goal started while a tool call waits for approval waits for the same answer.
+
+        Running the agent now would approve the call (a run on a waiting conversation
+        does), so nothing runs until a person approves or rejects it
+        (`respond_to_confirmation`); then the agent goes on from there, asking again if it
+        must, and the goal's own message follows. None when nothing waited; else how that
+        run ended (paused or failed: the goal is interrupted).
+        """
+        waiting = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+        self._execution_status = self._host.execution_status  # the log's, after a restart too
+        if self._execution_status != waiting:
+            return None
+        end = RunEnd(status=waiting)
+        while controller.awaits_approval(end):
+            await self._record(controller.running_status())
+            decided = await self._decision()
+            if decided is not None:
+                return decided
+            controller.enter_phase("agent")
+            await self._record(controller.running_status())
+            end = await self._run_round(controller, self._host.agent_cost())
+        return end
 
     async def _decision(self) -> RunEnd | None:
         """Wait while the agent waits for approval (POST .../respond_to_confirmation decides,

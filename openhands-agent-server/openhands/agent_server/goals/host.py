@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from openhands.sdk.conversation import EventLog
+from openhands.sdk.conversation import ConversationExecutionStatus, EventLog
 from openhands.sdk.conversation.goal import RunEnd
 from openhands.sdk.event import Event
 from openhands.sdk.llm import LLM
@@ -49,6 +49,11 @@ class GoalHost(Protocol):
     @property
     def is_busy(self) -> bool:
         """True while an agent run is in progress (or still winding down)."""
+        ...
+
+    @property
+    def execution_status(self) -> ConversationExecutionStatus:
+        """The conversation's execution status now (as persisted: also right after a restart)."""
         ...
 
     def ensure_open(self) -> None:

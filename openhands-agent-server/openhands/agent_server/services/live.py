@@ -119,6 +119,11 @@ class LiveConversation:
         if self._closed:
             raise NotFoundError(_closed_message(self.id))
 
+    @property
+    def execution_status(self) -> Status:
+        """The conversation's execution status now."""
+        return self.conversation.state.execution_status
+
     def agent_cost(self) -> float:
         """USD the agent's LLM has spent so far."""
         return self.conversation.agent.llm.metrics.accumulated_cost

@@ -65,3 +65,29 @@ def test_a_pause_while_waiting_interrupts_the_goal(goal_conversation: GoalConver
 
     assert outcome.status == "interrupted"
     assert not any(isinstance(e, ObservationEvent) for e in conversation.state.events)
+
+
+def test_a_goal_started_on_a_waiting_call_waits_for_that_answer(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([finish("first task"), finish("goal done")])
+    conversation.set_confirmation_policy(AlwaysConfirm())
+    conversation.send_message("do the first task")
+    conversation.run()
+    assert conversation.state.execution_status.value == "waiting_for_confirmation"
+    seen: list[tuple[str | None, int]] = []
+
+    def on_status(status: GoalStatus) -> None:
+        observations = [e for e in conversation.state.events if isinstance(e, ObservationEvent)]
+        seen.append((status.phase, len(observations)))
+        if status.phase == "waiting_for_approval":
+            conversation.approve_pending_actions()
+
+    judge = TestLLM.from_messages([judge_json(1.0, True)], usage_id="judge")
+    outcome = run_goal(conversation, "Finish", judge, on_status=on_status)
+
+    assert outcome.status == "complete"
+    # The goal's first phase is the wait: the call had not run (a run would have approved it).
+    first_wait = [phase for phase, _ in seen].index("waiting_for_approval")
+    assert all(count == 0 for _, count in seen[: first_wait + 1]), seen
+    assert len([e for e in conversation.state.events if isinstance(e, ObservationEvent)]) == 2

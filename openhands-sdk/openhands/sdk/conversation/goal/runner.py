@@ -186,6 +186,30 @@ def _wait_for_decision(conversation: DrivableConversation) -> RunEnd | None:
     return RunEnd(status=status) if status == ConversationExecutionStatus.PAUSED else None
 
 
+def _pending_approval(
+    conversation: DrivableConversation, controller: GoalController, record: _StatusRecorder
+) -> RunEnd | None:
+    """A goal started while a tool call waits for approval waits for the same answer.
+
+    A run would approve the call, so nothing runs until a person approves or rejects it;
+    then the agent goes on from there (asking again if it must) before the goal's first
+    message. None when nothing waited; else how that run ended.
+    """
+    waiting = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+    if conversation.state.execution_status != waiting:
+        return None
+    end = RunEnd(status=waiting)
+    while controller.awaits_approval(end):
+        record(controller.running_status())
+        decided = _wait_for_decision(conversation)
+        if decided is not None:
+            return decided
+        controller.enter_phase("agent")
+        record(controller.running_status())
+        end = _run_once(conversation)
+    return end
+
+
 def _count_judge_cost(conversation: DrivableConversation, judge_llm: LLM) -> None:
     """Register the judge's LLM in the conversation's stats, so its cost is kept with it.
 
@@ -237,6 +261,10 @@ def drive_goal(
     record(controller.running_status())
     outcome: GoalOutcome | None = None
     try:
+        before = _pending_approval(conversation, controller, record)
+        interruption = None if before is None else controller.classify_run_end(before)
+        if interruption is not None:
+            outcome = controller.interrupt(interruption)
         while outcome is None:
             conversation.send_message(message)
             cost_before = agent_cost_of(conversation)
