@@ -31,6 +31,7 @@ from openhands.sdk.conversation.goal.models import VerifyResult
 from openhands.sdk.conversation.goal.transcript import TranscriptWindow
 from openhands.sdk.event import Event
 from openhands.sdk.llm import LLM
+from openhands.sdk.wire import BashOutput
 from temporalio import activity
 
 T = TypeVar("T")
@@ -169,13 +170,13 @@ def run_verify(request: VerifyRequest) -> dict[str, Any]:
             answer.raise_for_status()
             return answer.json()
 
-    done = _with_heartbeats(call)
-    output = (done.get("output", "") + done.get("stderr", ""))[-4000:]
+    # The server answers a BashOutput (stdout with stderr interleaved, as verify reads it).
+    done = BashOutput.model_validate(_with_heartbeats(call)).to_result(request.command)
     result = VerifyResult(
         command=request.command,
-        exit_code=int(done["exit_code"]),
-        output_tail=output,
-        timed_out=bool(done.get("timed_out")),
+        exit_code=done.exit_code,
+        output_tail=(done.output + done.stderr)[-4000:],
+        timed_out=done.timed_out,
     )
     return result.model_dump(mode="json")
 
