@@ -28,13 +28,11 @@ from agent_server.harness import (
 )
 from openhands.agent_server.services.sealing import KEY_FILE_NAME
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-from openhands.sdk.workspace import sandbox_status
+from sandbox_support import needs_bwrap
 
 pytestmark = [
     pytest.mark.timeout(180),
-    pytest.mark.skipif(
-        not sandbox_status("bwrap").active, reason="bubblewrap cannot run on this machine"
-    ),
+    needs_bwrap,
 ]
 
 TOOLS_SERVER = Path(__file__).parents[1] / "sdk" / "mcp" / "servers" / "tools_server.py"

@@ -28,10 +28,7 @@ from openhands.sdk.workspace import (
 )
 from openhands.sdk.workspace import sandbox as sandbox_module
 from openhands.sdk.workspace.sandbox import hide_path, unhide_path
-
-needs_bwrap = pytest.mark.skipif(
-    not sandbox_status("bwrap").active, reason="bubblewrap cannot run on this machine"
-)
+from sandbox_support import needs_bwrap
 
 
 @pytest.fixture

@@ -7,15 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from openhands.sdk.workspace import claim_workspace, release_workspace, sandbox_status
+from openhands.sdk.workspace import claim_workspace, release_workspace
 from openhands.tools.terminal import TerminalSession
 from openhands.tools.terminal.session import INTERRUPT
+from sandbox_support import needs_bwrap
 
 pytestmark = [
     pytest.mark.timeout(120),
-    pytest.mark.skipif(
-        not sandbox_status("bwrap").active, reason="bubblewrap cannot run on this machine"
-    ),
+    needs_bwrap,
 ]
 
 
