@@ -279,3 +279,45 @@ def test_the_server_port_and_other_loopback_services_are_out_of_reach(
         info = http.get("/server_info").json()["sandbox"]
     assert info["active"] is True
     assert info["network"] == ("isolated" if network == "true" else "none")
+
+
+def test_a_fork_shares_the_sandboxed_workspace_through_kill_9_and_delete(
+    root: Path, fake_llm: FakeOpenAIServer, servers: list[ServerProcess]
+) -> None:
+    """Fork, restart and DELETE meet the sandbox: the fork works in the source's folder (and
+    only there), also after kill -9; deleting the source keeps the folder for the fork, whose
+    terminal still writes it; a deleted conversation's folder is gone for everyone."""
+    server = _start(servers, root)
+    model = unique("agent")
+    source = _create(server, fake_llm, model)
+    shared = Path(source["workspace"]["working_dir"])
+    _run_tools(server, fake_llm, model, source["id"], [_terminal("echo from-source > a.txt")])
+    other = _create(server, fake_llm, unique("other"))
+    other_dir = Path(other["workspace"]["working_dir"])
+    (other_dir / "other-secret.txt").write_text("other conversation's file")
+    with server.client() as http:
+        forked = http.post(f"/api/conversations/{source['id']}/fork", json={})
+    assert forked.status_code == 201, forked.text
+    fork = forked.json()
+    assert fork["workspace"]["working_dir"] == str(shared)
+
+    server.kill()
+    server = _start(servers, root)
+    key = (root / KEY_FILE_NAME).read_text().strip()
+    peek = f"cat a.txt; cat {other_dir}/other-secret.txt; cat {root / KEY_FILE_NAME}; echo END"
+    [seen] = _run_tools(server, fake_llm, model, fork["id"], [_terminal(peek)])
+    assert "from-source" in seen, seen
+    assert "other conversation's file" not in seen and key not in seen, seen
+
+    with server.client() as http:
+        deleted = http.delete(f"/api/conversations/{source['id']}")
+    assert deleted.status_code == 200, deleted.text
+    assert [kept["path"] for kept in deleted.json()["kept"]] == [str(shared)]
+    [wrote] = _run_tools(
+        server, fake_llm, model, fork["id"], [_terminal("echo from-fork > b.txt && cat b.txt")]
+    )
+    assert "from-fork" in wrote and (shared / "b.txt").read_text() == "from-fork\n"
+
+    with server.client() as http:
+        assert http.delete(f"/api/conversations/{fork['id']}").status_code == 200
+    assert not shared.exists()
