@@ -321,3 +321,39 @@ def test_a_fork_shares_the_sandboxed_workspace_through_kill_9_and_delete(
     with server.client() as http:
         assert http.delete(f"/api/conversations/{fork['id']}").status_code == 200
     assert not shared.exists()
+
+
+def test_the_agent_s_file_tools_cannot_read_the_key_or_the_conversations_either(
+    root: Path, fake_llm: FakeOpenAIServer, servers: list[ServerProcess]
+) -> None:
+    """The file editor and the search tools run in the server's process, not in bubblewrap:
+    they refuse what the sandbox hides, so a prompt-injected agent cannot use them instead."""
+    server = _start(servers, root)
+    model = unique("agent")
+    tools = [{"name": "file_editor"}, {"name": "grep"}, {"name": "glob"}]
+    mine = _create(server, fake_llm, model, agent={"tools": tools})
+    other = _create(server, fake_llm, unique("other"))
+    (Path(other["workspace"]["working_dir"]) / "other-secret.txt").write_text("other's file")
+    key_file = root / KEY_FILE_NAME
+    key = key_file.read_text().strip()
+    events = root / "conversations" / mine["id"].replace("-", "") / "events.jsonl"
+    assert events.exists()
+
+    seen = _run_tools(
+        server,
+        fake_llm,
+        model,
+        mine["id"],
+        [
+            FakeReply.tool_call("file_editor", {"command": "view", "path": str(key_file)}),
+            FakeReply.tool_call("file_editor", {"command": "view", "path": str(events)}),
+            FakeReply.tool_call("grep", {"pattern": key[:12], "path": str(root)}),
+            FakeReply.tool_call("glob", {"pattern": "**/*.txt", "path": str(root)}),
+        ],
+    )
+
+    [view_key, view_log, grep, glob] = seen
+    for answer in (view_key, view_log):
+        assert "hidden from the agent" in answer and key not in answer, answer
+    assert "No matching files found" in grep, grep
+    assert "other-secret.txt" not in glob, glob

@@ -34,14 +34,14 @@ import os
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.workspace._sandbox_net import NO_NETWORK
-from openhands.sdk.workspace.sandbox_mounts import mount_options, resolv_conf
+from openhands.sdk.workspace.sandbox_mounts import hidden_mounts, mount_options, resolv_conf
 from openhands.sdk.workspace.sandbox_probe import BASE_OPTIONS, NET_STARTER, probe, reset_probes
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -51,13 +51,16 @@ __all__ = [
     "SANDBOX_ENV",
     "SANDBOX_NETWORK_ENV",
     "SANDBOX_WRITABLE_ENV",
+    "HiddenPathError",
     "SandboxMode",
     "SandboxPlan",
     "SandboxPolicy",
     "SandboxStatus",
     "SandboxUnavailableError",
+    "check_visible",
     "claim_workspace",
     "configure_sandbox",
+    "hidden_paths",
     "hide_path",
     "release_workspace",
     "sandbox_command",
@@ -118,6 +121,10 @@ class SandboxPolicy(BaseModel):
             part.strip() for part in env.get(SANDBOX_WRITABLE_ENV, "").split(",") if part.strip()
         )
         return cls(mode=mode, network=network, writable=writable)  # type: ignore[arg-type]
+
+
+class HiddenPathError(OpenHandsError, PermissionError):
+    """A tool that runs in this process was asked for a path the workspace's sandbox hides."""
 
 
 @dataclass(frozen=True)
@@ -297,6 +304,38 @@ def sandbox_command(
     network = plan.slirp or NO_NETWORK
     starter = [sys.executable, "-I", "-S", str(NET_STARTER), network, plan.bwrap]
     return [*starter, *plan.options, "--", *argv]
+
+
+def hidden_paths(workspace: str | Path) -> Callable[[str | Path], bool]:
+    """A test for the agent's tools that run in this process (file editors, search): whether
+    the sandbox of `workspace` hides a path (symlinks followed): the server's conversations
+    folder and key file, other conversations' workspaces. So they see what its sandboxed
+    terminal sees. Nothing is hidden when the sandbox is off. Made once per search.
+    """
+    policy, chosen = _effective(workspace, None)
+    if chosen == "off":
+        return lambda _path: False
+    own = _real(workspace)
+    with _lock:
+        others = [folder for folder in _workspaces if folder != own]
+        secret = [*policy.hidden, *_hidden]
+    mounts = hidden_mounts(
+        own,
+        others=others,
+        writable=[_real(folder) for folder in policy.writable],
+        secret=[_real(item) for item in secret],
+    )
+    return lambda path: mounts.hides(_real(path))
+
+
+def check_visible(path: str | Path, *, workspace: str | Path) -> None:
+    """Raise `HiddenPathError` when the sandbox of `workspace` hides `path` (`hidden_paths`)."""
+    if hidden_paths(workspace)(path):
+        raise HiddenPathError(
+            f"{path} is hidden from the agent: it belongs to the server (its conversations or "
+            "its key) or to another conversation's workspace. Work inside your workspace "
+            f"{workspace}."
+        )
 
 
 def sandbox_status(mode: SandboxMode | None = None) -> SandboxStatus:

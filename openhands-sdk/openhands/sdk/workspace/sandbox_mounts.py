@@ -14,7 +14,7 @@ import os
 import threading
 from pathlib import Path
 
-__all__ = ["mount_options", "resolv_conf"]
+__all__ = ["HiddenMounts", "hidden_mounts", "mount_options", "resolv_conf"]
 
 SLIRP_DNS = "10.0.2.3"
 """The DNS forwarder slirp4netns offers inside the sandbox."""
@@ -40,34 +40,75 @@ def mount_options(
     hidden.
     """
     options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    plan: dict[str, str] = {"/": "ro", "/tmp": "hidden"}
-    entries: dict[str, str] = {path: "other" for path in others if os.path.isdir(path)}
-    entries.update({path: "ro" for path in readable if os.path.exists(path)})
-    entries.update({path: "rw" for path in writable if os.path.isdir(path)})
-    entries[own] = "rw"
-    entries.update({path: "secret" for path in secret if os.path.lexists(path)})
-    order = {"other": 0, "ro": 1, "rw": 2, "secret": 3}
     emptied: list[str] = []
-    for path in sorted(entries, key=lambda item: (_depth(item), order[entries[item]])):
-        kind = entries[path]
-        if kind in ("other", "secret"):
-            if not _visible(path, plan):
-                continue
+    for path, kind in _mounts(
+        own, others=others, writable=writable, readable=readable, secret=secret
+    ):
+        if kind == "hidden":
             if os.path.isdir(path):
                 options += ["--tmpfs", path]
                 emptied.append(path)
             else:
                 options += ["--ro-bind", os.devnull, path]
-            plan[path] = "hidden"
         else:
             options += ["--bind" if kind == "rw" else "--ro-bind", path, path]
-            plan[path] = kind
     if resolv is not None:
         options += ["--ro-bind", resolv, "/etc/resolv.conf"]
     # Read-only only now: mount points for the folders bound inside were made meanwhile.
     for path in emptied:
         options += ["--remount-ro", path]
     return options
+
+
+class HiddenMounts:
+    """What a sandbox hides, for tools that run in this process (`hidden_mounts`)."""
+
+    def __init__(self, plan: dict[str, str]) -> None:
+        self._plan = plan
+
+    def hides(self, path: str) -> bool:
+        """Whether `path` (a real path) is hidden: an empty folder or file in its place, or
+        inside one."""
+        return not _visible(path, self._plan)
+
+
+def hidden_mounts(
+    own: str, *, others: list[str], writable: list[str], secret: list[str]
+) -> HiddenMounts:
+    """The hiding of the sandbox `mount_options` describes, without its private /tmp (it
+    isolates, it hides no secret; what is hidden inside /tmp stays hidden)."""
+    mounts = _mounts(own, others=others, writable=writable, readable=[], secret=secret, tmp=False)
+    return HiddenMounts({"/": "ro", **dict(mounts)})
+
+
+def _mounts(
+    own: str,
+    *,
+    others: list[str],
+    writable: list[str],
+    readable: list[str],
+    secret: list[str],
+    tmp: bool = True,
+) -> list[tuple[str, str]]:
+    """The mounts after the system's (and the private /tmp's, with `tmp`), in order:
+    (path, "hidden" | "ro" | "rw")."""
+    plan: dict[str, str] = {"/": "ro", "/tmp": "hidden"} if tmp else {"/": "ro"}
+    entries: dict[str, str] = {path: "other" for path in others if os.path.isdir(path)}
+    entries.update({path: "ro" for path in readable if os.path.exists(path)})
+    entries.update({path: "rw" for path in writable if os.path.isdir(path)})
+    entries[own] = "rw"
+    entries.update({path: "secret" for path in secret if os.path.lexists(path)})
+    order = {"other": 0, "ro": 1, "rw": 2, "secret": 3}
+    mounts: list[tuple[str, str]] = []
+    for path in sorted(entries, key=lambda item: (_depth(item), order[entries[item]])):
+        kind = entries[path]
+        if kind in ("other", "secret"):
+            if not _visible(path, plan):
+                continue
+            kind = "hidden"
+        plan[path] = kind
+        mounts.append((path, kind))
+    return mounts
 
 
 def _visible(path: str, plan: dict[str, str]) -> bool:
