@@ -22,6 +22,21 @@ def test_session_keys_are_split_on_commas_and_trimmed() -> None:
     assert config.auth_enabled
 
 
+@pytest.mark.parametrize("name", ["SESSION_API_KEY", "OH_SESSION_API_KEYS_0"])
+def test_the_reference_servers_key_variables_are_read_when_ours_is_unset(name: str) -> None:
+    assert ServerConfig.from_env({name: "k1"}).session_api_keys == ("k1",)
+    both = ServerConfig.from_env({name: "k1", "OH_SESSION_API_KEYS": "k2,k3"})
+    assert both.session_api_keys == ("k2", "k3")
+
+
+def test_stored_settings_and_the_init_record_default_beside_the_conversations() -> None:
+    config = ServerConfig.from_env({"OH_CONVERSATIONS_PATH": "/data/conv"})
+    assert config.settings_folder == Path("/data/settings")
+    assert config.init_record_file == Path("/data/.init.sealed")
+    moved = ServerConfig.from_env({"OH_SETTINGS_PATH": "/etc/oh", "OH_INIT_RECORD_PATH": "/r"})
+    assert (moved.settings_folder, moved.init_record_file) == (Path("/etc/oh"), Path("/r"))
+
+
 def test_paths_come_from_env() -> None:
     config = ServerConfig.from_env(
         {"OH_CONVERSATIONS_PATH": "/data/conv", "OH_WORKSPACE_PATH": "/data/ws"}

@@ -74,3 +74,31 @@ def test_a_confirmation_round_waits_then_runs_the_approved_call(drive: Any) -> N
 def test_a_goal_started_over_the_reference_route_completes(drive: Any) -> None:
     result = drive("goal")
     assert (result["goal"], result["iteration"]) == ("complete", 1)
+
+
+def test_get_llm_brings_no_key_and_our_server_puts_the_stored_one_back(
+    reference_python: Path,
+    our_server: ServerProcess,
+    client_config: dict[str, str],
+    fake_llm: Any,
+    tmp_path: Path,
+) -> None:
+    key = "sk-stored-for-interop-71c2"
+    config = {**client_config, "host": our_server.url, "settings_key": key}
+    result = run_reference_client(reference_python, "settings", config, tmp_path)
+
+    assert result["key_sent_back"] is False
+    assert (result["profile_usage_id"], result["profile_key_sent_back"]) == (
+        "profile:interop",
+        False,
+    )
+    assert result["status"] == "finished"
+    assert "INTEROP_TOKEN" in result["secrets"]
+    assert result["lookup_url"] == f"{our_server.url}/api/settings/secrets/INTEROP_TOKEN"
+    model = result["model"].split("/")[-1]
+    sent = [
+        headers.get("authorization")
+        for body, headers in zip(fake_llm.requests, fake_llm.request_headers, strict=True)
+        if body.get("model") == model
+    ]
+    assert sent and set(sent) == {f"Bearer {key}"}

@@ -138,7 +138,12 @@ def test_the_terminal_sees_its_workspace_and_nothing_of_the_server(
     key = (root / KEY_FILE_NAME).read_text().strip()
     assert server.process is not None
 
-    [key_seen, listing, others, proc, wrote] = _run_tools(
+    with server.client() as http:  # the server's secrets store, beside the conversations
+        stored = http.put("/api/settings/secrets", json={"name": "GH", "value": "ghp-stored"})
+    assert stored.status_code == 200, stored.text
+    assert any((root / "settings").iterdir())
+
+    [key_seen, listing, others, proc, wrote, settings] = _run_tools(
         server,
         fake_llm,
         model,
@@ -149,6 +154,7 @@ def test_the_terminal_sees_its_workspace_and_nothing_of_the_server(
             _terminal(f"cat {other_dir}/other-secret.txt {custom}/custom-secret.txt"),
             _terminal(f"cat /proc/{server.process.pid}/environ; ls /proc | grep -c '^[0-9]'"),
             _terminal("echo written-inside > mine.txt && cat mine.txt"),
+            _terminal(f"ls -A {root / 'settings'}; cat {root / 'settings'}/* 2>&1; echo END"),
         ],
     )
 
@@ -158,6 +164,7 @@ def test_the_terminal_sees_its_workspace_and_nothing_of_the_server(
     assert "No such file" in proc
     assert int(proc.strip().splitlines()[-1].split()[0]) < 10  # only its own processes
     assert "written-inside" in wrote
+    assert settings.split("END")[0].strip().endswith("No such file or directory"), settings
     workspace = Path(mine["workspace"]["working_dir"])
     assert (workspace / "mine.txt").read_text() == "written-inside\n"
 
@@ -338,6 +345,11 @@ def test_the_agent_s_file_tools_cannot_read_the_key_or_the_conversations_either(
     key = key_file.read_text().strip()
     events = root / "conversations" / mine["id"].replace("-", "") / "events.jsonl"
     assert events.exists()
+    with server.client() as http:  # the server's secrets store, beside the conversations
+        stored = http.put("/api/settings/secrets", json={"name": "GH", "value": "ghp-stored"})
+    assert stored.status_code == 200, stored.text
+    settings = root / "settings"
+    assert settings.is_dir() and any(settings.iterdir())
 
     seen = _run_tools(
         server,
@@ -349,11 +361,14 @@ def test_the_agent_s_file_tools_cannot_read_the_key_or_the_conversations_either(
             FakeReply.tool_call("file_editor", {"command": "view", "path": str(events)}),
             FakeReply.tool_call("grep", {"pattern": key[:12], "path": str(root)}),
             FakeReply.tool_call("glob", {"pattern": "**/*.txt", "path": str(root)}),
+            FakeReply.tool_call("file_editor", {"command": "view", "path": str(settings)}),
+            FakeReply.tool_call("glob", {"pattern": "**/*", "path": str(root)}),
         ],
     )
 
-    [view_key, view_log, grep, glob] = seen
-    for answer in (view_key, view_log):
+    [view_key, view_log, grep, glob, view_settings, everything] = seen
+    for answer in (view_key, view_log, view_settings):
         assert "hidden from the agent" in answer and key not in answer, answer
+    assert str(settings) not in everything and "conversations" not in everything, everything
     assert "No matching files found" in grep, grep
     assert "other-secret.txt" not in glob, glob

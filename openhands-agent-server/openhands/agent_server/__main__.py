@@ -120,8 +120,9 @@ def main(argv: list[str] | None = None) -> None:
                 ThrottledLoopErrors(config.repeated_error_log_seconds)
             )
             await super().startup(sockets)
-            if self.started and config.preload_litellm:
-                preload_litellm(app.state.pools.runs)
+            pools = getattr(app.state, "pools", None)  # none yet on a dormant server
+            if self.started and config.preload_litellm and pools is not None:
+                preload_litellm(pools.runs)
 
     try:
         Server(server_config).run()

@@ -23,10 +23,37 @@ OPEN_PATHS = frozenset({"/health", "/alive", "/", "/openapi.json", "/docs"})
 OPEN_PREFIXES = ("/static/", "/docs/")
 """Folders of static files (the page's scripts and styles, Swagger UI's)."""
 
+OWN_KEY_PATHS = frozenset({"/api/init"})
+"""Paths that check a key of their own instead: /api/init takes the bootstrap key
+(X-Init-API-Key), since a dormant server has no session keys yet."""
+
+BEARER_PREFIX = "/v1/"
+"""The OpenAI-compatible routes, which also take the session key as `Authorization: Bearer`
+(the header every OpenAI client sends its API key in)."""
+
 
 def needs_key(path: str) -> bool:
     """Whether an HTTP request for `path` needs a session key (when keys are configured)."""
-    return path not in OPEN_PATHS and not path.startswith(OPEN_PREFIXES)
+    return (
+        path not in OPEN_PATHS and path not in OWN_KEY_PATHS and not path.startswith(OPEN_PREFIXES)
+    )
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header value, or None."""
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
+
+
+class SessionKeys:
+    """The session keys in force: the configured ones, or those POST /api/init delivered."""
+
+    def __init__(self, keys: tuple[str, ...]) -> None:
+        self.keys = keys
 
 
 def key_matches(given: str | None, keys: tuple[str, ...]) -> bool:

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from openhands.sdk.errors import OpenHandsError
-from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -68,10 +75,17 @@ class ServerConfig(BaseSettings):
 
     session_api_keys: tuple[str, ...] = Field(
         default=(),
+        # The reference server's names for one key are read when OH_SESSION_API_KEYS is unset.
+        validation_alias=AliasChoices(
+            "OH_SESSION_API_KEYS", "OH_SESSION_API_KEYS_0", "SESSION_API_KEY"
+        ),
         description="Comma-separated keys. When set, every REST call except /health, /alive, "
         "the web page and /docs, and every WebSocket, needs one of them in the "
-        "X-Session-API-Key header (sockets may use the session_api_key query parameter). A "
-        "value that holds no key (e.g. ' , ') is refused: it would silently turn auth off.",
+        "X-Session-API-Key header (sockets may use the session_api_key query parameter; the "
+        "OpenAI-compatible /v1 routes also take it as `Authorization: Bearer`). A value that "
+        "holds no key (e.g. ' , ') is refused: it would silently turn auth off. When unset, "
+        "OH_SESSION_API_KEYS_0 or SESSION_API_KEY (one key each, the reference server's "
+        "names) are read instead.",
     )
     host: str = Field(
         default="127.0.0.1",
@@ -195,6 +209,20 @@ class ServerConfig(BaseSettings):
 
     # -- start and stop -------------------------------------------------------------------
 
+    deferred_init: bool = Field(
+        default=False,
+        description="Start dormant (a warm pool): /health answers, every other route but "
+        "/api/init answers 503 until POST /api/init (header X-Init-API-Key: the server's "
+        "OH_SECRET_KEY, or a key of its key file) delivers the runtime configuration. A "
+        "restart after that comes back ready with the same configuration.",
+    )
+    init_record_path: Path | None = Field(
+        default=None,
+        description="Where a dormant server keeps the configuration POST /api/init delivered, "
+        "sealed with the bootstrap key (default: `.init.sealed` beside the conversations "
+        "folder).",
+    )
+
     preload_litellm: bool = Field(
         default=True,
         description="Import litellm in a background thread once the server listens, so the "
@@ -216,6 +244,48 @@ class ServerConfig(BaseSettings):
         "(e.g. an LLM call) after goals are recorded `interrupted` and agents are paused; "
         "after that the server exits without it (0 = no wait). Nothing acknowledged is lost: "
         "every event is on disk before it is published.",
+    )
+
+    # -- stored settings, secrets and LLM profiles ------------------------------------------
+
+    settings_path: Path | None = Field(
+        default=None,
+        description="Where /api/settings, /api/settings/secrets and /api/profiles are stored, "
+        "their secrets sealed with OH_SECRET_KEY (default: `settings` beside the "
+        "conversations folder).",
+    )
+    max_profiles: int = Field(
+        default=50, ge=1, description="How many LLM profiles /api/profiles may hold."
+    )
+    max_secrets: int = Field(
+        default=500, ge=1, description="How many named secrets /api/settings/secrets may hold."
+    )
+    max_secret_bytes: int = Field(
+        default=64 * 1024,
+        ge=1,
+        description="Largest value of one stored secret, in bytes (UTF-8).",
+    )
+    max_settings_bytes: int = Field(
+        default=1024 * 1024,
+        ge=1,
+        description="Largest stored settings document (agent, conversation and misc settings "
+        "as JSON), in bytes.",
+    )
+
+    # -- the OpenAI-compatible gateway -------------------------------------------------------
+
+    gateway_wait_seconds: float = Field(
+        default=900.0,
+        ge=0,
+        description="How long POST /v1/chat/completions waits for the agent's run (or goal) "
+        "to end before it answers 504 (the run goes on; 0 = no limit).",
+    )
+    gateway_keepalive_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        le=300,
+        description="While a streamed chat completion waits, an SSE comment line is sent this "
+        "often so proxies keep the connection open.",
     )
 
     # -- where goals run ---------------------------------------------------------------------
@@ -435,6 +505,20 @@ class ServerConfig(BaseSettings):
     def auth_enabled(self) -> bool:
         """True when session API keys are configured."""
         return bool(self.session_api_keys)
+
+    @property
+    def settings_folder(self) -> Path:
+        """Where settings, stored secrets and LLM profiles live (OH_SETTINGS_PATH or default)."""
+        if self.settings_path is not None:
+            return self.settings_path
+        return self.conversations_path.resolve().parent / "settings"
+
+    @property
+    def init_record_file(self) -> Path:
+        """Where a dormant server keeps its /api/init configuration (OH_INIT_RECORD_PATH)."""
+        if self.init_record_path is not None:
+            return self.init_record_path
+        return self.conversations_path.resolve().parent / ".init.sealed"
 
     def fill_llm(self, llm: LLM) -> None:
         """Give an agent LLM the server's LLM_API_KEY (and LLM_BASE_URL) where it has none."""

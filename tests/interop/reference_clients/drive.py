@@ -213,6 +213,48 @@ def flow_goal(config: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def flow_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """Store an LLM and a secret through the settings API, then build the agent from
+    `workspace.get_llm()` (which brings no key back) and run it."""
+    workspace, _ = setup(config)
+    stored = {
+        "model": config["model"] + "-settings",
+        "base_url": config["base_url"],
+        "api_key": config["settings_key"],
+    }
+    patched = workspace.client.patch("/api/settings", json={"agent_settings_diff": {"llm": stored}})
+    patched.raise_for_status()
+    secret = workspace.client.put(
+        "/api/settings/secrets", json={"name": "INTEROP_TOKEN", "value": "tok", "description": "d"}
+    )
+    secret.raise_for_status()
+    llm = workspace.get_llm()
+    seen = Seen()
+    conv = Conversation(
+        agent=get_default_agent(llm=llm, cli_mode=True),
+        workspace=workspace,
+        callbacks=[seen],
+        visualizer=None,
+    )
+    conv.send_message("please say hi")
+    conv.run()
+    secrets = workspace.get_secrets()
+    saved = workspace.client.post("/api/profiles/interop", json={"llm": stored})
+    saved.raise_for_status()
+    profile_llm = workspace.get_llm(profile_name="interop")
+    result = {
+        "profile_usage_id": profile_llm.usage_id,
+        "profile_key_sent_back": profile_llm.api_key is not None,
+        "key_sent_back": llm.api_key is not None and bool(llm.api_key.get_secret_value()),
+        "model": llm.model,
+        "status": conv.state.execution_status.value,
+        "secrets": sorted(secrets),
+        "lookup_url": secrets["INTEROP_TOKEN"].url if "INTEROP_TOKEN" in secrets else None,
+    }
+    conv.close()
+    return result
+
+
 if __name__ == "__main__":
     flow, raw = sys.argv[1], sys.argv[2]
     print(json.dumps(globals()[f"flow_{flow}"](json.loads(raw))))

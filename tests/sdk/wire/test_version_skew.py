@@ -54,7 +54,7 @@ def test_a_reference_clients_create_body_is_read_with_one_log_line_naming_the_re
     ("field", "value"),
     [
         ("agent_definitions", [{"name": "helper"}]),
-        ("secrets", {"TOKEN": "value"}),
+        ("secrets_encrypted", True),
         ("tags", {"team": "a"}),
         ("worktree", True),
     ],

@@ -11,8 +11,12 @@ from openhands.agent_server.api.bash import router as bash
 from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
+from openhands.agent_server.api.gateway import router as gateway
 from openhands.agent_server.api.goals import router as goals
+from openhands.agent_server.api.init import router as init
+from openhands.agent_server.api.profiles import router as profiles
 from openhands.agent_server.api.server import router as server
+from openhands.agent_server.api.settings import router as settings
 from openhands.agent_server.api.sockets import router as sockets
 
 ROUTERS: tuple[APIRouter, ...] = (
@@ -23,5 +27,9 @@ ROUTERS: tuple[APIRouter, ...] = (
     bash,
     sockets,
     server,
+    settings,
+    profiles,
+    init,
+    gateway,
 )
 """Every router, in mounting order (sockets check the session key themselves)."""

@@ -6,11 +6,13 @@ import uuid
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response, status
-from openhands.agent_server.api.deps import live_conversation, registry
+from openhands.agent_server.api.deps import live_conversation, registry, server_settings
 from openhands.agent_server.api.models import STORAGE, error_responses
 from openhands.agent_server.api.routing import CheckedRoute
 from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.agent_server.services.server_settings import ServerSettings
+from openhands.agent_server.services.stored_llms import with_llm_profile
 from openhands.sdk.conversation import ConversationExecutionStatus
 from openhands.sdk.wire import (
     ConversationInfo,
@@ -28,6 +30,7 @@ router = APIRouter(prefix="/api/conversations", tags=["conversations"], route_cl
 
 Registry = Annotated[ConversationRegistry, Depends(registry)]
 Live = Annotated[LiveConversation, Depends(live_conversation)]
+Stores = Annotated[ServerSettings, Depends(server_settings)]
 
 
 @router.post(
@@ -40,9 +43,10 @@ Live = Annotated[LiveConversation, Depends(live_conversation)]
     },
 )
 async def start_conversation(
-    request: StartConversationRequest, conversations: Registry
+    request: StartConversationRequest, conversations: Registry, stores: Stores
 ) -> Response:
     """Create a conversation (201), or return the existing one with that id (200)."""
+    request = with_llm_profile(request, stores.llm_defaults)
     conversation_id, created = await conversations.start(request)
     info = await conversations.info(conversation_id)
     return _json(info, status.HTTP_201_CREATED if created else status.HTTP_200_OK)

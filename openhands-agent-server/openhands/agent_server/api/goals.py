@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends
-from openhands.agent_server.api.deps import live_conversation, registry
+from openhands.agent_server.api.deps import live_conversation, registry, server_settings
 from openhands.agent_server.api.models import STORAGE, StartGoalRequest, error_responses
 from openhands.agent_server.api.routing import CheckedRoute
+from openhands.agent_server.goals.judges import JUDGE_USAGE_ID
 from openhands.agent_server.services.credentials import goal_judge
 from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.agent_server.services.server_settings import ServerSettings
 from openhands.sdk.conversation.goal import GoalStatus
 from openhands.sdk.wire import GoalRoundRequest, ResumeGoalRequest, Success
 
@@ -20,18 +22,24 @@ router = APIRouter(
 
 Live = Annotated[LiveConversation, Depends(live_conversation)]
 Registry = Annotated[ConversationRegistry, Depends(registry)]
+Stores = Annotated[ServerSettings, Depends(server_settings)]
 
 
 @router.post("", response_model=Success, responses=error_responses(404, 409, *STORAGE))
 async def start_goal(
-    request: StartGoalRequest, conversation: Live, conversations: Registry
+    request: StartGoalRequest, conversation: Live, conversations: Registry, stores: Stores
 ) -> Success:
     """Start a goal loop in the background once its `running` status is on disk.
 
     Its status streams as `key="goal"` events.
     """
+    requested = request.judge_llm
+    if request.judge_llm_profile is not None:
+        requested = stores.llm_defaults.profile_llm(
+            request.judge_llm_profile, usage_id=JUDGE_USAGE_ID, field=("judge_llm_profile",)
+        )
     async with goal_judge(
-        conversations.credentials, conversations.pools.controls, conversation.id, request.judge_llm
+        conversations.credentials, conversations.pools.controls, conversation.id, requested
     ) as judge:
         await conversation.start_goal_loop(
             request.objective,

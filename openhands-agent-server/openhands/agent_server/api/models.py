@@ -23,6 +23,7 @@ from openhands.sdk.event import (
     SystemPromptEvent,
     UserRejectObservation,
 )
+from openhands.sdk.llm.llm_profile_store import PROFILE_NAME
 from openhands.sdk.wire import ErrorResponse
 from pydantic import BaseModel, Field
 
@@ -44,8 +45,16 @@ class StartGoalRequest(GoalRequest):
     """Start a goal: the agent works until an independent judge finds the objective proven.
 
     The fields and their meaning are the SDK's `GoalRequest` (0 or null limits: unlimited;
-    negative: refused with a 422 naming the field), so a script and the server agree.
+    negative: refused with a 422 naming the field), so a script and the server agree; the
+    server adds `judge_llm_profile`.
     """
+
+    judge_llm_profile: str | None = Field(
+        default=None,
+        pattern=PROFILE_NAME.pattern,
+        description="A stored LLM profile (/api/profiles) to judge with, instead of judge_llm; "
+        "its key stays on the server.",
+    )
 
 
 class HealthResponse(BaseModel):
@@ -118,6 +127,8 @@ _ERROR_DESCRIPTIONS = {
     413: "The body is larger than OH_MAX_BODY_BYTES.",
     421: "The Host header does not name this server (set OH_ALLOWED_HOSTS).",
     422: "A field is invalid; `message` names it and `detail` lists every bad field.",
+    502: "The agent's run (or goal) ended in an error; `message` says which.",
+    504: "The run did not end in time (OH_GATEWAY_WAIT_SECONDS); it goes on.",
     503: "The server's storage refused a read or a write; retry once it is healthy.",
     507: "The server's disk is full; free space, then retry.",
 }

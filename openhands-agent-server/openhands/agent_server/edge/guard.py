@@ -5,7 +5,8 @@ In order, before any route runs and before any body byte is read:
 1. Host must name this server (421 otherwise): no DNS rebinding.
 2. A state-changing request (any method but GET, HEAD, OPTIONS) or a WebSocket with an
    Origin header must come from this server's origin or `OH_ALLOWED_ORIGINS` (403): no CSRF.
-3. The session key, for every HTTP path but the open ones (401).
+3. The session key, for every HTTP path but the open ones (401); the /v1 routes also take it
+   as `Authorization: Bearer` (OpenAI clients).
 4. A Content-Length over `OH_MAX_BODY_BYTES` (413); a body without one is counted while it
    streams and refused (413) the moment it passes the cap; a body that pauses longer than
    `OH_HTTP_BODY_TIMEOUT_SECONDS` is answered 408.
@@ -18,7 +19,14 @@ from __future__ import annotations
 
 import json
 
-from openhands.agent_server.auth import MISSING_KEY_MESSAGE, key_matches, needs_key
+from openhands.agent_server.auth import (
+    BEARER_PREFIX,
+    MISSING_KEY_MESSAGE,
+    SessionKeys,
+    bearer_token,
+    key_matches,
+    needs_key,
+)
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.edge.body_limit import (
     BodyTimeoutError,
@@ -59,10 +67,11 @@ def bad_origin_message(origin: bytes) -> str:
 class EdgeGuard:
     """Refuses requests from the wrong Host or Origin, without a key, or with a body too big."""
 
-    def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
+    def __init__(self, app: ASGIApp, config: ServerConfig, keys: SessionKeys | None = None) -> None:
+        """`keys`: the session keys in force, if they may change (a dormant server's init)."""
         self.app = app
         self.trust = RequestTrust(config)
-        self.keys = config.session_api_keys
+        self.keys = keys or SessionKeys(config.session_api_keys)
         self.max_body = config.max_body_bytes
         self.body_pause = config.http_body_timeout_seconds
 
@@ -77,7 +86,7 @@ class EdgeGuard:
             await self.app(scope, receive, send)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        host = origin = key = length = None
+        host = origin = key = length = authorization = None
         for name, value in scope["headers"]:
             if name == b"host":
                 host = value
@@ -87,14 +96,23 @@ class EdgeGuard:
                 key = value
             elif name == b"content-length":
                 length = value
+            elif name == b"authorization":
+                authorization = value
         refusal = self._refusal(
             scope, host, origin if scope["method"] not in SAFE_METHODS else None
         )
+        keys = self.keys.keys
+        path = scope["path"]
         if (
             refusal is None
-            and self.keys
-            and needs_key(scope["path"])
-            and not key_matches(key.decode("latin-1") if key else None, self.keys)
+            and keys
+            and needs_key(path)
+            and not key_matches(key.decode("latin-1") if key else None, keys)
+            and not (
+                path.startswith(BEARER_PREFIX)
+                and authorization is not None
+                and key_matches(bearer_token(authorization.decode("latin-1")), keys)
+            )
         ):
             refusal = (401, MISSING_KEY_MESSAGE)
         if refusal is None and declared_too_large(length, self.max_body):

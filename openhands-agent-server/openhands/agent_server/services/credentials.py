@@ -52,6 +52,15 @@ class JudgeChoice:
     restore: Callable[[], None] | None = None
 
 
+class LLMDefaults(Protocol):
+    """Fills in what an LLM sent without a key gets: `ServerConfig` (LLM_API_KEY), or the
+    stored settings and profiles first (`services/stored_llms.py`)."""
+
+    def fill_llm(self, llm: LLM) -> None:
+        """Give `llm` a key (and base URL) where it has none; no I/O (runs on the loop)."""
+        ...
+
+
 class Credentials(Protocol):
     """Gives LLMs their keys; may keep (sealed) what a client sent, for after a restart.
 
@@ -103,8 +112,8 @@ class Credentials(Protocol):
 class ServerDefaults:
     """Keys from the server's settings only: LLM_API_KEY (and LLM_BASE_URL) where none is set."""
 
-    def __init__(self, config: ServerConfig) -> None:
-        self._config = config
+    def __init__(self, config: ServerConfig, *, defaults: LLMDefaults | None = None) -> None:
+        self._config: LLMDefaults = defaults or config
 
     def new_conversation(self, conversation_id: uuid.UUID, agent: AgentBase) -> None:
         """Fill the server's defaults into the new agent's LLM."""

@@ -247,6 +247,11 @@ class LiveConversation:
         self._run_future = future
         return future
 
+    def current_run(self) -> concurrent.futures.Future[RunResult] | None:
+        """The run in progress, or the last one (None before the first): for callers that
+        wait for the run their message started to end."""
+        return self._run_future
+
     async def run_agent(self) -> RunResult:
         """Run the agent (in a run thread) and return how the run ended."""
         return await asyncio.wrap_future(self._submit_run())

@@ -13,6 +13,7 @@ refusing disk is the SDK's `StorageError` (the edge answers 503, or 507 when it 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
 from pathlib import Path
@@ -23,6 +24,7 @@ from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
 from openhands.agent_server.goals.restart import left_running
 from openhands.agent_server.services.catalog import BrokenConversation, Catalog
+from openhands.agent_server.services.conversation_secrets import ConversationSecrets
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
 from openhands.agent_server.services.extensions import extended_agent
 from openhands.agent_server.services.live import LiveConversation
@@ -68,12 +70,19 @@ class ConversationRegistry:
     """The conversations under one folder: stored ones by summary, open ones live."""
 
     def __init__(
-        self, config: ServerConfig, pools: Pools, credentials: Credentials | None = None
+        self,
+        config: ServerConfig,
+        pools: Pools,
+        credentials: Credentials | None = None,
+        *,
+        secrets: ConversationSecrets | None = None,
     ) -> None:
+        """`secrets` keeps the secret sources conversations are created with (else: none)."""
         self.config = config
         self.pools = pools
         self.path = config.conversations_path
         self.credentials: Credentials = credentials or ServerDefaults(config)
+        self.secrets = secrets
         self.catalog = Catalog()
         self._live: dict[uuid.UUID, LiveConversation] = {}
         self._opening: dict[uuid.UUID, asyncio.Future[LiveConversation]] = {}
@@ -295,6 +304,16 @@ class ConversationRegistry:
                 f"Conversation {summary.id} could not be loaded: its files are damaged "
                 f"({type(exc).__name__}); see broken_conversations in /server_info."
             ) from exc
+        if self.secrets is not None:
+            try:
+                sources = await self.pools.controls.run(
+                    self.secrets.restore, self.path / summary.id.hex
+                )
+            except BaseException:
+                await self.pools.controls.run_to_completion(live.conversation.close)
+                raise
+            if sources:
+                live.conversation.update_secrets(sources)
         recovery = live.goal.recover_after_restart()
         if recovery is not None:
             try:
@@ -379,6 +398,8 @@ class ConversationRegistry:
                 raise NotFoundError(str(exc)) from None
             try:
                 self.credentials.created(fork_id)
+                if self.secrets is not None:
+                    self.secrets.copy(self.path / source_id.hex, self.path / fork_id.hex)
             except BaseException:
                 fork.close()
                 remove_folders(self.path / fork_id.hex)
@@ -418,6 +439,11 @@ class ConversationRegistry:
             security_analyzer=request.security_analyzer,
         )
         self.credentials.new_conversation(conversation_id, agent)
+        keep_secrets = None
+        if request.secrets and self.secrets is not None:
+            keep_secrets = functools.partial(
+                self.secrets.keep, self.path / conversation_id.hex, dict(request.secrets)
+            )
         try:
             conversation = await self.pools.controls.run_to_completion(
                 create_conversation,
@@ -425,10 +451,18 @@ class ConversationRegistry:
                 self.path,
                 conversation_id,
                 credentials=self.credentials,
+                after_create=keep_secrets,
             )
         except BaseException:
             self.credentials.forget(conversation_id)
             raise
+        # The policy and analyzer are in `config` (its first base_state.json); secrets are
+        # sources the conversation resolves when the agent needs them.
+        if request.secrets:
+            sources = dict(request.secrets)
+            if self.secrets is not None:
+                sources = self.secrets.resolve(sources)
+            conversation.update_secrets(sources)
         return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:

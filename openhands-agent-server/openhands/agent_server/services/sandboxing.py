@@ -1,7 +1,8 @@
 """The server's sandbox policy: what the agent's processes may see, from OH_SANDBOX*.
 
 At start the server configures the SDK's sandbox (`openhands.sdk.workspace.sandbox`) for the
-whole process: the conversations folder and the key file are hidden from every sandboxed
+whole process: the conversations folder, the key file, the stored settings, secrets and
+profiles (OH_SETTINGS_PATH) and a dormant server's init record are hidden from every sandboxed
 process, and the parent of the default working directories is a workspace of its own (so a
 conversation sees only its own folder in it, and /api/bash run there sees none of the
 conversations' folders). Each conversation's working directory is claimed by the registry,
@@ -38,7 +39,14 @@ def start_sandbox(config: ServerConfig) -> SandboxStatus:
     policy = SandboxPolicy(
         mode=config.sandbox,
         network=config.sandbox_network,
-        hidden=(str(conversations), str(key_file_path(conversations))),
+        # Everything the server keeps: conversations, the sealing key, the stored settings,
+        # secrets and profiles, and a dormant server's sealed init record.
+        hidden=(
+            str(conversations),
+            str(key_file_path(conversations)),
+            str(config.settings_folder.resolve()),
+            str(config.init_record_file.resolve()),
+        ),
         writable=config.sandbox_writable,
     )
     configure_sandbox(policy)

@@ -30,7 +30,11 @@ from typing import Any, Literal
 
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.goals.judges import requested_judge
-from openhands.agent_server.services.credentials import JudgeChoice, SealedKeysError
+from openhands.agent_server.services.credentials import (
+    JudgeChoice,
+    LLMDefaults,
+    SealedKeysError,
+)
 from openhands.agent_server.services.sealing import SecretBox, UnsealError
 from openhands.sdk.agent import AgentBase
 from openhands.sdk.conversation import list_conversation_ids
@@ -92,10 +96,10 @@ class AgentSecrets(BaseModel):
     values: list[SealedValue] = Field(default_factory=list)
 
 
-def agent_secrets(agent: AgentBase) -> AgentSecrets:
-    """The secrets in `agent`: the values its dump shows only with `expose_secrets`."""
-    exposed = agent.model_dump(mode="json", context=EXPOSE)
-    plain = agent.model_dump(mode="json")
+def model_secrets(model: BaseModel, *, exclude_unset: bool = False) -> AgentSecrets:
+    """The secrets in `model`: the values its JSON dump shows only with `expose_secrets`."""
+    exposed = model.model_dump(mode="json", context=EXPOSE, exclude_unset=exclude_unset)
+    plain = model.model_dump(mode="json", exclude_unset=exclude_unset)
     return AgentSecrets(
         values=[
             SealedValue(path=list(path), value=SecretStr(value))
@@ -104,14 +108,24 @@ def agent_secrets(agent: AgentBase) -> AgentSecrets:
     )
 
 
+def agent_secrets(agent: AgentBase) -> AgentSecrets:
+    """The secrets in `agent`: the values its dump shows only with `expose_secrets`."""
+    return model_secrets(agent)
+
+
+def put_secrets(data: Any, secrets: AgentSecrets) -> None:
+    """Write `secrets` back into `data` (a model's JSON dump) where they were found."""
+    for item in secrets.values:
+        _put(data, item.path, item.value.get_secret_value())
+
+
 def with_secrets(agent: AgentBase, secrets: AgentSecrets) -> AgentBase:
     """`agent` (as read from disk) rebuilt with `secrets` put back where they were.
 
     Raises `ValidationError` if the values no longer fit the spec.
     """
     data = agent.model_dump(mode="json")
-    for item in secrets.values:
-        _put(data, item.path, item.value.get_secret_value())
+    put_secrets(data, secrets)
     return type(agent).model_validate(data)
 
 
@@ -164,8 +178,12 @@ class _Kept:
 class SealedCredentials:
     """Credentials that survive a restart: what clients sent, sealed in each folder."""
 
-    def __init__(self, config: ServerConfig, box: SecretBox) -> None:
+    def __init__(
+        self, config: ServerConfig, box: SecretBox, *, defaults: LLMDefaults | None = None
+    ) -> None:
+        """`defaults` fills LLMs that come without a key (default: the server's LLM_API_KEY)."""
         self._config = config
+        self._defaults: LLMDefaults = defaults or config
         self._box = box
         self._path = config.conversations_path
         self._lock = threading.Lock()  # guards the dicts below
@@ -194,7 +212,7 @@ class SealedCredentials:
         token = self._seal(secrets.model_dump_json(context=EXPOSE)) if secrets.values else None
         with self._lock:
             self._pending[conversation_id] = token
-        self._config.fill_llm(agent.llm)
+        self._defaults.fill_llm(agent.llm)
 
     def created(self, conversation_id: uuid.UUID) -> None:
         """Write the sealed secrets into the new conversation's folder (if it has any)."""
@@ -229,7 +247,7 @@ class SealedCredentials:
                             exc.error_count(),
                         )
                 self._reseal_stale(conversation_id, kept)
-        self._config.fill_llm(agent.llm)
+        self._defaults.fill_llm(agent.llm)
         if unreadable is not None:
             if agent.llm.api_key is None:
                 kept.problem = self._agent_problem(conversation_id, unreadable)
@@ -276,7 +294,7 @@ class SealedCredentials:
                 kept.judge, kept.judge_llm, kept.judge_ticket = previous
                 raise
         if judge is not None:
-            self._config.fill_llm(judge)
+            self._defaults.fill_llm(judge)
         return JudgeChoice(
             judge, restore=partial(self._put_back, conversation_id, ticket, previous)
         )
@@ -391,7 +409,7 @@ class SealedCredentials:
                 exc.error_count(),
             )
             return None
-        self._config.fill_llm(judge)
+        self._defaults.fill_llm(judge)
         kept.judge_llm = judge
         return judge
 

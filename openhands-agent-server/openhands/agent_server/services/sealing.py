@@ -16,6 +16,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import errno
+import hashlib
+import hmac
 import logging
 import os
 import secrets
@@ -73,6 +75,8 @@ class SecretBox:
                     "value, e.g. from: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
                 )
         self.source = source
+        # Digests only: enough to recognise a key (`matches`), never to recover one.
+        self._digests = [hashlib.sha256(key.encode()).digest() for key in keys]
         self._fernets: list[Fernet] = [_fernet(key) for key in keys]
         self._multi: MultiFernet = MultiFernet(self._fernets)
 
@@ -80,6 +84,16 @@ class SecretBox:
     def key_count(self) -> int:
         """How many keys are configured (more than one: a rotation is under way)."""
         return len(self._fernets)
+
+    def matches(self, candidate: str | None) -> bool:
+        """Whether `candidate` is one of the keys (constant time): the bootstrap key check."""
+        if not candidate:
+            return False
+        given = hashlib.sha256(candidate.encode()).digest()
+        found = False
+        for digest in self._digests:  # every key, so the time taken says nothing
+            found |= hmac.compare_digest(given, digest)
+        return found
 
     @classmethod
     def from_config(cls, config: ServerConfig) -> SecretBox:

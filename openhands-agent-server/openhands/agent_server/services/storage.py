@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from openhands.agent_server.blocking import Pools
@@ -136,13 +137,15 @@ def create_conversation(
     conversation_id: uuid.UUID,
     *,
     credentials: Credentials | None = None,
+    after_create: Callable[[], None] | None = None,
 ) -> LocalConversation:
     """Create and persist a conversation with its whole configuration, or raise and leave no
     folder behind.
 
     The configuration (policy and analyzer included) is in the first `base_state.json`, so a
     crash right after the create cannot lose a part of it. `credentials.created` writes what
-    it keeps (sealed keys) once the folder exists. A bad tool spec or field is an
+    it keeps (sealed keys) once the folder exists, then `after_create` (e.g. its sealed secret
+    sources); if either fails, so does the create. A bad tool spec or field is an
     `InvalidRequestError` (422); a refusing disk a `StorageError` (503, or
     `StorageFullError`: 507).
     """
@@ -152,9 +155,12 @@ def create_conversation(
         conversation = LocalConversation(
             None, persistence_dir=persistence_dir, conversation_id=conversation_id, config=config
         )
-        if credentials is not None:
+        if credentials is not None or after_create is not None:
             try:
-                credentials.created(conversation_id)
+                if credentials is not None:
+                    credentials.created(conversation_id)
+                if after_create is not None:
+                    after_create()
             except BaseException:
                 conversation.close()
                 remove_folders(persistence_dir / conversation_id.hex)

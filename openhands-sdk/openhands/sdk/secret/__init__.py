@@ -1,5 +1,11 @@
 """Secrets a conversation hands to its agent's commands: sources and their values."""
 
-from openhands.sdk.secret.secrets import LookupSecret, SecretSource, SecretValue, StaticSecret
+from openhands.sdk.secret.secrets import (
+    LookupSecret,
+    SecretSource,
+    SecretSpec,
+    SecretValue,
+    StaticSecret,
+)
 
-__all__ = ["LookupSecret", "SecretSource", "SecretValue", "StaticSecret"]
+__all__ = ["LookupSecret", "SecretSource", "SecretSpec", "SecretValue", "StaticSecret"]

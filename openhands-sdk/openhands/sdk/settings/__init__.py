@@ -1,4 +1,6 @@
-"""Settings: an agent described as plain data (`OpenHandsAgentSettings`), JSON in and out.
+"""Settings: an agent described as plain data (`OpenHandsAgentSettings`, `model.py`), and the
+agent server's stored settings, secrets and LLM profiles as its routes read and answer them
+(`api_models.py`, shared by the server and `RemoteWorkspace`).
 
 The names load on first use (this package is not imported by `import openhands.sdk`).
 """
@@ -9,6 +11,21 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from openhands.sdk.settings.api_models import (
+        PROFILE_NAME_PATTERN,
+        SECRET_NAME_PATTERN,
+        ProfileDetailResponse,
+        ProfileInfo,
+        ProfileListResponse,
+        ProfileMutationResponse,
+        SaveProfileRequest,
+        SecretCreateRequest,
+        SecretItemResponse,
+        SecretsListResponse,
+        SettingsResponse,
+        SettingsUpdateRequest,
+        StoredAgentSettings,
+    )
     from openhands.sdk.settings.model import (
         AGENT_SETTINGS_SCHEMA_VERSION,
         AgentSettingsBase,
@@ -35,23 +52,53 @@ _MODEL_NAMES = (
     "validate_agent_settings",
 )
 
+_API_NAMES = (
+    "PROFILE_NAME_PATTERN",
+    "SECRET_NAME_PATTERN",
+    "ProfileDetailResponse",
+    "ProfileInfo",
+    "ProfileListResponse",
+    "ProfileMutationResponse",
+    "SaveProfileRequest",
+    "SecretCreateRequest",
+    "SecretItemResponse",
+    "SecretsListResponse",
+    "SettingsResponse",
+    "SettingsUpdateRequest",
+    "StoredAgentSettings",
+)
+
 
 def __getattr__(name: str) -> Any:
-    if name in _MODEL_NAMES:
-        value = getattr(import_module("openhands.sdk.settings.model"), name)
-        globals()[name] = value
-        return value
+    for module, names in (("model", _MODEL_NAMES), ("api_models", _API_NAMES)):
+        if name in names:
+            value = getattr(import_module(f"openhands.sdk.settings.{module}"), name)
+            globals()[name] = value
+            return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
     "AGENT_SETTINGS_SCHEMA_VERSION",
+    "PROFILE_NAME_PATTERN",
+    "SECRET_NAME_PATTERN",
     "AgentSettingsBase",
     "CondenserSettings",
     "CondenserSettingsConfig",
     "LLMSummarizingCondenserSettings",
     "NoOpCondenserSettings",
     "OpenHandsAgentSettings",
+    "ProfileDetailResponse",
+    "ProfileInfo",
+    "ProfileListResponse",
+    "ProfileMutationResponse",
+    "SaveProfileRequest",
+    "SecretCreateRequest",
+    "SecretItemResponse",
+    "SecretsListResponse",
+    "SettingsResponse",
+    "SettingsUpdateRequest",
+    "StoredAgentSettings",
     "create_agent_from_settings",
     "default_agent_settings",
     "validate_agent_settings",

@@ -22,6 +22,7 @@ from openhands.sdk.wire.base import (
 )
 from openhands.sdk.wire.bash import BashCommand, BashEventPage, BashOutput, ExecuteCommandRequest
 from openhands.sdk.wire.conversations import (
+    PROFILE_USAGE_PREFIX,
     ClientToolResponseRequest,
     ConfirmationResponseRequest,
     ConversationInfo,
@@ -39,6 +40,7 @@ from openhands.sdk.wire.conversations import (
 )
 
 __all__ = [
+    "PROFILE_USAGE_PREFIX",
     "BashCommand",
     "BashEventPage",
     "BashOutput",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Mapping
 from datetime import datetime
@@ -14,9 +15,11 @@ from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event, UnknownEventKindError
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
+from openhands.sdk.llm.llm_profile_store import PROFILE_NAME
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
 from openhands.sdk.plugin.types import PluginSource
+from openhands.sdk.secret.secrets import SecretSource, SecretSpec
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.tool.client_tool import ClientToolSpec
@@ -33,6 +36,11 @@ from pydantic import (
 )
 
 logger = logging.getLogger("openhands.sdk.wire")
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+PROFILE_USAGE_PREFIX = "profile:"
+"""The usage_id (and placeholder model) of an LLM taken from a stored profile by name."""
 
 
 # -- conversations --------------------------------------------------------------------------
@@ -93,7 +101,6 @@ class StartConversationRequest(WireRequest):
         "conversation_runtime": "conversations run on this server ('local' only)",
         "parent_conversation_id": "child conversations are not built here",
         "prompt": "use `initial_message` instead",
-        "secrets": "send them with POST /{id}/secrets, or in the agent's spec",
         "secrets_encrypted": "send secrets in clear over a trusted connection",
         "tags": "set tags when forking (POST /{id}/fork), or leave them out",
         "title_llm_profile": "leave it out: titles come from the first message",
@@ -137,6 +144,46 @@ class StartConversationRequest(WireRequest):
         "hooks): {source: a folder on the server, a git URL or github:owner/repo, ref, "
         "repo_path}.",
     )
+    secrets: dict[str, SecretSpec] = Field(
+        default_factory=dict,
+        description="Secrets for the agent's commands by environment variable name: a value, "
+        '{"kind": "StaticSecret", "value": ...} or {"kind": "LookupSecret", "url": ...}. A '
+        "command naming $NAME gets it; its output shows <secret-hidden> instead; never in "
+        "events. A LookupSecret of the server's own /api/settings/secrets/NAME reads that "
+        "stored secret.",
+    )
+    llm_profile: str | None = Field(
+        default=None,
+        pattern=PROFILE_NAME.pattern,
+        description="A stored LLM profile (/api/profiles) the agent uses instead of agent.llm "
+        "(which may then be left out); its key stays on the server.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _agent_llm_from_profile(cls, data: Any) -> Any:
+        # With `llm_profile` the agent's LLM comes from the server: a placeholder stands in
+        # until the server puts the profile's LLM there.
+        if not isinstance(data, dict) or not isinstance(data.get("llm_profile"), str):
+            return data
+        agent = data.get("agent")
+        if agent is None:
+            agent = {"kind": "Agent"}
+        if isinstance(agent, dict) and agent.get("llm") is None:
+            placeholder = {"model": f"{PROFILE_USAGE_PREFIX}{data['llm_profile']}"}
+            data = {**data, "agent": {**agent, "llm": placeholder}}
+        return data
+
+    @field_validator("secrets")
+    @classmethod
+    def _secret_names(cls, secrets: dict[str, SecretSource]) -> dict[str, SecretSource]:
+        for name in secrets:
+            if not _ENV_NAME.match(name):
+                raise ValueError(
+                    f"secret name {name!r} is not an environment variable name (letters, "
+                    "digits and _, not starting with a digit)"
+                )
+        return secrets
 
     @field_validator("plugins", mode="before")
     @classmethod

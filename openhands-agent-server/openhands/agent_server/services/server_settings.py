@@ -1,0 +1,51 @@
+"""`ServerSettings`: the server's stored settings, secrets and LLM profiles, built together.
+
+One object per server (composed in app.py, read by the routes from `app.state`): the three
+stores share the settings folder and the server's sealing key, and give conversations what
+they need: keys for LLMs sent without one (`llm_defaults`) and the stored secrets a
+conversation refers to by name (`conversation_secrets`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from openhands.agent_server.config import ServerConfig
+from openhands.agent_server.services.conversation_secrets import ConversationSecrets
+from openhands.agent_server.services.profile_store import ProfileStore
+from openhands.agent_server.services.sealing import SecretBox
+from openhands.agent_server.services.secret_store import SecretStore
+from openhands.agent_server.services.settings_folder import ensure_folder
+from openhands.agent_server.services.settings_store import SettingsStore
+from openhands.agent_server.services.stored_llms import StoredLLMDefaults
+from openhands.sdk.errors import StorageError
+
+logger = logging.getLogger(__name__)
+
+
+class ServerSettings:
+    """Settings, secrets and profiles of one server, sealed with its key."""
+
+    def __init__(self, config: ServerConfig, box: SecretBox) -> None:
+        self.folder = config.settings_folder
+        self.settings = SettingsStore(self.folder, box, max_bytes=config.max_settings_bytes)
+        self.secrets = SecretStore(
+            self.folder, box, max_count=config.max_secrets, max_bytes=config.max_secret_bytes
+        )
+        self.profiles = ProfileStore(self.folder, box, max_count=config.max_profiles)
+        self.llm_defaults = StoredLLMDefaults(config, self.settings, self.profiles)
+        self.conversation_secrets = ConversationSecrets(config, box, self.secrets)
+
+    def load(self) -> None:
+        """Create the folder if needed and read every store (blocking; at start-up).
+
+        A folder that cannot be created (a read-only disk) does not stop the server: what
+        is there is read, and a change answers 503 when its write is refused.
+        """
+        try:
+            ensure_folder(self.folder)
+        except StorageError as exc:
+            logger.warning("The settings folder is not writable: %s", exc)
+        self.settings.load()
+        self.secrets.load()
+        self.profiles.load()
