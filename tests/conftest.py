@@ -12,7 +12,7 @@ from child_processes import Sleeper
 # litellm must never fetch its price map from the network in tests (set before any import).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-SLOW_DIRS = ("e2e", "cross", "interop", "reliability", "temporal")
+SLOW_DIRS = ("e2e", "cross", "interop", "reliability", "temporal", "conformance")
 """Test folders that start servers, browsers or clusters: every test in them is `slow`."""
 
 

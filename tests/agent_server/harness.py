@@ -21,7 +21,9 @@ from websockets.sync.client import ClientConnection, connect
 T = TypeVar("T")
 
 START_TIMEOUT = 60.0
-WAIT_TIMEOUT = 30.0
+WAIT_TIMEOUT = 90.0
+"""Seconds a wait for an event allows: a fresh server imports litellm on its first LLM call,
+which takes 30 s and more while other work keeps both cores busy."""
 
 
 def free_port() -> int:

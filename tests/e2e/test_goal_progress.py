@@ -189,7 +189,7 @@ def test_goal_form_sends_the_budget_and_the_judge_model(
 ) -> None:
     run_three_rounds(page, priced_llm, tmp_path / "project")
     goal = httpx.get(f"{server_url}/api/conversations/{conversation_id(page)}/goal").json()
-    assert goal["max_cost"] == 2
+    assert goal["limits"]["max_cost"] == 2
     judged = priced_llm.requests_for(JUDGE_MODEL)
     assert len(judged) == 3
     assert priced_llm.requests_for(AGENT_MODEL)  # the agent kept its own model

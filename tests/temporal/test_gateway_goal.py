@@ -9,7 +9,7 @@ import openai
 from agent_server.harness import ServerProcess, unique, verdict
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from .conftest import Worker
+from .harness import Worker
 
 
 def _save_profile(server: ServerProcess, fake_llm: FakeOpenAIServer, name: str) -> None:

@@ -18,7 +18,7 @@ from agent_server.harness import (
 )
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from .conftest import TemporalDevServer, Worker
+from .harness import TemporalDevServer, Worker
 
 
 def _create(client: httpx.Client, fake_llm: FakeOpenAIServer, model: str) -> str:

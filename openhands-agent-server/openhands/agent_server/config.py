@@ -303,6 +303,14 @@ class ServerConfig(BaseSettings):
     temporal_task_queue: str = Field(
         default="openhands-goals", description="The task queue the goal workers poll."
     )
+    temporal_stop_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        le=3600,
+        description="How long stopping a goal on Temporal (POST /goal/stop, a user message, "
+        "shutdown) waits for its workflow to record the end; after that the server records it "
+        "and terminates the workflow (e.g. no worker is running).",
+    )
     public_url: str | None = Field(
         default=None,
         description="The URL goal workers use to reach this server (default: "

@@ -301,13 +301,23 @@ def test_a_requested_judge_is_counted_apart_from_the_agent(
 
 def test_concurrent_starts_give_one_200_and_the_rest_409(
     server: ServerProcess,
+    client: httpx.Client,
     fake_llm: FakeOpenAIServer,
     agent_model: str,
     judge_model: str,
     judge: dict[str, Any],
     conversation_id: str,
 ) -> None:
-    fake_llm.script(agent_model, [FakeReply.text("done").delayed(0.5)])
+    # The winner's agent answers only once every start has been answered: its goal is still
+    # running when the last POST arrives, however slowly a loaded machine serves them (with a
+    # fixed reply delay a goal could end first, and a later start would rightly win too).
+    answered = threading.Event()
+
+    def hold_until_answered(body: dict[str, Any]) -> FakeReply:
+        answered.wait(timeout=120)
+        return FakeReply.text("done")
+
+    fake_llm.set_responder(agent_model, hold_until_answered)
     fake_llm.script(judge_model, [verdict(True)])
     codes: list[int] = []
     barrier = threading.Barrier(8)
@@ -321,8 +331,10 @@ def test_concurrent_starts_give_one_200_and_the_rest_409(
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=60)
+        thread.join(timeout=120)
+    answered.set()
     assert sorted(codes) == [200] + [409] * 7
+    assert _ended(client, conversation_id)["status"] == "complete"
 
 
 def test_goal_routes_of_unknown_conversation_are_404(client: httpx.Client) -> None:
@@ -416,7 +428,8 @@ def test_zero_budgets_mean_unlimited_as_in_the_sdk(
     response = _start(client, conversation_id, judge_llm=judge, max_cost=0, time_limit=0)
     assert response.status_code == 200, response.text
     status = _ended(client, conversation_id)
-    assert (status["status"], status["max_cost"], status["time_limit"]) == ("complete", None, None)
+    limits = status["limits"]
+    assert (status["status"], limits["max_cost"], limits["time_limit"]) == ("complete", None, None)
 
 
 def test_start_while_the_conversation_runs_is_409(
@@ -466,3 +479,33 @@ def test_health_answers_while_ten_goals_run(
     assert all(_goal(client, cid)["active"] for cid in ids)
     for cid in ids:
         assert _ended(client, cid)["status"] == "complete"
+
+
+def _step(client: httpx.Client, cid: str, body: dict[str, Any]) -> httpx.Response:
+    return client.post(f"/api/conversations/{cid}/goal/steps", json=body)
+
+
+def test_a_step_from_a_run_that_does_not_drive_the_goal_is_409(
+    client: httpx.Client, conversation_id: str
+) -> None:
+    body = {"run": "not-a-run", "step_id": "1", "step": {"kind": "await_approval"}}
+    response = _step(client, conversation_id, body)
+    assert response.status_code == 409, response.text
+    assert "does not drive" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"run": "r", "step_id": "1", "step": {"kind": "launch_rockets"}}, "step"),
+        ({"run": "r", "step_id": "1"}, "step"),
+        ({"run": "r", "step_id": "1", "step": {"kind": "await_approval"}, "wait": 3600}, "wait"),
+        ({"run": "", "step_id": "1", "step": {"kind": "await_approval"}}, "run"),
+    ],
+)
+def test_a_bad_step_request_is_422_naming_the_field(
+    client: httpx.Client, conversation_id: str, body: dict[str, Any], field: str
+) -> None:
+    response = _step(client, conversation_id, body)
+    assert response.status_code == 422, response.text
+    assert field in response.text

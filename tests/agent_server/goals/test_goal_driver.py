@@ -3,102 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pytest
 from openhands.agent_server.errors import BadRequestError, ConflictError
 from openhands.agent_server.goals.driver import GoalDriver
-from openhands.agent_server.goals.host import RunResult
-from openhands.sdk.conversation import ConversationExecutionStatus, InMemoryEventLog
-from openhands.sdk.event import ConversationStateUpdateEvent, Event, MessageEvent
-from openhands.sdk.llm import LLM, Message, TextContent
-from openhands.sdk.testing import TestLLM
+from openhands.sdk.conversation import ConversationExecutionStatus
+from openhands.sdk.conversation.goal import GoalRequest
+from openhands.sdk.event import ConversationStateUpdateEvent
+
+from .stand_in import Host, judge
 
 T = TypeVar("T")
 Status = ConversationExecutionStatus
 
 
-def _judge(*answers: str) -> TestLLM:
-    return TestLLM.from_messages(
-        [Message(role="assistant", content=[TextContent(text=a)]) for a in answers],
-        usage_id="goal-judge",
-    )
+def _goal(objective: str, **limits: Any) -> GoalRequest:
+    return GoalRequest.checked(objective=objective, **limits)
 
 
-class Host:
-    """A conversation stand-in: runs end at once (or when paused), events go to a list."""
-
-    def __init__(self, *, wait_for_pause: bool = False) -> None:
-        self.events = InMemoryEventLog()
-        self.id = uuid.uuid4()
-        self.working_dir = "."
-        self.agent_llm: LLM = _judge()
-        self.is_busy = False
-        self.execution_status = Status.IDLE
-        self.wait_for_pause = wait_for_pause
-        self.paused = asyncio.Event()
-        self.fail_append_after: int | None = None
-        self.blocking_error: Exception | None = None
-        self.instant_runs = 0
-        self.registered: list[LLM] = []
-        self.runs = 0
-
-    def agent_cost(self) -> float:
-        return 0.0
-
-    def ensure_open(self) -> None:
-        return None
-
-    async def settle(self) -> None:
-        return None
-
-    async def send_goal_message(self, text: str) -> None:
-        await self.append_event(
-            MessageEvent(
-                source="user", llm_message=Message(role="user", content=[TextContent(text=text)])
-            )
-        )
-
-    async def run_agent(self) -> RunResult:
-        self.runs += 1
-        if self.instant_runs:
-            self.instant_runs -= 1
-            return RunResult(status=Status.FINISHED)
-        if self.wait_for_pause:
-            await self.paused.wait()
-            return RunResult(status=Status.PAUSED)
-        return RunResult(status=Status.FINISHED)
-
-    async def pause(self) -> None:
-        self.request_pause()
-
-    def register_llm(self, llm: LLM) -> None:
-        self.registered.append(llm)
-
-    def request_pause(self) -> None:
-        self.paused.set()
-
-    async def append_event(self, event: Event) -> None:
-        if (
-            self.fail_append_after is not None
-            and len(self.goal_statuses()) >= self.fail_append_after
-        ):
-            raise OSError("disk full")
-        self.events.append(event)
-
-    async def blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        if self.blocking_error is not None:
-            raise self.blocking_error
-        return fn(*args, **kwargs)
-
-    def goal_statuses(self) -> list[dict[str, Any]]:
-        return [
-            e.value
-            for e in self.events
-            if isinstance(e, ConversationStateUpdateEvent) and e.key == "goal"
-        ]
+_judge = judge
 
 
 async def _finish(driver: GoalDriver) -> None:
@@ -110,7 +35,7 @@ async def test_a_judge_call_that_raises_ends_interrupted_with_the_error() -> Non
     host = Host()
     host.blocking_error = RuntimeError("judge thread exploded")
     driver = GoalDriver(host)
-    await driver.start("objective", judge_llm=_judge())
+    await driver.start(_goal("objective"), judge_llm=_judge())
     await _finish(driver)
     last = host.goal_statuses()[-1]
     assert (last["status"], last["active"]) == ("interrupted", False)
@@ -122,7 +47,7 @@ async def test_a_failed_final_write_still_leaves_the_chip_inactive() -> None:
     host = Host()
     host.fail_append_after = 1  # the start status is written, nothing after it
     driver = GoalDriver(host)
-    await driver.start("objective", judge_llm=_judge('{"complete": true, "score": 1}'))
+    await driver.start(_goal("objective"), judge_llm=_judge('{"complete": true, "score": 1}'))
     await _finish(driver)
     assert driver.status is not None
     assert (driver.status.status, driver.status.active) == ("interrupted", False)
@@ -132,7 +57,7 @@ async def test_the_time_limit_pauses_the_agent_and_caps_the_goal() -> None:
     host = Host(wait_for_pause=True)
     driver = GoalDriver(host)
     await driver.start(
-        "objective", judge_llm=_judge('{"complete": false, "score": 0.1}'), time_limit=0.05
+        _goal("objective", time_limit=0.05), judge_llm=_judge('{"complete": false, "score": 0.1}')
     )
     await _finish(driver)
     last = host.goal_statuses()[-1]
@@ -143,7 +68,7 @@ async def test_the_time_limit_pauses_the_agent_and_caps_the_goal() -> None:
 async def test_a_user_pause_interrupts_the_goal() -> None:
     host = Host(wait_for_pause=True)
     driver = GoalDriver(host)
-    await driver.start("objective", judge_llm=_judge())
+    await driver.start(_goal("objective"), judge_llm=_judge())
     await asyncio.sleep(0)
     host.request_pause()
     await _finish(driver)
@@ -158,9 +83,9 @@ async def test_a_user_pause_interrupts_the_goal() -> None:
 async def test_start_while_active_is_a_conflict() -> None:
     host = Host(wait_for_pause=True)
     driver = GoalDriver(host)
-    await driver.start("objective", judge_llm=_judge())
+    await driver.start(_goal("objective"), judge_llm=_judge())
     with pytest.raises(ConflictError):
-        await driver.start("again", judge_llm=_judge())
+        await driver.start(_goal("again"), judge_llm=_judge())
     await driver.stop()
     assert host.goal_statuses()[-1]["reason"] == "stopped by user"
 
@@ -168,7 +93,7 @@ async def test_start_while_active_is_a_conflict() -> None:
 async def test_stop_right_after_start_records_interrupted() -> None:
     host = Host(wait_for_pause=True)
     driver = GoalDriver(host)
-    await driver.start("objective", judge_llm=_judge())
+    await driver.start(_goal("objective"), judge_llm=_judge())
     await driver.stop()
     assert [v["status"] for v in host.goal_statuses()] == ["running", "interrupted"]
 
@@ -178,7 +103,8 @@ async def test_resume_continues_from_the_recorded_iteration() -> None:
     host.instant_runs = 1  # round 1 ends at once and is judged; round 2 waits
     driver = GoalDriver(host)
     await driver.start(
-        "objective", judge_llm=_judge('{"complete": false, "missing": ["x"]}'), max_iterations=3
+        _goal("objective", max_iterations=3),
+        judge_llm=_judge('{"complete": false, "missing": ["x"]}'),
     )
     await asyncio.wait_for(
         _until(lambda: any(v["iteration"] == 1 for v in host.goal_statuses())), timeout=10
@@ -250,7 +176,7 @@ async def test_a_start_whose_first_status_cannot_be_written_raises_and_runs_noth
     host.fail_append_after = 0  # the disk refuses the `running` status
     driver = GoalDriver(host)
     with pytest.raises(OSError, match="disk full"):
-        await driver.start("objective", judge_llm=_judge())
+        await driver.start(_goal("objective"), judge_llm=_judge())
     await asyncio.sleep(0)
     assert (driver.active, driver.status, host.runs) == (False, None, 0)
     assert host.goal_statuses() == [] and host.registered == []
@@ -260,7 +186,7 @@ async def test_the_judge_is_registered_with_the_conversation_once_the_goal_runs(
     host = Host()
     judge = _judge('{"complete": true, "score": 1}')
     driver = GoalDriver(host)
-    await driver.start("objective", judge_llm=judge)
+    await driver.start(_goal("objective"), judge_llm=judge)
     await _finish(driver)
     assert host.registered == [judge]
 
@@ -270,7 +196,7 @@ async def test_the_default_judge_is_one_llm_across_goals() -> None:
     host.agent_llm = _judge('{"complete": true, "score": 1}', '{"complete": true, "score": 1}')
     driver = GoalDriver(host)
     for objective in ("first", "second"):
-        await driver.start(objective)
+        await driver.start(_goal(objective))
         await _finish(driver)
     assert len(host.registered) == 2 and host.registered[0] is host.registered[1]
     assert host.registered[0].usage_id == "goal-judge"
@@ -279,7 +205,7 @@ async def test_the_default_judge_is_one_llm_across_goals() -> None:
 async def test_a_discarded_goal_records_nothing_more() -> None:
     host = Host(wait_for_pause=True)
     driver = GoalDriver(host)
-    await driver.start("objective", judge_llm=_judge())
+    await driver.start(_goal("objective"), judge_llm=_judge())
     await driver.discard()
     assert not driver.active
     assert [v["status"] for v in host.goal_statuses()] == ["running"]

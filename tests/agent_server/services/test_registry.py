@@ -14,7 +14,7 @@ from openhands.agent_server.errors import NotFoundError
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.sdk import Agent, LocalConversation
 from openhands.sdk.conversation import ConversationExecutionStatus
-from openhands.sdk.conversation.goal import GoalStatus, GoalStatusWriter
+from openhands.sdk.conversation.goal import GoalLimits, GoalStatus, GoalStatusWriter
 from openhands.sdk.conversation.local import RUN_LOST
 from openhands.sdk.event import ConversationErrorEvent, ConversationStateUpdateEvent, Event
 from openhands.sdk.testing import TestLLM
@@ -43,7 +43,7 @@ def _goal(status: str, *, active: bool, iteration: int = 1) -> GoalStatus:
         active=active,
         status=status,  # type: ignore[arg-type]
         iteration=iteration,
-        max_iterations=5,
+        limits=GoalLimits(max_iterations=5),
         objective="the tests pass",
     )
 

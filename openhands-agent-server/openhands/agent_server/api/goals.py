@@ -14,7 +14,7 @@ from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.agent_server.services.server_settings import ServerSettings
 from openhands.sdk.conversation.goal import GoalStatus
-from openhands.sdk.wire import GoalRoundRequest, ResumeGoalRequest, Success
+from openhands.sdk.wire import GoalStepAnswer, GoalStepRequest, ResumeGoalRequest, Success
 
 router = APIRouter(
     prefix="/api/conversations/{conversation_id}/goal", tags=["goals"], route_class=CheckedRoute
@@ -41,14 +41,7 @@ async def start_goal(
     async with goal_judge(
         conversations.credentials, conversations.pools.controls, conversation.id, requested
     ) as judge:
-        await conversation.start_goal_loop(
-            request.objective,
-            judge_llm=judge,
-            max_iterations=request.max_iterations,
-            verify=request.verify,
-            max_cost=request.max_cost,
-            time_limit=request.time_limit,
-        )
+        await conversation.start_goal_loop(request, judge_llm=judge)
     return Success()
 
 
@@ -58,20 +51,16 @@ async def get_goal(conversation: Live) -> GoalStatus | None:
     return conversation.goal.status
 
 
-@router.post("/status", response_model=Success, responses=error_responses(404, *STORAGE))
-async def record_goal_status(status: GoalStatus, conversation: Live) -> Success:
-    """Record a goal status sent by the goal's remote run (OH_GOAL_BACKEND=temporal: the
-    workers call it at each phase); it is what GET /goal and the socket show."""
-    await conversation.goal.record_remote(status)
-    return Success()
-
-
-@router.post("/run", response_model=Success, responses=error_responses(404, 409, *STORAGE))
-async def run_goal_round(request: GoalRoundRequest, conversation: Live) -> Success:
-    """Send a round's message (if given) and run the agent, for the goal's remote run
-    (OH_GOAL_BACKEND=temporal); 409 when no remote run drives a goal here, or it runs."""
-    await conversation.run_remote_round(request.message)
-    return Success()
+@router.post("/steps", response_model=GoalStepAnswer, responses=error_responses(404, 409, *STORAGE))
+async def perform_goal_step(request: GoalStepRequest, conversation: Live) -> GoalStepAnswer:
+    """Perform one step of the goal for its remote run (OH_GOAL_BACKEND=temporal: the workers
+    interpret the steps), exactly as the built-in driver would. A long poll: the answer comes
+    when the step ends or after `wait` seconds (`result: null`; ask again with the same
+    `step_id`). 409 when `run` does not drive this conversation's goal."""
+    result = await conversation.goal.perform_remote(
+        request.run, request.step_id, request.step, request.wait, request.records
+    )
+    return GoalStepAnswer(result=result)
 
 
 @router.post("/stop", response_model=Success, responses=error_responses(404, *STORAGE))

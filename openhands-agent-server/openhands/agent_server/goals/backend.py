@@ -1,8 +1,9 @@
-"""Where goal loops run: in this server (the built-in driver) or elsewhere (Temporal).
+"""Where goal steps are interpreted: in this server (the built-in driver) or elsewhere (Temporal).
 
 `configure_goal_backend(config)` is called once at start-up; `goal_backend()` is None for the
-built-in driver. A backend starts and cancels remote goal runs; whatever runs them records each
-status through POST /goal/status, so GET /goal, the chip and the WebSocket work the same.
+built-in driver. A backend starts a remote run from the controller's snapshot (the goal's first
+status is already on disk) and cancels it; the run sends every step to POST /goal/steps, where
+this server performs it exactly as the built-in driver would.
 """
 
 from __future__ import annotations
@@ -12,31 +13,24 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from openhands.agent_server.config import ServerConfig
-    from openhands.sdk.conversation.goal import GoalStatus
-    from openhands.sdk.llm import LLM
+    from openhands.sdk.conversation.goal import GoalSnapshot
 
 
 class GoalBackend(Protocol):
-    """Starts goal runs outside this process and stops them."""
+    """Starts remote runs of goals and cancels them."""
 
-    async def start(
-        self,
-        conversation_id: uuid.UUID,
-        status: GoalStatus,
-        judge: LLM,
-        working_dir: str,
-        *,
-        resume: bool,
-    ) -> str:
-        """Start the goal from `status` (already on disk); return the run's id."""
+    @property
+    def stop_wait(self) -> float:
+        """Seconds a stop waits for the remote run to record the goal's end."""
         ...
 
-    def run_id(self, conversation_id: uuid.UUID) -> str:
-        """The id of the conversation's goal run (to stop it after a server restart)."""
+    async def start(self, conversation_id: uuid.UUID, snapshot: GoalSnapshot, run: str) -> None:
+        """Start the run `run` of the conversation's goal from `snapshot` (replacing any
+        earlier run of it); it sends its steps with `run` as its token."""
         ...
 
-    async def cancel(self, run_id: str) -> None:
-        """Ask the run to stop; it records the goal `interrupted`."""
+    async def cancel(self, conversation_id: uuid.UUID) -> None:
+        """End the conversation's goal run now, recording nothing (it is being abandoned)."""
         ...
 
 

@@ -1,88 +1,88 @@
-"""`GoalDriver`: runs the SDK's `GoalController` as a background task on a live conversation.
+"""`GoalDriver`: a conversation's goal on the server: start, stop, resume, its status.
 
-The controller decides everything (what to send, whether a run's end or a pause interrupts
-the goal, when a budget pauses a run, when the goal is done); the driver only does I/O around
-it: send the message, run the agent in a thread, run verify and the judge in threads, record
-a `ConversationStateUpdateEvent(key="goal")` at every lifecycle point and phase change. Every
-exit path records a terminal or `interrupted` status, so the UI chip never shows `running`
-for a dead loop.
+Every rule is the SDK's `GoalController`'s; its steps are performed by `HostSteps`. Who
+interprets the steps is the configured backend's choice: this server (`_interpret`, a short
+loop in an asyncio task) or a remote run (a Temporal workflow sending each step to
+POST /goal/steps, see `remote.py`). Either way the goal's first status is on disk before
+POST /goal answers, a stop or a user message ends it `interrupted` with that reason, and the
+chip never shows `running` for a dead loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Sequence
 
-from openhands.agent_server.errors import BadRequestError, ConflictError, InvalidRequestError
-from openhands.agent_server.goals.backend import goal_backend
+from openhands.agent_server.errors import BadRequestError, ConflictError
+from openhands.agent_server.goals.backend import GoalBackend, goal_backend
 from openhands.agent_server.goals.host import GoalHost
 from openhands.agent_server.goals.judges import default_judge, requested_judge
-from openhands.agent_server.goals.restart import interrupted_by_restart
-from openhands.sdk.conversation import ConversationExecutionStatus
+from openhands.agent_server.goals.remote import RemoteRun
+from openhands.agent_server.goals.steps import HostSteps
 from openhands.sdk.conversation.goal import (
+    DriverStep,
+    Finish,
     GoalController,
-    GoalDone,
     GoalOutcome,
+    GoalRequest,
     GoalStatus,
     GoalStatusWriter,
-    GoalStep,
-    InvalidGoalError,
     NoResumableGoalError,
-    RunEnd,
+    RecordStatus,
+    StatusRecorded,
+    StepResult,
+    Stopped,
     goal_status_from,
+    interrupted_by_restart,
 )
-from openhands.sdk.conversation.goal.models import (
-    BLOCKED,
-    DRIVER_ERROR,
-    STOPPED,
+from openhands.sdk.conversation.goal.models import DRIVER_ERROR, STOPPED
+from openhands.sdk.conversation.goal.status import (
+    GOAL_STATE_KEY,
+    last_goal_event,
+    stopped_status,
 )
-from openhands.sdk.conversation.goal.runner import APPROVAL_POLL_SECONDS
-from openhands.sdk.conversation.goal.status import GOAL_STATE_KEY, last_goal_event
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM
 
 logger = logging.getLogger(__name__)
 
+DELETED = "conversation deleted"
+"""Why the goal of a deleted conversation stops (nothing is recorded)."""
+
 
 class GoalDriver:
-    """One conversation's goal loop: start, stop, resume, interrupt, and its latest status."""
+    """One conversation's goal: start, stop, resume, interrupt, and its latest status."""
 
     def __init__(self, host: GoalHost) -> None:
         self._host = host
         self.task: asyncio.Task[None] | None = None
+        """The built-in interpreter of the current (or last) goal."""
         self.outcome: GoalOutcome | None = None
         self.status: GoalStatus | None = None
-        self._controller: GoalController | None = None
         self.judge_llm: LLM | None = None
         """The judge of the current (or last) goal; resume reuses it."""
-        self._cancel_reason: str | None = None
-        self._inflight: asyncio.Future[None] | None = None
-        # Budget watch while the agent runs (read from the agent's thread).
-        self._round_cost_start: float | None = None
-        self._pause_task: asyncio.Future[None] | None = None
-        self._ended = True
+        self._steps: HostSteps | None = None
+        self._remote: RemoteRun | None = None
+        # Set while a start records the goal's first status (and hands it over).
+        self._claim: asyncio.Event | None = None
         self._started = False
-        # Done once the goal's first status is on disk; its exception if that write failed.
-        self._first_recorded: asyncio.Future[None] | None = None
+        self._cancel_reason: str | None = None
         # False once the goal is discarded (its conversation deleted): record nothing more.
         self._record_end = True
         # The default judge (a copy of the agent's LLM), reused so its usage accumulates.
         self._default_judge: LLM | None = None
         # Goal events hold the objective once; `_recording` is the one being appended now.
-        self._writer: GoalStatusWriter = GoalStatusWriter()
+        self._writer = GoalStatusWriter()
         self._recording: tuple[str, GoalStatus] | None = None
-        # The conversation's status as its log says (a pause while judging shows up here).
-        self._execution_status: ConversationExecutionStatus | None = None
-        # The id of the goal's run on a remote backend (Temporal), when one drives it.
-        self._remote_run: str | None = None
 
     @property
     def active(self) -> bool:
-        """True while a driver task (or a remote run, see goals/backend.py) works on the goal."""
-        if self._remote_run is not None:
-            return self.status is not None and self.status.active
+        """True while a start is under way or an interpreter (here or remote) works on the goal."""
+        if self._claim is not None:
+            return True
+        if self._remote is not None and not self._remote.ended.is_set():
+            return True
         return self.task is not None and not self.task.done()
 
     # -- loading ----------------------------------------------------------------------------
@@ -93,15 +93,14 @@ class GoalDriver:
         self.status = None if event is None else goal_status_from(event, self._host.events)
         if event is not None and self.status is not None:
             self._writer.adopt(event, self.status.objective)
-        backend = goal_backend()
-        if backend is not None and self.status is not None and self.status.active:
-            self._remote_run = backend.run_id(self._host.id)  # it outlived the last server
         return self.status
 
     def recover_after_restart(self) -> ConversationStateUpdateEvent | None:
-        """If a dead server left the goal `running`, the event recording it interrupted."""
-        if goal_backend() is not None:
-            return None  # the remote run outlives this server: it goes on and records on
+        """If a dead server left the goal `running`, the event recording it interrupted.
+
+        The same on every backend: the agent's run died with the server, so a remote run that
+        outlived it is refused from now on and the goal is resumed by POST /goal/resume.
+        """
         recovered = None if self.status is None else interrupted_by_restart(self.status)
         if recovered is None:
             return None
@@ -110,38 +109,16 @@ class GoalDriver:
 
     # -- commands ---------------------------------------------------------------------------
 
-    async def start(
-        self,
-        objective: str,
-        *,
-        judge_llm: LLM | None = None,
-        max_iterations: int = 10,
-        verify: str | None = None,
-        max_cost: float | None = None,
-        time_limit: float | None = None,
-    ) -> None:
+    async def start(self, request: GoalRequest, *, judge_llm: LLM | None = None) -> None:
         """Start a goal once its `running` status is on disk; ConflictError if a goal or a run
-        is in progress (race-free).
-
-        The options mean what `GoalRequest` says (0 or None: unlimited); an invalid one is an
-        `InvalidRequestError` naming it. If the first status cannot be written (a full disk:
+        is in progress (race-free). `judge_llm` is the judge to use (with its key); None: a
+        copy of the agent's LLM. If the first status cannot be written (a full disk:
         `StorageFullError`), that error is raised and no goal runs.
         """
         await self._host.settle()
         self._ensure_idle()
         judge = requested_judge(judge_llm) or self._default()
-        try:
-            controller = GoalController(
-                objective,
-                judge,
-                max_iterations=max_iterations,
-                verify=verify,
-                working_dir=self._host.working_dir,
-                max_cost=max_cost,
-                time_limit=time_limit,
-            )
-        except InvalidGoalError as exc:
-            raise InvalidRequestError(str(exc), ("body", exc.field or "objective")) from exc
+        controller = GoalController.from_request(request, judge, working_dir=self._host.working_dir)
         await self._go(controller, judge, resume=False)
 
     async def resume(self, *, judge_llm: LLM | None = None) -> None:
@@ -164,118 +141,110 @@ class GoalDriver:
             raise BadRequestError(f"The goal cannot be resumed: {exc}") from exc
         await self._go(controller, judge, resume=True)
 
-    async def _go(self, controller: GoalController, judge: LLM, *, resume: bool) -> None:
-        backend = goal_backend()
-        if backend is None:
-            self._launch(
-                controller, judge, controller.resume_prompt() if resume else controller.start()
-            )
-            await self._announced()
-            return
-        # A remote run: `running` is on disk before the answer, then the run takes over.
-        self.judge_llm = judge
-        status = controller.running_status()
-        await self._record(status)
-        try:
-            self._remote_run = await backend.start(
-                self._host.id, status, judge, self._host.working_dir, resume=resume
-            )
-        except Exception as exc:
-            failed = controller.interrupted(f"{type(exc).__name__}: {exc}", reason=DRIVER_ERROR)
-            await self._record(controller.final_status(failed))
-            raise ConflictError(f"The goal could not be handed to its backend: {exc}") from exc
-
-    @property
-    def remote(self) -> bool:
-        """True while a remote run (not this server) drives the goal."""
-        return self._remote_run is not None and self.active
-
-    async def record_remote(self, status: GoalStatus) -> None:
-        """Record a status a remote run sent (POST /goal/status); an equal newest one is kept."""
-        if self.status is not None and self.status.model_dump() == status.model_dump():
-            return
-        await self._record(status)
-
-    def _default(self) -> LLM:
-        """The default judge: a copy of the agent's LLM counted under `goal-judge`."""
-        if self._default_judge is None:
-            self._default_judge = default_judge(self._host.agent_llm)
-        return self._default_judge
-
-    async def _announced(self) -> None:
-        """Return once the new goal's `running` status is on disk (or its driver ended).
-
-        Raises what the first status write raised: then nothing was recorded and no goal runs.
-        """
-        first = self._first_recorded
-        if first is not None:
-            await asyncio.shield(first)
-
     async def stop(self) -> None:
-        """Cancel the driver and pause the agent (it stops after its current step)."""
+        """End the goal `interrupted` (stopped by user) and pause the agent (it stops after
+        its current step). The goal is told first, so the run's pause cannot end it another
+        way."""
         if not self.active:
             return
-        backend = goal_backend()
-        if self._remote_run is not None and backend is not None:
-            await backend.cancel(self._remote_run)  # the run records `interrupted` itself
-            await self._host.pause()
-            return
+        await self._settle_claim()
+        self._tell(STOPPED)
         await self._host.pause()
-        await self.interrupt(STOPPED)
+        await self._ended(STOPPED)
 
     async def interrupt(self, reason: str) -> None:
-        """Cancel the driver; it has recorded `interrupted` (with `reason`) when this returns."""
+        """End the goal `interrupted` with `reason`; recorded when this returns.
+
+        The interpreter (this server's task, or the remote run told through its step) records
+        the end; a remote run that does not within its backend's `stop_wait` is cancelled and
+        the end is recorded here.
+        """
+        await self._settle_claim()
+        self._tell(reason)
+        await self._ended(reason)
+
+    async def _settle_claim(self) -> None:
+        claim = self._claim
+        if claim is not None:
+            await claim.wait()  # let the start finish: then there is something to stop
+
+    def _tell(self, reason: str) -> None:
+        """Tell the interpreter to stop for `reason` (once), without waiting for it."""
         task = self.task
-        if task is None or task.done():
-            return
-        self._cancel_reason = reason
-        while not self._started and not task.done():
-            # A task cancelled before its first step never runs its body (nor its except
-            # clauses, which record the interruption): let it start first.
-            await asyncio.sleep(0)
-        task.cancel()
-        await asyncio.wait({task})
+        if task is not None and not task.done() and self._cancel_reason is None:
+            self._cancel_reason = reason
+            if self._started:
+                task.cancel()
+        remote = self._remote
+        if remote is not None:
+            remote.stop(reason)
+
+    async def _ended(self, reason: str) -> None:
+        """Wait until the interpreter has recorded the end (see `interrupt`)."""
+        task = self.task
+        if task is not None and not task.done():
+            while not self._started and not task.done():
+                # A task cancelled before its first step never runs its body (nor its except
+                # clauses, which record the interruption): let it start first.
+                await asyncio.sleep(0)
+            if not task.cancelling():
+                task.cancel()
+            await asyncio.wait({task})
+        remote = self._remote
+        if remote is not None and not remote.ended.is_set():
+            backend = goal_backend()
+            wait = backend.stop_wait if backend is not None else 0.0
+            try:
+                await asyncio.wait_for(remote.ended.wait(), wait)
+            except TimeoutError:
+                logger.warning("goal run of %s did not record its end; ending it", self._host.id)
+                await self._abandon_remote(reason)
 
     async def discard(self) -> None:
-        """Cancel the driver without recording anything (its conversation was deleted)."""
+        """Stop the goal without recording anything (its conversation was deleted)."""
         self._record_end = False
-        await self.interrupt("conversation deleted")
+        if self._remote is not None:
+            self._remote.stop(DELETED)
+            self._remote = None
+            await self._cancel_remote()
+        await self.interrupt(DELETED)
+
+    async def perform_remote(
+        self,
+        run: str,
+        step_id: str,
+        step: DriverStep,
+        wait: float,
+        records: Sequence[RecordStatus] = (),
+    ) -> StepResult | None:
+        """Perform a step sent by the goal's remote run `run`, after recording `records` (None:
+        still under way after `wait` seconds; ask again with the same `step_id`).
+        ConflictError when `run` does not drive this conversation's goal (it was stopped or
+        replaced, or the server restarted)."""
+        remote = self._remote
+        if remote is None or remote.token != run:
+            raise ConflictError(
+                f"Goal run {run} does not drive conversation {self._host.id} (it was stopped "
+                "or replaced, or the server restarted); its steps are refused."
+            )
+        result = await remote.perform(step_id, step, wait, records)
+        if remote.ended.is_set() and self._remote is remote:
+            self._remote = None
+        return result
 
     def on_event(self, event: Event) -> None:
-        """Track the goal status, the run status and the budget (called where it was appended).
+        """Track the goal status and feed the steps (called where the event was appended).
 
         A goal event sets `status` here, after it is on disk and before any socket gets it,
         so a client reading GET /goal after seeing the event never gets the one before.
         """
-        if not isinstance(event, ConversationStateUpdateEvent):
-            self._watch_budget()
-            return
-        if event.key == GOAL_STATE_KEY:
+        steps = self._steps
+        if steps is not None:
+            steps.on_event(event)
+        if isinstance(event, ConversationStateUpdateEvent) and event.key == GOAL_STATE_KEY:
             self._adopt_status(event)
-            return
-        if event.key == "execution_status" and isinstance(event.value, str):
-            try:
-                self._execution_status = ConversationExecutionStatus(event.value)
-            except ValueError:
-                logger.warning("unknown execution status %r in the log", event.value)
-        self._watch_budget()
 
-    def _adopt_status(self, event: ConversationStateUpdateEvent) -> None:
-        recording = self._recording
-        if recording is not None and recording[0] == event.id:
-            self.status = recording[1]
-            return
-        known = self.status.objective if self.status is not None else ""
-        self.status = goal_status_from(event, self._host.events, objective=known)
-
-    def _watch_budget(self) -> None:
-        controller, start = self._controller, self._round_cost_start
-        if controller is None or start is None:
-            return
-        if controller.check_budget(self._host.agent_cost() - start) is not None:
-            self._host.request_pause()
-
-    # -- the loop ---------------------------------------------------------------------------
+    # -- starting -----------------------------------------------------------------------------
 
     def _ensure_idle(self) -> None:
         self._host.ensure_open()
@@ -287,231 +256,128 @@ class GoalDriver:
                 "or resume the goal."
             )
 
-    def _launch(self, controller: GoalController, judge: LLM, message: str) -> None:
-        # No await since the idle check: of two concurrent starts, only one gets here first.
-        previous = (self.judge_llm, self.outcome)
-        self._controller = controller
-        self.judge_llm = judge
-        self._cancel_reason = None
-        self._ended = False
-        self._started = False
-        self._record_end = True
-        self.outcome = None
-        first = controller.running_status()
-        self._first_recorded = asyncio.get_running_loop().create_future()
-        self.task = asyncio.create_task(self._drive(controller, message, first, previous))
+    def _default(self) -> LLM:
+        """The default judge: a copy of the agent's LLM counted under `goal-judge`."""
+        if self._default_judge is None:
+            self._default_judge = default_judge(self._host.agent_llm)
+        return self._default_judge
 
-    async def _drive(
-        self,
-        controller: GoalController,
-        message: str,
-        first: GoalStatus,
-        previous: tuple[LLM | None, GoalOutcome | None],
-    ) -> None:
-        host = self._host
-        announced = self._first_recorded
-        assert announced is not None
-        self._started = True
-        round_start = host.agent_cost()
+    async def _go(self, controller: GoalController, judge: LLM, *, resume: bool) -> None:
+        """Begin the goal and record its first status, then hand its steps to an interpreter.
+
+        No await between the idle check and the claim: of two concurrent starts one claims.
+        """
+        claim = self._claim = asyncio.Event()
+        steps = HostSteps(self._host, judge, self._record, asyncio.get_running_loop())
+        previous = self._steps
+        self._steps = steps
         try:
+            controller.begin(resume=resume, conversation_status=self._host.execution_status)
+            first = controller.next()
+            assert isinstance(first, RecordStatus)
             try:
-                await self._record(first)
-            except Exception as exc:
-                # Not started: nothing is on disk, so the goal is as it was and the caller
-                # (POST /goal) gets the error, e.g. a full disk's 507.
-                self._ended = True
-                self.judge_llm, self.outcome = previous
-                announced.set_exception(exc)
-                announced.exception()  # retrieved: the caller may have gone away
-                return
-            announced.set_result(None)
+                await steps.record(first)
+            except BaseException:
+                self._steps = previous  # nothing is on disk: the goal is as it was
+                raise
+            controller.advance(StatusRecorded())
+            self.judge_llm, self.outcome = judge, None
+            self._cancel_reason, self._record_end, self._started = None, True, False
             # Counted in the conversation's stats (persisted with it) once the goal started.
-            host.register_llm(controller.judge_llm)
-            before = await self._pending_approval(controller)
-            interruption = None if before is None else controller.classify_run_end(before)
-            if interruption is not None:
-                await self._end(controller, controller.interrupt(interruption))
-                return
-            while True:
-                try:
-                    await self._io(host.send_goal_message(message))
-                except BadRequestError as exc:
-                    # A UserPromptSubmit hook refused the goal's message: a configured
-                    # outcome, not a driver failure (no traceback in the log).
-                    await self._end(controller, controller.interrupted(exc.message, reason=BLOCKED))
-                    return
-                round_start = host.agent_cost()
-                end = await self._run_round(controller, round_start)
-                while controller.awaits_approval(end):
-                    await self._record(controller.running_status())
-                    decided = await self._decision()
-                    if decided is not None:
-                        end = decided
-                        break
-                    controller.enter_phase("agent")
-                    await self._record(controller.running_status())
-                    end = await self._run_round(controller, round_start)
-                spent = host.agent_cost() - round_start
-                interruption = controller.classify_run_end(end)
-                if interruption is not None:
-                    outcome = controller.interrupt(interruption, agent_cost=spent)
-                    await self._end(controller, outcome)
-                    return
-                step = await self._check_round(controller, spent)
-                if isinstance(step, GoalDone):
-                    await self._end(controller, step.outcome)
-                    return
-                # A pause that came while the round was checked ends the goal here.
-                status = self._execution_status
-                interruption = (
-                    None if status is None else controller.classify_run_end(RunEnd(status=status))
-                )
-                if interruption is not None:
-                    await self._end(controller, controller.interrupt(interruption))
-                    return
-                await self._record(controller.running_status())
-                message = step.followup
-        except asyncio.CancelledError:
-            await self._settle()
-            reason = self._cancel_reason or STOPPED
-            spent = host.agent_cost() - round_start
-            await self._end_quietly(controller, None, reason, spent)
-            raise
-        except Exception as exc:
-            logger.exception("goal driver failed")
-            await self._settle()
-            error = f"{type(exc).__name__}: {exc}"
-            await self._end_quietly(
-                controller, error, DRIVER_ERROR, host.agent_cost() - round_start
-            )
+            self._host.register_llm(judge)
+            backend = goal_backend()
+            if backend is None:
+                self.task = asyncio.create_task(self._interpret(controller, steps))
+            else:
+                await self._hand_over(backend, controller, steps)
         finally:
-            if not announced.done():
-                announced.set_result(None)
-            self._round_cost_start = None
-            if not self._ended:
-                # Recording the end failed; at least keep the in-memory chip honest.
-                self.status = controller.status(
-                    active=False, status="interrupted", error="the goal driver stopped"
-                )
+            self._claim = None
+            claim.set()
 
-    async def _run_round(self, controller: GoalController, cost_start: float) -> RunEnd:
-        """Run the agent once, pausing it if the time or cost budget runs out meanwhile."""
-        self._round_cost_start = cost_start
-        timer: asyncio.TimerHandle | None = None
-        time_left = controller.time_left()
-        if time_left is not None:
-            timer = asyncio.get_running_loop().call_later(
-                max(0.0, time_left), self._time_up, controller
-            )
-        try:
-            return await self._host.run_agent()
-        finally:
-            self._round_cost_start = None
-            if timer is not None:
-                timer.cancel()
-
-    async def _pending_approval(self, controller: GoalController) -> RunEnd | None:
-        """A goal started while a tool call waits for approval waits for the same answer.
-
-        Running the agent now would approve the call (a run on a waiting conversation
-        does), so nothing runs until a person approves or rejects it
-        (`respond_to_confirmation`); then the agent goes on from there, asking again if it
-        must, and the goal's own message follows. None when nothing waited; else how that
-        run ended (paused or failed: the goal is interrupted).
-        """
-        waiting = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
-        self._execution_status = self._host.execution_status  # the log's, after a restart too
-        if self._execution_status != waiting:
-            return None
-        end = RunEnd(status=waiting)
-        while controller.awaits_approval(end):
-            await self._record(controller.running_status())
-            decided = await self._decision()
-            if decided is not None:
-                return decided
-            controller.enter_phase("agent")
-            await self._record(controller.running_status())
-            end = await self._run_round(controller, self._host.agent_cost())
-        return end
-
-    async def _decision(self) -> RunEnd | None:
-        """Wait while the agent waits for approval (POST .../respond_to_confirmation decides,
-        and never runs the agent itself while a goal drives it). None: run again; a
-        `RunEnd` when the conversation was paused meanwhile."""
-        waiting = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
-        while self._execution_status == waiting:
-            await asyncio.sleep(APPROVAL_POLL_SECONDS)
-        status = self._execution_status
-        if status == ConversationExecutionStatus.PAUSED:
-            return RunEnd(status=status)
-        return None
-
-    def _time_up(self, controller: GoalController) -> None:
-        if controller.time_up() is not None:
-            self._pause_task = asyncio.ensure_future(self._host.pause())
-
-    async def _check_round(self, controller: GoalController, spent: float) -> GoalStep:
-        """Verify (if set) and judge the round in threads, recording each phase, then decide.
-
-        The same steps as `GoalController.on_run_finished`, with a status written (and
-        awaited) before each one, which a synchronous callback cannot do from a thread.
-        """
-        host = self._host
-        verify = None
-        if controller.verify_command is not None:
-            controller.enter_phase("verifying")
-            await self._record(controller.running_status())
-            verify = await host.blocking(controller.run_verify)
-        controller.enter_phase("judging")
-        await self._record(controller.running_status())
-        answer = await host.blocking(controller.run_judge, host.events, verify)
-        return controller.record_round(
-            answer.verdict,
-            verify=verify,
-            judge_error=answer.error,
-            agent_cost=spent,
-            judge_cost=answer.cost,
-        )
-
-    async def _end(self, controller: GoalController, outcome: GoalOutcome) -> None:
-        self.outcome = outcome
-        await self._record(controller.final_status(outcome))
-        self._ended = True
-
-    async def _end_quietly(
-        self, controller: GoalController, error: str | None, reason: str, spent: float
+    async def _hand_over(
+        self, backend: GoalBackend, controller: GoalController, steps: HostSteps
     ) -> None:
-        """End interrupted on an exit path: a failure to record is logged, not raised."""
-        if not self._record_end:
-            self._ended = True
+        """Start the remote run from the controller's snapshot; on failure record the end."""
+        remote = RemoteRun(steps)
+        self._remote = remote
+        try:
+            await backend.start(self._host.id, controller.snapshot(), remote.token)
+        except Exception as exc:
+            self._remote = None
+            error = f"{type(exc).__name__}: {exc}"
+            controller.advance(Stopped(reason=DRIVER_ERROR, error=error))
+            await self._record_remaining(controller, steps)
+            raise ConflictError(f"The goal could not be handed to its backend: {exc}") from exc
+
+    # -- the built-in interpreter ---------------------------------------------------------------
+
+    async def _interpret(self, controller: GoalController, steps: HostSteps) -> None:
+        """Perform the controller's steps until it finishes; a cancel is answered `Stopped`."""
+        self._started = True
+        try:
+            while not isinstance(step := controller.next(), Finish):
+                try:
+                    result = await steps.perform(step)
+                except asyncio.CancelledError:
+                    spent = steps.spent_in_run()
+                    await steps.settle()
+                    reason = self._cancel_reason or STOPPED
+                    controller.advance(Stopped(reason=reason, agent_cost=spent))
+                    await self._record_remaining(controller, steps)
+                    raise
+                except Exception as exc:
+                    logger.exception("goal step %s failed", type(step).__name__)
+                    result = Stopped(reason=DRIVER_ERROR, error=f"{type(exc).__name__}: {exc}")
+                controller.advance(result)
+        finally:
+            self.outcome = controller.outcome
+            if self.status is None or self.status.active:
+                # Recording the end failed: at least keep the in-memory chip honest.
+                self.status = controller.status()
+
+    async def _record_remaining(self, controller: GoalController, steps: HostSteps) -> None:
+        """Record the final status after a stop; a failure is logged, not raised."""
+        while isinstance(step := controller.next(), RecordStatus):
+            result: StepResult = Stopped(reason=DRIVER_ERROR)
+            if self._record_end:
+                try:
+                    result = await steps.record(step)
+                except Exception:
+                    logger.exception("recording the goal's end failed")
+            controller.advance(result)
+
+    # -- remote runs ----------------------------------------------------------------------------
+
+    async def _abandon_remote(self, reason: str) -> None:
+        """The remote run did not record its end: record it here, and cancel the run."""
+        self._remote = None
+        await self._cancel_remote()
+        if self.status is not None and self.status.active and self._record_end:
+            await self._record(stopped_status(self.status, reason))
+
+    async def _cancel_remote(self) -> None:
+        backend = goal_backend()
+        if backend is None:
             return
         try:
-            outcome = controller.interrupted(error, agent_cost=max(0.0, spent), reason=reason)
-            await self._end(controller, outcome)
+            await backend.cancel(self._host.id)
         except Exception:
-            logger.exception("recording the interrupted goal failed")
+            logger.exception("cancelling the goal run of %s failed", self._host.id)
+
+    # -- statuses -------------------------------------------------------------------------------
+
+    def _adopt_status(self, event: ConversationStateUpdateEvent) -> None:
+        recording = self._recording
+        if recording is not None and recording[0] == event.id:
+            self.status = recording[1]
+            return
+        known = self.status.objective if self.status is not None else ""
+        self.status = goal_status_from(event, self._host.events, objective=known)
 
     async def _record(self, status: GoalStatus) -> None:
         # The status readers see (GET /goal) is always one that is already on disk.
         event = self._writer.event(status)
         self._recording = (event.id, status)
-        await self._io(self._host.append_event(event))
+        await self._host.append_event(event)
         self._writer.written(event)
         self.status = status
-
-    async def _io(self, operation: Coroutine[Any, Any, None]) -> None:
-        """Run a conversation write that must finish even if the driver is cancelled."""
-        self._inflight = asyncio.ensure_future(operation)
-        await asyncio.shield(self._inflight)
-
-    async def _settle(self) -> None:
-        """Wait for a write cut short by a cancel, so the final status is appended last."""
-        inflight = self._inflight
-        if inflight is None:
-            return
-        if not inflight.done():
-            await asyncio.wait({inflight})
-        if not inflight.cancelled():
-            # The driver is ending, so the write's own failure (a hook refusing the message)
-            # no longer matters; retrieving it keeps asyncio from logging it as lost.
-            inflight.exception()

@@ -1,9 +1,9 @@
 """`GoalHost`: the contract between the goal driver and the conversation it drives.
 
 The driver depends only on this protocol (and the SDK's `GoalController`, which holds every
-rule), so it can be tested against a stand-in. A durable workflow engine needs the same few
-operations: send a message, run the agent and report how the run ended, verify, judge, and
-record a status.
+rule), so it can be tested against a stand-in. Each step of the SDK's step machine needs a few
+of these operations (`steps.py`): send a message, run the agent and report how the run ended,
+pause, read the status, run work in a thread, append a status event.
 """
 
 from __future__ import annotations
@@ -47,13 +47,13 @@ class GoalHost(Protocol):
         ...
 
     @property
-    def is_busy(self) -> bool:
-        """True while an agent run is in progress (or still winding down)."""
+    def execution_status(self) -> ConversationExecutionStatus:
+        """The conversation's status now (its log's latest)."""
         ...
 
     @property
-    def execution_status(self) -> ConversationExecutionStatus:
-        """The conversation's execution status now (as persisted: also right after a restart)."""
+    def is_busy(self) -> bool:
+        """True while an agent run is in progress (or still winding down)."""
         ...
 
     def ensure_open(self) -> None:

@@ -28,7 +28,7 @@ from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.agent_server.services.server_settings import ServerSettings
 from openhands.sdk.agent import Agent
 from openhands.sdk.context import AgentContext
-from openhands.sdk.conversation.goal import GoalLimits
+from openhands.sdk.conversation.goal import GoalLimits, GoalRequest, InvalidGoalError
 from openhands.sdk.llm import LLM, Message, TextContent
 from openhands.sdk.settings import OpenHandsAgentSettings
 from openhands.sdk.wire import StartConversationRequest
@@ -51,6 +51,20 @@ class GoalSpec:
     verify: str | None = None
     limits: GoalLimits = field(default_factory=GoalLimits)
     judge_profile: str | None = None
+
+    def request(self) -> GoalRequest:
+        """The goal's start request; 422 naming the `openhands_goal` field that is wrong."""
+        try:
+            return GoalRequest.checked(
+                objective=self.objective,
+                verify=self.verify,
+                max_iterations=self.limits.max_iterations,
+                max_cost=self.limits.max_cost,
+                time_limit=self.limits.time_limit,
+            )
+        except InvalidGoalError as exc:
+            field = exc.field or "objective"
+            raise InvalidRequestError(str(exc), ("body", "openhands_goal", field)) from exc
 
 
 @dataclass(frozen=True)
@@ -178,14 +192,7 @@ class ChatGateway:
         async with goal_judge(
             conversations.credentials, conversations.pools.controls, live.id, requested
         ) as judge:
-            await live.start_goal_loop(
-                goal.objective,
-                judge_llm=judge,
-                max_iterations=goal.limits.max_iterations,
-                verify=goal.verify,
-                max_cost=goal.limits.max_cost,
-                time_limit=goal.limits.time_limit,
-            )
+            await live.start_goal_loop(goal.request(), judge_llm=judge)
 
 
 def goal_objective(text: str, given: str | None) -> str:

@@ -17,7 +17,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from openhands.agent_server.blocking import Pools
-from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.agent_server.errors import (
+    BadRequestError,
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+)
 from openhands.agent_server.goals.driver import GoalDriver
 from openhands.agent_server.goals.host import RunResult
 from openhands.agent_server.services import event_queries
@@ -32,7 +37,8 @@ from openhands.sdk.conversation import (
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
-from openhands.sdk.conversation.goal import GoalOutcome
+from openhands.sdk.conversation.goal import GoalOutcome, GoalRequest, InvalidGoalError
+from openhands.sdk.conversation.goal.models import USER_MESSAGE
 from openhands.sdk.errors import StorageError
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM, Message
@@ -104,6 +110,11 @@ class LiveConversation:
         return self.conversation.agent.llm
 
     @property
+    def execution_status(self) -> Status:
+        """The conversation's status now."""
+        return self.conversation.state.execution_status
+
+    @property
     def is_busy(self) -> bool:
         """True while a run is scheduled, running, or still finishing its last step."""
         future = self._run_future
@@ -118,11 +129,6 @@ class LiveConversation:
         """NotFoundError once the conversation is closing (deleted, or the server stops)."""
         if self._closed:
             raise NotFoundError(_closed_message(self.id))
-
-    @property
-    def execution_status(self) -> Status:
-        """The conversation's execution status now."""
-        return self.conversation.state.execution_status
 
     def agent_cost(self) -> float:
         """USD the agent's LLM has spent so far."""
@@ -214,17 +220,6 @@ class LiveConversation:
         ended = self._run_started and not self.conversation.is_running
         if future is not None and not future.done() and ended:
             await asyncio.wait({asyncio.wrap_future(future)}, timeout=SETTLE_SECONDS)
-
-    async def run_remote_round(self, message: str | None) -> None:
-        """For a goal's remote run: append its round message, then run the agent."""
-        self.ensure_open()
-        if not self.goal.remote:
-            raise ConflictError(f"No remote goal run drives conversation {self.id}.")
-        await self.settle()
-        if message is not None:
-            await self.send_goal_message(message)
-        self._check_keys()
-        self._submit_run()
 
     async def start_run(self) -> None:
         """Start a run in the background; ConflictError if a run or a goal is in progress."""
@@ -351,7 +346,7 @@ class LiveConversation:
         if run:
             self._check_keys()
         if self.goal.active:
-            await self.goal.interrupt("user message")
+            await self.goal.interrupt(USER_MESSAGE)
         await self._send(message)
         await self.settle()
         if run and not self.is_busy:
@@ -386,9 +381,24 @@ class LiveConversation:
 
     # -- goals: the names the design gives them (the driver is goals/driver.py) -------------
 
-    async def start_goal_loop(self, objective: str, **options: Any) -> None:
-        """Start a goal loop; see `GoalDriver.start` for the options."""
-        await self.goal.start(objective, **options)
+    async def start_goal_loop(
+        self,
+        request: GoalRequest | str,
+        *,
+        judge_llm: LLM | None = None,
+        max_iterations: int | None = None,
+    ) -> None:
+        """Start a goal loop for `request` (the route's body, whole; an objective alone with an
+        optional round cap is the reference's form); see `GoalDriver.start`."""
+        if isinstance(request, str):
+            try:
+                request = GoalRequest.checked(
+                    objective=request,
+                    **({} if max_iterations is None else {"max_iterations": max_iterations}),
+                )
+            except InvalidGoalError as exc:
+                raise InvalidRequestError(str(exc), ("body", exc.field or "objective")) from exc
+        await self.goal.start(request, judge_llm=judge_llm)
 
     async def stop_goal_loop(self) -> None:
         """Stop the goal loop and pause the agent."""

@@ -22,7 +22,6 @@ from typing import Any
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
-from openhands.agent_server.goals.restart import left_running
 from openhands.agent_server.services.catalog import BrokenConversation, Catalog
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
@@ -46,6 +45,7 @@ from openhands.sdk.conversation import (
     list_conversation_ids,
 )
 from openhands.sdk.conversation.errors import UnknownEventError
+from openhands.sdk.conversation.goal.status import left_running
 from openhands.sdk.errors import StorageError
 from openhands.sdk.wire import (
     ConversationInfo,

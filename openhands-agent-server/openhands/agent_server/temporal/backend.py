@@ -1,68 +1,74 @@
 """`TemporalGoalBackend`: the agent server's side of goals on Temporal: start a workflow per
-goal, cancel it to stop."""
+goal run from the controller's snapshot, terminate it when the goal is abandoned."""
 
 from __future__ import annotations
 
 import uuid
 from typing import TYPE_CHECKING
 
-from openhands.agent_server.temporal.models import GoalInput, ServerRef
+from openhands.agent_server.temporal.models import GoalRun, ServerRef
 from temporalio.client import Client
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError, RPCStatusCode
 
 if TYPE_CHECKING:
     from openhands.agent_server.config import ServerConfig
-    from openhands.sdk.conversation.goal import GoalStatus
-    from openhands.sdk.llm import LLM
+    from openhands.sdk.conversation.goal import GoalSnapshot
 
 
 def run_id_for(conversation_id: uuid.UUID) -> str:
-    """A conversation's goal workflow id: one goal runs at a time, so a restarted server
-    finds (and can stop) the workflow of a goal its log shows running."""
+    """A conversation's goal workflow id: one goal runs at a time, so a new run replaces a
+    stale one (e.g. left behind by a restart) and a deleted conversation's run is found."""
     return f"goal-{conversation_id}"
 
 
 class TemporalGoalBackend:
-    """One Temporal client per server, connected on first use."""
+    """One Temporal client per server (pydantic data converter), connected on first use."""
 
     def __init__(self, config: ServerConfig) -> None:
         self._address = config.temporal_address
         self._namespace = config.temporal_namespace
         self._queue = config.temporal_task_queue
+        self._stop_wait = config.temporal_stop_seconds
         host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
         self._public_url = (config.public_url or f"http://{host}:{config.port}").rstrip("/")
         self._client: Client | None = None
 
+    @property
+    def stop_wait(self) -> float:
+        """Seconds a stop waits for the workflow to record the goal's end."""
+        return self._stop_wait
+
     async def _connect(self) -> Client:
         if self._client is None:
-            self._client = await Client.connect(self._address, namespace=self._namespace)
+            self._client = await Client.connect(
+                self._address, namespace=self._namespace, data_converter=pydantic_data_converter
+            )
         return self._client
 
-    async def start(
-        self,
-        conversation_id: uuid.UUID,
-        status: GoalStatus,
-        judge: LLM,
-        working_dir: str,
-        *,
-        resume: bool,
-    ) -> str:
+    async def start(self, conversation_id: uuid.UUID, snapshot: GoalSnapshot, run: str) -> None:
+        """Start the goal's workflow, replacing a stale one of the same conversation."""
         client = await self._connect()
-        run_id = run_id_for(conversation_id)
-        # The judge's key stays out of the workflow's history: workers use their own.
-        spec = judge.model_dump(mode="json", exclude={"api_key"})
-        start = GoalInput(
+        start = GoalRun(
             server=ServerRef(url=self._public_url, conversation_id=str(conversation_id)),
-            status=status.model_dump(mode="json"),
-            judge=spec,
-            working_dir=working_dir,
-            resume=resume,
+            run=run,
+            snapshot=snapshot,
         )
-        await client.start_workflow("GoalWorkflow", start, id=run_id, task_queue=self._queue)
-        return run_id
+        await client.start_workflow(
+            "GoalWorkflow",
+            start,
+            id=run_id_for(conversation_id),
+            task_queue=self._queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.TERMINATE_EXISTING,
+        )
 
-    def run_id(self, conversation_id: uuid.UUID) -> str:
-        return run_id_for(conversation_id)
-
-    async def cancel(self, run_id: str) -> None:
+    async def cancel(self, conversation_id: uuid.UUID) -> None:
+        """Terminate the conversation's goal workflow (none running: nothing to do)."""
         client = await self._connect()
-        await client.get_workflow_handle(run_id).cancel()
+        handle = client.get_workflow_handle(run_id_for(conversation_id))
+        try:
+            await handle.terminate(reason="the goal was abandoned by its agent server")
+        except RPCError as exc:
+            if exc.status != RPCStatusCode.NOT_FOUND:
+                raise

@@ -1,87 +1,41 @@
-"""What the goal workflow and its activities exchange (JSON through Temporal's history).
+"""What the goal workflow and its activity exchange: the SDK's own models, through Temporal's
+pydantic data converter (client and worker use `temporalio.contrib.pydantic`).
 
-No secret is ever here: workers take LLM keys from their own environment.
+No secret is ever here: the judge and the agent run on the agent server, which holds their
+keys; workers only carry the server's session key (`OH_AGENT_SERVER_KEY`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from openhands.sdk.conversation.goal import GoalSnapshot
+from openhands.sdk.conversation.goal.steps import DriverStep, RecordStatus
+from pydantic import BaseModel, Field
 
 TASK_QUEUE = "openhands-goals"
 
 
-@dataclass
-class ServerRef:
+class ServerRef(BaseModel):
     """Which agent server and conversation a goal works on."""
 
     url: str
     conversation_id: str
 
 
-@dataclass
-class GoalInput:
-    """The workflow's start: the goal status to start from and the judge's settings."""
+class GoalRun(BaseModel):
+    """The workflow's start: where the goal lives, the run's token, the controller's state."""
 
     server: ServerRef
-    status: dict[str, Any]
-    judge: dict[str, Any]
-    working_dir: str
-    resume: bool = False
+    run: str = Field(description="The token the server gave this run; every step carries it.")
+    snapshot: GoalSnapshot
 
 
-@dataclass
-class RoundRun:
-    """Send the round's message (once) and run the agent to the end of its run."""
+class StepCall(BaseModel):
+    """One long poll for one step: record `records`, then perform `step` (id `step_id`) on the
+    server, waiting up to `wait` seconds for its result."""
 
     server: ServerRef
-    message: str
-    agent_usage_id: str = "agent"
-
-
-@dataclass
-class RoundEnd:
-    """How the round's run ended and what the agent spent in it."""
-
-    status: str
-    error: str | None = None
-    code: str | None = None
-    agent_cost: float = 0.0
-
-
-@dataclass
-class JudgeRequest:
-    """Ask the judge about the conversation so far."""
-
-    server: ServerRef
-    objective: str
-    judge: dict[str, Any]
-    verify: dict[str, Any] | None = None
-    transcript_chars: int = 0
-
-
-@dataclass
-class JudgeResult:
-    """The judge's verdict (GoalVerdict JSON), its cost, and an error if it failed."""
-
-    verdict: dict[str, Any] = field(default_factory=dict)
-    cost: float = 0.0
-    error: str | None = None
-
-
-@dataclass
-class VerifyRequest:
-    """Run the verify command in the conversation's workspace on its server."""
-
-    server: ServerRef
-    command: str
-    working_dir: str
-    timeout: float
-
-
-@dataclass
-class StatusRecord:
-    """A goal status (GoalStatus JSON) to record on the agent server."""
-
-    server: ServerRef
-    status: dict[str, Any]
+    run: str
+    step_id: str
+    records: list[RecordStatus] = Field(default_factory=list)
+    step: DriverStep
+    wait: float

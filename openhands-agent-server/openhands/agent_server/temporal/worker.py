@@ -1,9 +1,10 @@
-"""`openhands-goal-worker`: a stateless process that runs goal workflows and their activities.
+"""`openhands-goal-worker`: a stateless process that runs goal workflows and their activity.
 
     openhands-goal-worker --temporal 127.0.0.1:7233 --task-queue openhands-goals
 
-Run as many as you like, on any machine that reaches Temporal and the agent servers. Keys
-come from the environment (`OH_AGENT_SERVER_KEY`, `OH_JUDGE_API_KEY` or `LLM_API_KEY`).
+Run as many as you like, on any machine that reaches Temporal and the agent servers. The only
+key a worker needs is the agent servers' session key (`OH_AGENT_SERVER_KEY`): the agent and
+the judge run on the server that holds the conversation.
 """
 
 from __future__ import annotations
@@ -19,19 +20,40 @@ from openhands.agent_server.temporal.activities import ACTIVITIES
 from openhands.agent_server.temporal.models import TASK_QUEUE
 from openhands.agent_server.temporal.workflow import GoalWorkflow
 from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.runtime import LoggingConfig, Runtime, TelemetryConfig, TelemetryFilter
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
+DEFAULT_SLOTS = 256
+"""Goals a worker drives at once by default (each long poll holds a thread while it waits)."""
 
-async def serve(address: str, namespace: str, task_queue: str, threads: int) -> None:
+
+def _runtime() -> Runtime:
+    """Temporal's runtime, warning as usual but for one expected case: a workflow task stays
+    open while its local activity long-polls a step, and Core warns of every task over 5 s."""
+    quiet = f"{TelemetryFilter('WARN', 'WARN').formatted()}"
+    quiet += ",temporalio_sdk_core::worker::workflow::managed_run=ERROR"
+    return Runtime(telemetry=TelemetryConfig(logging=LoggingConfig(filter=quiet)))
+
+
+async def serve(address: str, namespace: str, task_queue: str, slots: int) -> None:
     """Run the worker until cancelled."""
-    client = await Client.connect(address, namespace=namespace)
-    with ThreadPoolExecutor(max_workers=threads) as pool:
+    client = await Client.connect(
+        address,
+        namespace=namespace,
+        data_converter=pydantic_data_converter,
+        runtime=_runtime(),
+    )
+    with ThreadPoolExecutor(max_workers=slots) as pool:
         worker = Worker(
             client,
             task_queue=task_queue,
             workflows=[GoalWorkflow],
             activities=ACTIVITIES,
             activity_executor=pool,
+            max_concurrent_local_activities=slots,
+            max_concurrent_activities=slots,
+            max_concurrent_workflow_tasks=slots,
             # The SDK's models are imported as they are; determinism comes from the
             # controller reading time only through the workflow's clock.
             workflow_runner=UnsandboxedWorkflowRunner(),
@@ -48,9 +70,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--task-queue", default=os.environ.get("OH_TEMPORAL_TASK_QUEUE", TASK_QUEUE)
     )
-    parser.add_argument("--threads", type=int, default=16, help="activities at once")
+    parser.add_argument(
+        "--slots",
+        "--threads",
+        type=int,
+        default=DEFAULT_SLOTS,
+        help="goals driven at once (each waiting step holds a thread)",
+    )
     args = parser.parse_args(argv)
-    asyncio.run(serve(args.temporal, args.namespace, args.task_queue, args.threads))
+    if args.slots < 1:
+        parser.error("--slots must be >= 1")
+    asyncio.run(serve(args.temporal, args.namespace, args.task_queue, args.slots))
 
 
 if __name__ == "__main__":

@@ -93,10 +93,10 @@ function number(form, name, label, convert = (v) => v) {
 
 /** The StartGoalRequest the goal form describes; throws an Error naming a bad field. */
 export function goalRequest(form) {
-  const body = {
-    objective: form.objective.value.trim(),
-    max_iterations: parseInt(form.max_iterations.value, 10) || 10,
-  };
+  const body = { objective: form.objective.value.trim() };
+  // Blank: the server's default round cap (defined once, in the SDK).
+  const rounds = parseInt(form.max_iterations.value, 10);
+  if (rounds) body.max_iterations = rounds;
   if (form.verify.value.trim()) body.verify = form.verify.value.trim();
   const maxCost = number(form, "max_cost", "Max cost");
   if (maxCost !== null) body.max_cost = maxCost;

@@ -105,11 +105,12 @@ function budgetText(goal) {
   const round = Math.min(goal.iteration + (goal.active ? 1 : 0), goal.max_iterations);
   parts.push(`Round ${round} of ${goal.max_iterations}`);
   const cost = `Cost ${formatCost(goal.cost)}`;
-  parts.push(goal.max_cost ? `${cost} of ${formatCost(goal.max_cost)}` : cost);
+  const limits = goal.limits || {};
+  parts.push(limits.max_cost ? `${cost} of ${formatCost(limits.max_cost)}` : cost);
   let elapsed = goal.elapsed;
   if (goal.active) elapsed = Math.floor(elapsed + Math.max(0, Date.now() - state.goalAt) / 1000);
   const spent = `Time ${formatDuration(elapsed)}`;
-  parts.push(goal.time_limit ? `${spent} of ${formatDuration(goal.time_limit)}` : spent);
+  parts.push(limits.time_limit ? `${spent} of ${formatDuration(limits.time_limit)}` : spent);
   return parts.join(" · ");
 }
 

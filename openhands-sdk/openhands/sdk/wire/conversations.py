@@ -11,6 +11,7 @@ from typing import Annotated, Any, ClassVar
 
 from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.goal.models import GoalStatus
+from openhands.sdk.conversation.goal.steps import DriverStep, RecordStatus, StepResult
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event, UnknownEventKindError
 from openhands.sdk.hooks.config import HookConfig
@@ -402,12 +403,29 @@ class SetSecurityAnalyzerRequest(WireRequest):
 # -- goals ------------------------------------------------------------------------------------
 
 
-class GoalRoundRequest(WireRequest):
-    """Body of POST /goal/run: what a goal's remote run (a worker) sends for one round."""
+class GoalStepRequest(WireRequest):
+    """Body of POST /goal/steps: one step of a goal's remote run (a Temporal worker)."""
 
-    message: str | None = Field(
-        default=None, description="The round's message to append first; null: run only."
+    run: str = Field(min_length=1, max_length=200, description="The run's token (from its start).")
+    step_id: str = Field(
+        min_length=1, max_length=200, description="The step's id: a retry sends the same one."
     )
+    records: list[RecordStatus] = Field(
+        default_factory=list,
+        max_length=16,
+        description="Statuses the controller decided on just before `step`, recorded first, "
+        "in order (they ride with the next step: one request instead of several).",
+    )
+    step: DriverStep = Field(description="The step, as `GoalController.next()` gave it.")
+    wait: float = Field(
+        default=0.0, ge=0.0, le=60.0, description="Seconds to wait for the step to end."
+    )
+
+
+class GoalStepAnswer(WireAnswer):
+    """Answer of POST /goal/steps: the step's result, or null while it is still under way."""
+
+    result: StepResult | None = None
 
 
 class ResumeGoalRequest(WireRequest):

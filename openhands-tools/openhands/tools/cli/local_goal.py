@@ -82,16 +82,7 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
             view.begin(str(conversation.id), options.header(conversation.id))
 
             def work() -> GoalOutcome:
-                return run_goal(
-                    conversation,
-                    request.objective,
-                    judge,
-                    request.max_iterations,
-                    verify=request.verify,
-                    max_cost=request.max_cost,
-                    time_limit=request.time_limit,
-                    on_status=tracker,
-                )
+                return run_goal(conversation, request, judge, on_status=tracker)
 
         drive(work, conversation.interrupt, view, repeat_stop=True)
         return tracker.latest

@@ -64,14 +64,7 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
             request = options.goal_request()
             feed.objective = request.objective
             view.begin(str(conversation.id), options.header(conversation.id))
-            conversation.start_goal(
-                request.objective,
-                max_iterations=request.max_iterations,
-                verify=request.verify,
-                judge_llm=judge,
-                max_cost=request.max_cost,
-                time_limit=request.time_limit,
-            )
+            conversation.start_goal(request.model_copy(update={"judge_llm": judge}))
         last: list[GoalStatus] = []
         drive(lambda: last.append(conversation.wait_for_goal()), conversation.stop_goal, view)
         tracker(last[0])

@@ -1,4 +1,5 @@
-"""GoalController: the decisions of the goal loop, tested with no conversation at all."""
+"""GoalController's one-call API (`start`, `on_run_finished`), options and snapshots, tested with
+no conversation at all: verify and the judge run in-process through the given verifier and LLM."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from openhands.sdk.conversation.goal import (
     GoalContinue,
     GoalController,
     GoalDone,
+    GoalRequest,
     GoalVerdict,
+    RunAgent,
+    StatusRecorded,
+    Stopped,
     VerifyResult,
 )
 from openhands.sdk.llm import LLMTransientError
@@ -17,6 +22,24 @@ from openhands.sdk.testing import TestLLM
 
 def judge(*replies: object, costs: tuple[float, ...] = ()) -> TestLLM:
     return TestLLM.from_messages(list(replies), usage_id="judge", costs=costs)  # type: ignore[arg-type]
+
+
+def goal(
+    objective: str = "x", judge_llm: TestLLM | None = None, **options: object
+) -> GoalController:
+    """A controller for a GoalRequest with `options` (verify, max_cost, time_limit, ...)."""
+    clock = options.pop("clock", None)
+    verifier = options.pop("verifier", None)
+    working_dir = options.pop("working_dir", None)
+    request = GoalRequest.checked(objective=objective, **options)
+    extra = {"clock": clock} if clock is not None else {}
+    return GoalController.from_request(
+        request,
+        judge_llm or judge(),
+        verifier=verifier,  # type: ignore[arg-type]
+        working_dir=working_dir,  # type: ignore[arg-type]
+        **extra,  # type: ignore[arg-type]
+    )
 
 
 class Clock:
@@ -60,17 +83,22 @@ def test_a_cap_below_one_is_rejected(cap: int) -> None:
 
 def test_a_negative_budget_is_rejected() -> None:
     with pytest.raises(ValueError, match="max_cost"):
-        GoalController("do it", judge(), max_cost=-1)
+        goal("do it", max_cost=-1)
 
 
 def test_zero_budgets_mean_unlimited() -> None:
-    controller = GoalController("do it", judge(), max_cost=0, time_limit=0)
-    assert controller.max_cost is None and controller.time_limit is None
+    controller = goal("do it", max_cost=0, time_limit=0)
+    assert controller.limits.max_cost is None and controller.limits.time_limit is None
 
 
 def test_a_resume_iteration_at_the_cap_is_rejected() -> None:
     with pytest.raises(ValueError, match="iteration"):
         GoalController("do it", judge(), max_iterations=3, iteration=3)
+
+
+def test_the_cap_cannot_be_given_twice() -> None:
+    with pytest.raises(ValueError, match="max_iterations"):
+        GoalController(GoalRequest(objective="x"), judge(), max_iterations=3)
 
 
 def test_start_returns_the_objective() -> None:
@@ -137,12 +165,17 @@ def test_the_followup_names_unproven_requirements() -> None:
     assert step.verdict.requirements is not None and len(step.verdict.requirements) == 2
 
 
+def test_on_run_finished_needs_a_judge() -> None:
+    with pytest.raises(ValueError, match="judge_llm"):
+        GoalController("x").on_run_finished(sample_history())
+
+
 # -- verify ----------------------------------------------------------------------------------
 
 
 def test_a_judge_saying_complete_cannot_complete_while_verify_fails() -> None:
     verifier = ScriptedVerifier(1)
-    controller = GoalController(
+    controller = goal(
         "Make tests pass", judge(judge_json(1.0, True)), verify="pytest -q", verifier=verifier
     )
     step = controller.on_run_finished(sample_history())
@@ -153,7 +186,7 @@ def test_a_judge_saying_complete_cannot_complete_while_verify_fails() -> None:
 
 
 def test_a_failing_verify_at_the_cap_ends_capped_not_complete() -> None:
-    controller = GoalController(
+    controller = goal(
         "Make tests pass",
         judge(judge_json(1.0, True)),
         max_iterations=1,
@@ -165,17 +198,9 @@ def test_a_failing_verify_at_the_cap_ends_capped_not_complete() -> None:
     assert step.outcome.verify is not None and step.outcome.verify.exit_code == 1
 
 
-def test_a_round_recorded_without_its_verify_result_cannot_complete_the_goal() -> None:
-    controller = GoalController("Make tests pass", judge(), verify="pytest -q")
-    step = controller.record_round(GoalVerdict(score=1.0, complete=True))
-    assert isinstance(step, GoalContinue)
-    assert not step.verdict.complete
-    assert "`pytest -q` must exit 0 (it was not run this round)" in step.followup
-
-
 def test_verify_passing_and_a_complete_verdict_complete_the_goal() -> None:
     verifier = ScriptedVerifier(0)
-    controller = GoalController(
+    controller = goal(
         "Make tests pass",
         judge(judge_json(1.0, True)),
         verify="pytest -q",
@@ -189,9 +214,7 @@ def test_verify_passing_and_a_complete_verdict_complete_the_goal() -> None:
 
 def test_the_judge_sees_the_verify_exit_code_and_output() -> None:
     llm = judge(judge_json(0.5))
-    controller = GoalController(
-        "Make tests pass", llm, verify="pytest -q", verifier=ScriptedVerifier(1)
-    )
+    controller = goal("Make tests pass", llm, verify="pytest -q", verifier=ScriptedVerifier(1))
     controller.on_run_finished(sample_history())
     prompt = llm.calls[0][-1].text
     assert "`pytest -q` exited with code 1" in prompt
@@ -202,9 +225,7 @@ def test_a_verifier_that_raises_counts_as_a_failed_verification() -> None:
     def broken(command: str, working_dir: str | None) -> VerifyResult:
         raise OSError("no shell")
 
-    controller = GoalController(
-        "x", judge(judge_json(1.0, True)), verify="pytest -q", verifier=broken
-    )
+    controller = goal("x", judge(judge_json(1.0, True)), verify="pytest -q", verifier=broken)
     step = controller.on_run_finished(sample_history())
     assert isinstance(step, GoalContinue)
     assert "no shell" in step.followup
@@ -214,9 +235,7 @@ def test_a_verifier_that_raises_counts_as_a_failed_verification() -> None:
 
 
 def test_the_cost_budget_caps_the_goal_with_the_reason() -> None:
-    controller = GoalController(
-        "x", judge(judge_json(0.1), costs=(0.25,)), max_cost=1.0, max_iterations=10
-    )
+    controller = goal("x", judge(judge_json(0.1), costs=(0.25,)), max_cost=1.0)
     step = controller.on_run_finished(sample_history(), agent_cost=0.8)
     assert isinstance(step, GoalDone)
     assert step.outcome.status == "capped"
@@ -226,7 +245,7 @@ def test_the_cost_budget_caps_the_goal_with_the_reason() -> None:
 
 
 def test_agent_cost_is_a_per_round_delta_that_accumulates() -> None:
-    controller = GoalController("x", judge(judge_json(0.1), judge_json(0.2)), max_cost=1.0)
+    controller = goal("x", judge(judge_json(0.1), judge_json(0.2)), max_cost=1.0)
     assert isinstance(controller.on_run_finished(sample_history(), agent_cost=0.4), GoalContinue)
     step = controller.on_run_finished(sample_history(), agent_cost=0.7)
     assert isinstance(step, GoalDone) and step.outcome.status == "capped"
@@ -243,7 +262,7 @@ def test_judge_cost_is_counted_separately() -> None:
 
 def test_the_time_limit_caps_the_goal_with_the_reason() -> None:
     clock = Clock()
-    controller = GoalController("x", judge(judge_json(0.1)), time_limit=60, clock=clock)
+    controller = goal("x", judge(judge_json(0.1)), time_limit=60, clock=clock)
     controller.start()
     clock.now += 61
     step = controller.on_run_finished(sample_history())
@@ -253,15 +272,16 @@ def test_the_time_limit_caps_the_goal_with_the_reason() -> None:
 
 def test_time_while_interrupted_does_not_count() -> None:
     clock = Clock()
-    controller = GoalController("x", judge(), time_limit=60, clock=clock)
+    controller = goal("x", judge(), time_limit=60, clock=clock)
     controller.start()
     clock.now += 10
-    controller.interrupted("stopped")
+    controller.advance(Stopped(reason="stopped by user"))
     clock.now += 1_000
     assert controller.elapsed == pytest.approx(10)
-    controller.resume_prompt()
+    resumed = GoalController.from_status(controller.status(), judge(), clock=clock)
+    resumed.begin(resume=True)
     clock.now += 5
-    assert controller.elapsed == pytest.approx(15)
+    assert resumed.elapsed == pytest.approx(15)
 
 
 # -- judge failures ------------------------------------------------------------------------------
@@ -296,14 +316,7 @@ def test_three_judge_failures_in_a_row_interrupt_with_the_real_error() -> None:
 def test_a_good_judge_answer_resets_the_failure_count() -> None:
     controller = GoalController(
         "x",
-        judge(
-            text("?"),
-            text("?"),
-            judge_json(0.5),
-            text("?"),
-            text("?"),
-            judge_json(1.0, True),
-        ),
+        judge(text("?"), text("?"), judge_json(0.5), text("?"), text("?"), judge_json(1.0, True)),
     )
     steps = [controller.on_run_finished(sample_history()) for _ in range(6)]
     assert all(isinstance(step, GoalContinue) for step in steps[:5])
@@ -315,7 +328,7 @@ def test_a_good_judge_answer_resets_the_failure_count() -> None:
 
 
 def test_status_snapshots_the_goal_for_the_chip() -> None:
-    controller = GoalController(
+    controller = goal(
         "Make tests pass",
         judge(judge_json(0.5, False, ["tests"]), costs=(0.1,)),
         max_iterations=4,
@@ -326,7 +339,7 @@ def test_status_snapshots_the_goal_for_the_chip() -> None:
     )
     controller.start()
     controller.on_run_finished(sample_history(), agent_cost=0.3)
-    status = controller.status(active=True, status="running")
+    status = controller.status()
     assert status.active and status.status == "running"
     assert (status.iteration, status.max_iterations) == (1, 4)
     assert status.objective == "Make tests pass"
@@ -337,7 +350,7 @@ def test_status_snapshots_the_goal_for_the_chip() -> None:
 
 
 def test_from_status_rebuilds_objective_iteration_caps_and_costs() -> None:
-    original = GoalController(
+    original = goal(
         "Make tests pass",
         judge(judge_json(0.5, False, ["tests"]), costs=(0.1,)),
         max_iterations=4,
@@ -346,36 +359,46 @@ def test_from_status_rebuilds_objective_iteration_caps_and_costs() -> None:
         verifier=ScriptedVerifier(1),
     )
     original.on_run_finished(sample_history(), agent_cost=0.3)
-    saved = original.status(active=False, status="interrupted", error="server died")
+    original.advance(Stopped(reason="server died"))
+    saved = original.status()
     rebuilt = GoalController.from_status(saved, judge(), working_dir="/w")
     assert rebuilt.objective == "Make tests pass"
     assert (rebuilt.iteration, rebuilt.max_iterations) == (1, 4)
-    assert (rebuilt.verify_command, rebuilt.max_cost) == ("pytest -q", 2.0)
+    assert (rebuilt.verify_command, rebuilt.limits.max_cost) == ("pytest -q", 2.0)
     assert rebuilt.cost == pytest.approx(0.4) and rebuilt.judge_cost == pytest.approx(0.1)
     assert rebuilt.working_dir == "/w"
+    assert rebuilt.last_round == saved.last_round and rebuilt.last_round is not None
 
 
 def test_the_resume_prompt_restates_the_objective_and_what_is_missing() -> None:
     controller = GoalController("Make tests pass", judge(judge_json(0.5, False, ["tests"])))
     controller.on_run_finished(sample_history())
-    saved = controller.status(active=False, status="interrupted")
-    prompt = GoalController.from_status(saved, judge()).resume_prompt()
-    assert "Make tests pass" in prompt
-    assert "- tests" in prompt
+    controller.advance(Stopped(reason="stopped by user"))
+    resumed = GoalController.from_status(controller.status(), judge())
+    resumed.begin(resume=True)
+    while not isinstance(step := resumed.next(), RunAgent):
+        resumed.advance(StatusRecorded())
+    assert step.message is not None
+    assert "Make tests pass" in step.message
+    assert "- tests" in step.message
 
 
-def test_interrupted_counts_the_round_that_was_cut() -> None:
+def test_an_interruption_counts_the_round_that_was_cut() -> None:
     controller = GoalController("x", judge(judge_json(0.1)))
     controller.start()
     controller.on_run_finished(sample_history())
-    outcome = controller.interrupted("LLMTransientError: agent provider down", agent_cost=0.2)
-    assert outcome.status == "interrupted"
+    controller.advance(
+        Stopped(reason="driver error", error="LLMTransientError: down", agent_cost=0.2)
+    )
+    outcome = controller.outcome
+    assert outcome is not None and outcome.status == "interrupted"
     assert outcome.iterations == 2
-    assert outcome.error == "LLMTransientError: agent provider down"
+    assert outcome.error == "LLMTransientError: down"
     assert outcome.agent_cost == pytest.approx(0.2)
 
 
-def test_interrupted_before_any_round_reports_one_iteration() -> None:
+def test_an_interruption_before_any_round_reports_one_iteration() -> None:
     controller = GoalController("x", judge())
     controller.start()
-    assert controller.interrupted("boom").iterations == 1
+    controller.advance(Stopped(reason="stopped by user"))
+    assert controller.outcome is not None and controller.outcome.iterations == 1

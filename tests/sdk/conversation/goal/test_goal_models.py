@@ -6,6 +6,7 @@ import math
 
 import pytest
 from openhands.sdk.conversation.goal import (
+    GoalLimits,
     GoalOutcome,
     GoalRequirement,
     GoalStatus,
@@ -65,23 +66,51 @@ def test_status_round_trips_through_json() -> None:
         active=True,
         status="running",
         iteration=2,
-        max_iterations=5,
+        limits=GoalLimits(max_iterations=5, max_cost=1.0),
         objective="ship it",
         verdict=GoalVerdict(score=0.5, missing="tests"),
         verify=VerifyResult(command="pytest -q", exit_code=1, output_tail="1 failed"),
         cost=0.3,
         judge_cost=0.1,
         verify_command="pytest -q",
-        max_cost=1.0,
     )
     again = GoalStatus.model_validate_json(status.model_dump_json())
     assert again == status
     assert again.agent_cost == pytest.approx(0.2)
 
 
+def test_a_status_shows_the_round_cap_at_the_top_and_the_limits_in_one_object() -> None:
+    status = GoalStatus(
+        active=True,
+        status="running",
+        iteration=0,
+        objective="x",
+        limits=GoalLimits(max_iterations=4, time_limit=60),
+    )
+    dumped = status.model_dump(mode="json")
+    assert dumped["max_iterations"] == 4  # the reference's field, for its clients
+    assert dumped["limits"] == {"max_iterations": 4, "max_cost": None, "time_limit": 60.0}
+    assert "max_cost" not in dumped and "time_limit" not in dumped
+    assert (status.max_cost, status.time_limit) == (None, 60.0)
+
+
+def test_a_status_stored_before_limits_were_one_object_still_loads() -> None:
+    # A goal event value as an earlier version wrote it to events.jsonl (flat limits).
+    stored = (
+        '{"active": false, "status": "interrupted", "iteration": 1, "max_iterations": 3, '
+        '"objective": "ship it", "phase": null, "verdict": null, "verify": null, '
+        '"last_round": null, "error": null, "cost": 0.2, "judge_cost": 0.05, '
+        '"reason": "server restart", "verify_command": "pytest -q", "max_cost": 1.5, '
+        '"time_limit": 600.0, "elapsed": 12.5, "judge_failures": 0}'
+    )
+    status = GoalStatus.model_validate_json(stored)
+    assert status.limits == GoalLimits(max_iterations=3, max_cost=1.5, time_limit=600)
+    assert (status.max_iterations, status.reason, status.elapsed) == (3, "server restart", 12.5)
+
+
 def test_status_rejects_an_unknown_status_name() -> None:
     with pytest.raises(ValidationError):
-        GoalStatus(active=False, status="done", iteration=0, max_iterations=1, objective="x")  # type: ignore[arg-type]
+        GoalStatus(active=False, status="done", iteration=0, objective="x")  # type: ignore[arg-type]
 
 
 def test_outcome_needs_at_least_one_iteration() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from openhands.sdk.conversation import load_conversation_summary
 from openhands.sdk.conversation.goal import (
     ROUND_ENDING_ERRORS,
     GoalStatus,
+    GoalStop,
     InvalidGoalError,
     NoResumableGoalError,
     RunEnd,
@@ -29,6 +31,7 @@ from openhands.sdk.conversation.goal import (
     resume_goal,
     run_goal,
 )
+from openhands.sdk.hooks import HookConfig
 from openhands.sdk.llm import LLMResponse, LLMTransientError
 from openhands.sdk.testing import TestLLM
 from openhands.sdk.workspace import LocalWorkspace
@@ -447,3 +450,108 @@ def test_a_conversation_that_cannot_be_observed_is_still_driven_with_live_progre
     assert (outcome.status, outcome.iterations) == ("complete", 2)
     assert goal_chips(list(inner.state.events)) == []  # it takes no outside events
     assert [s.phase for s in seen] == ["agent", "judging", "agent", "judging", None]
+
+
+def test_a_hook_refusing_the_goals_message_ends_it_blocked(
+    goal_conversation: GoalConversation, tmp_path: Any
+) -> None:
+    script = tmp_path / "refuse.sh"
+    script.write_text("#!/bin/sh\necho 'no goals today' >&2\nexit 2\n")
+    script.chmod(0o755)
+    hooks = HookConfig.model_validate(
+        {"user_prompt_submit": [{"matcher": "*", "hooks": [{"command": str(script)}]}]}
+    )
+    conversation = goal_conversation([finish()], hook_config=hooks)
+    outcome = run_goal(conversation, "Do it", judge(judge_json(1.0, True)))
+    assert (outcome.status, outcome.reason) == ("interrupted", "message blocked by a hook")
+    assert "no goals today" in (outcome.error or "")
+
+
+class InterjectedAgent(TestLLM):
+    """An agent LLM during whose second call a person sends a message from another thread."""
+
+    _conversation: Any = PrivateAttr(default=None)
+    _answered: int = PrivateAttr(default=0)
+
+    def watching(self, conversation: LocalConversation) -> InterjectedAgent:
+        """Send the message to `conversation`."""
+        self._conversation = conversation
+        return self
+
+    def _complete(self, messages: list[Message], tools: Any, stream: bool) -> LLMResponse:
+        self._answered += 1
+        if self._answered == 2:
+            person = threading.Thread(target=self._conversation.send_message, args=("stop that",))
+            person.start()
+            person.join()
+        return super()._complete(messages, tools, stream)
+
+
+def test_a_user_message_from_elsewhere_during_a_round_interrupts_the_goal(
+    workspace_dir: Path,
+) -> None:
+    agent_llm = InterjectedAgent.from_messages(
+        [think("working"), finish("before"), finish("answered")]
+    )
+    assert isinstance(agent_llm, InterjectedAgent)
+    conversation = LocalConversation(Agent(llm=agent_llm), workspace=str(workspace_dir))
+    agent_llm.watching(conversation)
+    try:
+        outcome = run_goal(conversation, "Do it", judge(judge_json(1.0, True)))
+    finally:
+        conversation.close()
+    assert (outcome.status, outcome.reason) == ("interrupted", "user message")
+    assert user_texts(list(conversation.state.events)) == ["Do it", "stop that"]
+
+
+def test_resuming_a_goal_its_killed_driver_left_running_records_the_restart_first(
+    goal_conversation: GoalConversation,
+) -> None:
+    conversation = goal_conversation([finish("round 1")])
+    left = GoalStatus(active=True, status="running", iteration=0, objective="Do it", phase="agent")
+    conversation.append_event(
+        ConversationStateUpdateEvent(key="goal", value=left.model_dump(mode="json"))
+    )
+    outcome = resume_goal(conversation, judge(judge_json(1.0, True)))
+    assert outcome.status == "complete"
+    chips = goal_chips(list(conversation.state.events))
+    assert [(c["status"], c["reason"]) for c in chips[1:2]] == [("interrupted", "server restart")]
+
+
+def test_a_stop_request_from_another_thread_ends_the_goal_stopped_by_user(
+    workspace_dir: Path,
+) -> None:
+    stop = GoalStop()
+    agent_llm = StoppingAgent.from_messages([think("working"), finish("more"), finish("x")])
+    assert isinstance(agent_llm, StoppingAgent)
+    conversation = LocalConversation(Agent(llm=agent_llm), workspace=str(workspace_dir))
+    agent_llm.stopping(stop)
+    try:
+        outcome = run_goal(conversation, "Do it", judge(judge_json(1.0, True)), stop=stop)
+    finally:
+        conversation.close()
+    assert (outcome.status, outcome.reason, outcome.iterations) == (
+        "interrupted",
+        "stopped by user",
+        1,
+    )
+    chips = goal_chips(list(conversation.state.events))
+    assert (chips[-1]["status"], chips[-1]["reason"]) == ("interrupted", "stopped by user")
+
+
+class StoppingAgent(TestLLM):
+    """An agent LLM during whose second call someone stops the goal."""
+
+    _stop: Any = PrivateAttr(default=None)
+    _answered: int = PrivateAttr(default=0)
+
+    def stopping(self, stop: GoalStop) -> StoppingAgent:
+        """Request `stop` on the second call."""
+        self._stop = stop
+        return self
+
+    def _complete(self, messages: list[Message], tools: Any, stream: bool) -> LLMResponse:
+        self._answered += 1
+        if self._answered == 2:
+            threading.Thread(target=self._stop.request).start()
+        return super()._complete(messages, tools, stream)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from goal_helpers import GoalConversation, finish, goal_chips, judge_json, think
 from openhands.sdk import Agent, ConversationStateUpdateEvent, LocalConversation, Message
-from openhands.sdk.conversation.goal import GoalStatus, resume_goal, run_goal
+from openhands.sdk.conversation.goal import GoalLimits, GoalStatus, resume_goal, run_goal
 from openhands.sdk.llm import LLMResponse
 from openhands.sdk.testing import TestLLM
 
@@ -95,9 +95,8 @@ def test_a_goal_resumed_with_no_time_left_runs_no_agent_step(
         active=False,
         status="interrupted",
         iteration=1,
-        max_iterations=5,
+        limits=GoalLimits(max_iterations=5, time_limit=10),
         objective="Do it",
-        time_limit=10,
         elapsed=50,
     )
     conversation.append_event(

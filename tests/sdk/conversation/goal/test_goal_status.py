@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from openhands.sdk.conversation import InMemoryEventLog
 from openhands.sdk.conversation.goal import (
+    GoalLimits,
     GoalStatus,
     GoalStatusWriter,
     goal_status_from,
@@ -16,7 +17,11 @@ OBJECTIVE = "Ship the release. " * 1_000
 
 def _status(iteration: int, objective: str = OBJECTIVE) -> GoalStatus:
     return GoalStatus(
-        active=True, status="running", iteration=iteration, max_iterations=5, objective=objective
+        active=True,
+        status="running",
+        iteration=iteration,
+        limits=GoalLimits(max_iterations=5),
+        objective=objective,
     )
 
 

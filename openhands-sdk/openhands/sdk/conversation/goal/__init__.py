@@ -1,8 +1,9 @@
 """Goals: run an agent until an independent judge finds the objective proven complete.
 
-`run_goal(conversation, objective, judge_llm)` drives a conversation; `GoalController` holds
-every decision (no conversation I/O) for other drivers such as the agent server; `GoalRequest`
-is the one model of a goal's options, shared by the SDK, the server and the remote client.
+`run_goal(conversation, objective, judge_llm)` drives a conversation; `GoalController` is the
+goal loop as a step machine holding every rule (no I/O), which every driver interprets (the
+steps are in `goal.steps`); `GoalRequest` is the one model of a goal's options, shared by the
+SDK, the server and the remote client.
 """
 
 from openhands.sdk.conversation.goal.controller import (
@@ -12,14 +13,14 @@ from openhands.sdk.conversation.goal.controller import (
 )
 from openhands.sdk.conversation.goal.errors import (
     GoalError,
+    GoalStepError,
     InvalidGoalError,
     NoResumableGoalError,
 )
-from openhands.sdk.conversation.goal.judge import JudgeAnswer, judge_goal, parse_verdict
+from openhands.sdk.conversation.goal.judge import GoalJudge, JudgeAnswer, judge_goal, parse_verdict
 from openhands.sdk.conversation.goal.models import (
     GoalContinue,
     GoalDone,
-    GoalInterruption,
     GoalOutcome,
     GoalPhase,
     GoalRequirement,
@@ -33,52 +34,97 @@ from openhands.sdk.conversation.goal.models import (
 )
 from openhands.sdk.conversation.goal.options import GoalLimits, GoalRequest
 from openhands.sdk.conversation.goal.runner import (
+    ConversationSteps,
+    GoalStop,
     StatusCallback,
     drive_goal,
     resume_goal,
     run_goal,
 )
+from openhands.sdk.conversation.goal.snapshot import SNAPSHOT, GoalSnapshot
 from openhands.sdk.conversation.goal.status import (
     GOAL_STATE_KEY,
     GoalStatusWriter,
     goal_status_from,
+    interrupted_by_restart,
     last_goal_status,
 )
+from openhands.sdk.conversation.goal.steps import (
+    ApprovalDecided,
+    AskJudge,
+    AwaitApproval,
+    DriverStep,
+    Finish,
+    Judged,
+    MessageRefused,
+    RecordStatus,
+    RunAgent,
+    RunEnded,
+    RunVerify,
+    RunWatch,
+    StatusRecorded,
+    StepResult,
+    Stopped,
+    Verified,
+)
 from openhands.sdk.conversation.goal.transcript import render_transcript
-from openhands.sdk.conversation.goal.verify import Verifier, run_verify_command
+from openhands.sdk.conversation.goal.verify import Verifier, perform_verify, run_verify_command
 
 __all__ = [
     "GOAL_STATE_KEY",
     "MAX_JUDGE_FAILURES",
     "ROUND_ENDING_ERRORS",
+    "SNAPSHOT",
+    "ApprovalDecided",
+    "AskJudge",
+    "AwaitApproval",
+    "ConversationSteps",
+    "DriverStep",
+    "Finish",
     "GoalContinue",
     "GoalController",
     "GoalDone",
     "GoalError",
-    "GoalInterruption",
+    "GoalJudge",
     "GoalLimits",
     "GoalOutcome",
     "GoalPhase",
     "GoalRequest",
     "GoalRequirement",
     "GoalRound",
+    "GoalSnapshot",
     "GoalStatus",
     "GoalStatusName",
     "GoalStatusWriter",
     "GoalStep",
+    "GoalStepError",
+    "GoalStop",
     "GoalVerdict",
     "InvalidGoalError",
     "JudgeAnswer",
+    "Judged",
+    "MessageRefused",
     "NoResumableGoalError",
+    "RecordStatus",
+    "RunAgent",
     "RunEnd",
+    "RunEnded",
+    "RunVerify",
+    "RunWatch",
     "StatusCallback",
+    "StatusRecorded",
+    "StepResult",
+    "Stopped",
+    "Verified",
     "Verifier",
     "VerifyResult",
     "drive_goal",
     "goal_status_from",
+    "interrupted_by_restart",
     "judge_goal",
     "last_goal_status",
     "parse_verdict",
+    "perform_verify",
     "render_transcript",
     "resume_goal",
     "run_goal",

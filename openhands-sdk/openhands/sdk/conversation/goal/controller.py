@@ -1,43 +1,47 @@
-"""`GoalController`: every decision of the goal loop, and nothing else.
+"""`GoalController`: the goal loop as a step machine holding every rule, doing no I/O.
 
-A driver (the sync `run_goal`, the agent server's task, a durable workflow) only moves
-messages and runs: it sends `start()` to the agent, runs it, asks `classify_run_end(...)`
-whether that run's end interrupts the goal, and otherwise has the round checked. The check
-has three steps a workflow can run as separate activities: `run_verify()` (a subprocess),
-`run_judge(...)` (an LLM call) and `record_round(...)` (the pure decision);
-`on_run_finished(events)` does all three. Whatever the driver, the rules are the ones here:
-which run failures only end a round, when a budget pauses a run, when a paused conversation
-interrupts the goal, when a limit caps it, when judge failures interrupt it.
+A driver begins the goal and then interprets steps (see `goal/steps.py`):
 
-The controller does no I/O of its own (verify and the judge go through the injected verifier
-and judge LLM), reads time only through its `clock`, and its whole state fits in a
-`GoalStatus`, so `from_status` rebuilds it.
+    controller.begin(conversation_status=...)            # or begin(resume=True, ...)
+    while not isinstance(step := controller.next(), Finish):
+        controller.advance(perform(step))                # the driver's I/O, nothing else
+
+The rules are all here: what the agent is sent, that a goal started on a conversation waiting
+for approval waits for that approval first, how a run's end is read (a failure interrupts,
+the step cap only ends a round, a pause interrupts unless a limit made the driver pause), the
+limits a run is watched for and what reaching one means, a pause in any phase, a refused
+message, verify gating, judge failures, caps, and what an interruption records. Time is read
+only through the injected `clock`, so a durable workflow replays the same decisions.
+
+`start()` and `on_run_finished(events)` are the reference SDK's one-call API on top of the
+same machine: they run verify and the judge in this process.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 
 from openhands.sdk.contracts import EventHistory
-from openhands.sdk.conversation.goal.budget import BudgetTrip, WorkClock
-from openhands.sdk.conversation.goal.errors import InvalidGoalError
-from openhands.sdk.conversation.goal.judge import JudgeAnswer, ask_judge, gate_on_verify
+from openhands.sdk.conversation.goal.clock import WorkClock
+from openhands.sdk.conversation.goal.errors import GoalStepError, InvalidGoalError
+from openhands.sdk.conversation.goal.judge import GoalJudge, gate_on_verify
 from openhands.sdk.conversation.goal.models import (
     AGENT_ERROR,
+    BLOCKED,
     PAUSED,
     GoalContinue,
     GoalDone,
-    GoalInterruption,
     GoalOutcome,
     GoalOutcomeStatus,
     GoalPhase,
     GoalRound,
     GoalStatus,
-    GoalStatusName,
     GoalStep,
     GoalVerdict,
-    RunEnd,
     VerifyResult,
 )
 from openhands.sdk.conversation.goal.options import (
@@ -48,19 +52,36 @@ from openhands.sdk.conversation.goal.options import (
     GoalRequest,
 )
 from openhands.sdk.conversation.goal.prompts import followup_prompt, resume_prompt
-from openhands.sdk.conversation.goal.transcript import DEFAULT_TRANSCRIPT_CHARS, TranscriptWindow
-from openhands.sdk.conversation.goal.verify import (
-    DEFAULT_VERIFY_TIMEOUT,
-    Verifier,
-    run_verify_command,
-    safe_verify,
+from openhands.sdk.conversation.goal.snapshot import (
+    MAX_JUDGE_FAILURES,
+    GoalRoundState,
+    GoalSnapshot,
 )
+from openhands.sdk.conversation.goal.steps import (
+    ANSWERS,
+    ApprovalDecided,
+    AskJudge,
+    AwaitApproval,
+    DriverStep,
+    Finish,
+    Judged,
+    MessageRefused,
+    RecordStatus,
+    RunAgent,
+    RunEnded,
+    RunVerify,
+    StatusRecorded,
+    StepResult,
+    Stopped,
+    Verified,
+)
+from openhands.sdk.conversation.goal.transcript import DEFAULT_TRANSCRIPT_CHARS
+from openhands.sdk.conversation.goal.verify import Verifier, perform_verify
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event
 from openhands.sdk.llm.llm import LLM
 
-MAX_JUDGE_FAILURES = 3
-"""Judge failures in a row (errors or unparseable answers) that interrupt a goal."""
+Status = ConversationExecutionStatus
 
 ROUND_ENDING_ERRORS = frozenset({"MaxIterationsReached"})
 """`ConversationRunError` codes that just end a round (it is judged); others interrupt."""
@@ -68,151 +89,190 @@ ROUND_ENDING_ERRORS = frozenset({"MaxIterationsReached"})
 PhaseCallback = Callable[[GoalPhase], None]
 """Called with the new phase before verify runs and before the judge is asked."""
 
+__all__ = ["MAX_JUDGE_FAILURES", "ROUND_ENDING_ERRORS", "GoalController", "PhaseCallback"]
+
 
 class GoalController:
-    """Decides a goal loop: judge each round, then continue with a follow-up or stop.
+    """Decides a goal loop step by step; its whole state is a `GoalSnapshot`.
 
-    Limits: `max_iterations` rounds (>= 1); optional `max_cost` in USD for agent plus judge
-    and `time_limit` in wall-clock seconds (0 or None: unlimited; negative: refused), as in
-    `GoalLimits`. `verify` is a shell command run in `working_dir` after each round; the goal
-    cannot complete unless it exits 0. `iteration` is the number of rounds already judged
-    (for resuming). Invalid options raise `InvalidGoalError` (a ValueError) naming the field.
+    Build one with `from_request(request)` (a validated `GoalRequest`), `from_status(status)`
+    (to resume a recorded goal) or `restore(snapshot)`; the constructor takes the reference
+    SDK's arguments. `judge_llm` and `verifier` are used only by `on_run_finished`, which runs
+    the verify and judge steps itself; drivers perform them. Invalid options raise
+    `InvalidGoalError` (a ValueError) naming the field.
     """
 
     def __init__(
         self,
-        objective: str,
-        judge_llm: LLM,
+        objective: str | GoalRequest,
+        judge_llm: LLM | None = None,
         *,
-        max_iterations: int = DEFAULT_MAX_ITERATIONS,
-        verify: str | None = None,
+        max_iterations: int | None = None,
         working_dir: str | None = None,
-        max_cost: float | None = None,
-        time_limit: float | None = None,
-        iteration: int = 0,
         verifier: Verifier | None = None,
-        verify_timeout: float = DEFAULT_VERIFY_TIMEOUT,
+        iteration: int = 0,
         transcript_chars: int = DEFAULT_TRANSCRIPT_CHARS,
         max_judge_failures: int = MAX_JUDGE_FAILURES,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        request = GoalRequest.checked(
-            objective=objective,
-            verify=verify,
-            max_iterations=max_iterations,
-            max_cost=max_cost,
-            time_limit=time_limit,
-        )
+        if isinstance(objective, GoalRequest):
+            if max_iterations is not None:
+                raise InvalidGoalError(
+                    "max_iterations comes from the GoalRequest; do not pass it again",
+                    "max_iterations",
+                )
+            request = objective
+        else:
+            cap = DEFAULT_MAX_ITERATIONS if max_iterations is None else max_iterations
+            request = GoalRequest.checked(objective=objective, max_iterations=cap)
         if not 0 <= iteration < request.max_iterations:
             raise InvalidGoalError(
                 f"iteration must be in 0..{request.max_iterations - 1} (rounds already done), "
                 f"got {iteration}; a goal that used all its rounds needs a larger max_iterations",
                 "iteration",
             )
-        if max_judge_failures < 1:
-            raise InvalidGoalError(
-                f"max_judge_failures must be >= 1, got {max_judge_failures}", "max_judge_failures"
+        try:
+            snapshot = GoalSnapshot(
+                objective=request.objective,
+                verify_command=request.verify,
+                limits=request.limits,
+                working_dir=working_dir,
+                transcript_chars=transcript_chars,
+                max_judge_failures=max_judge_failures,
+                iteration=iteration,
             )
-        self._objective = request.objective
+        except ValueError as exc:
+            raise InvalidGoalError(str(exc).splitlines()[-1].strip()) from None
         self.judge_llm = judge_llm
-        self._limits = request.limits
-        self._verify_command = request.verify
-        self.working_dir = working_dir
-        self._verifier: Verifier = verifier or (
-            lambda command, cwd: run_verify_command(command, cwd, timeout=verify_timeout)
-        )
-        self._max_judge_failures = max_judge_failures
-        self._window = TranscriptWindow(transcript_chars)
+        self._verifier = verifier
+        self._judge: GoalJudge | None = None
+        self._clock_source = clock
+        self._load(snapshot)
 
-        self._iteration = iteration
-        self._agent_cost = 0.0
-        self._judge_cost = 0.0
-        self._clock = WorkClock(clock)
-        self._judge_failures = 0
-        self._verdict: GoalVerdict | None = None
-        self._verify: VerifyResult | None = None
-        self._last_round: GoalRound | None = None
-        self._error: str | None = None
-        self._reason: str | None = None
-        self._round_open = False
-        self._round_started_at = 0.0
-        self._phase: GoalPhase | None = None
-        self._trip = BudgetTrip()
+    # -- building -----------------------------------------------------------------------------
 
     @classmethod
     def from_request(
         cls,
         request: GoalRequest,
-        judge_llm: LLM,
+        judge_llm: LLM | None = None,
         *,
         working_dir: str | None = None,
         verifier: Verifier | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> GoalController:
-        """A controller for a validated `GoalRequest` (its `judge_llm` is not used here)."""
-        return cls(
-            request.objective,
+        """A controller for a validated `GoalRequest` (its own `judge_llm` is not used here)."""
+        return cls(request, judge_llm, working_dir=working_dir, verifier=verifier, clock=clock)
+
+    @classmethod
+    def from_status(
+        cls,
+        status: GoalStatus,
+        judge_llm: LLM | None = None,
+        *,
+        working_dir: str | None = None,
+        verifier: Verifier | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> GoalController:
+        """Rebuild a recorded goal to resume it: same objective, rounds, limits, costs."""
+        request = GoalRequest.checked(
+            objective=status.objective,
+            verify=status.verify_command,
+            **status.limits.model_dump(),
+        )
+        controller = cls(
+            request,
             judge_llm,
-            max_iterations=request.max_iterations,
-            verify=request.verify,
             working_dir=working_dir,
-            max_cost=request.max_cost,
-            time_limit=request.time_limit,
             verifier=verifier,
+            iteration=status.iteration,
             clock=clock,
         )
+        s = controller._s
+        s.agent_cost, s.judge_cost = status.agent_cost, status.judge_cost
+        s.elapsed, s.judge_failures = status.elapsed, status.judge_failures
+        s.verdict, s.verify, s.last_round = status.verdict, status.verify, status.last_round
+        controller._clock = WorkClock(clock, status.elapsed, running=False)
+        return controller
 
-    # -- read-only state ------------------------------------------------------------------
+    @classmethod
+    def restore(
+        cls,
+        snapshot: GoalSnapshot,
+        judge_llm: LLM | None = None,
+        *,
+        verifier: Verifier | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> GoalController:
+        """Continue the controller `snapshot()` was taken of (time counts on from there)."""
+        controller = cls.__new__(cls)
+        controller.judge_llm = judge_llm
+        controller._verifier = verifier
+        controller._judge = None
+        controller._clock_source = clock
+        controller._load(copy.deepcopy(snapshot))
+        return controller
+
+    def snapshot(self) -> GoalSnapshot:
+        """The whole state, for `restore` (by another driver, or after a hand-over)."""
+        return dataclasses.replace(
+            copy.deepcopy(self._s), elapsed=self._clock.elapsed, queue=list(self._queue)
+        )
+
+    def _load(self, snapshot: GoalSnapshot) -> None:
+        self._plain_ask: AskJudge | None = None
+        self._s = snapshot
+        self._queue: deque[DriverStep] = deque(snapshot.queue)
+        running = snapshot.began and snapshot.outcome is None
+        self._clock = WorkClock(self._clock_source, snapshot.elapsed, running=running)
+
+    # -- read-only state ----------------------------------------------------------------------
 
     @property
     def objective(self) -> str:
         """What the agent must achieve."""
-        return self._objective
+        return self._s.objective
 
     @property
     def iteration(self) -> int:
         """Rounds judged so far."""
-        return self._iteration
+        return self._s.iteration
 
     @property
     def limits(self) -> GoalLimits:
         """The round cap and the budgets."""
-        return self._limits
+        return self._s.limits
 
     @property
     def max_iterations(self) -> int:
         """The round cap."""
-        return self._limits.max_iterations
+        return self._s.limits.max_iterations
 
     @property
     def verify_command(self) -> str | None:
         """The shell command that must exit 0 for the goal to complete, if any."""
-        return self._verify_command
+        return self._s.verify_command
 
     @property
-    def max_cost(self) -> float | None:
-        """The USD budget for agent plus judge, or None."""
-        return self._limits.max_cost
-
-    @property
-    def time_limit(self) -> float | None:
-        """The wall-clock budget in seconds, or None."""
-        return self._limits.time_limit
+    def working_dir(self) -> str | None:
+        """Where the verify command runs."""
+        return self._s.working_dir
 
     @property
     def agent_cost(self) -> float:
-        """USD the agent spent, as reported by the driver."""
-        return self._agent_cost
+        """USD the agent spent (the round under way included)."""
+        current = self._s.round.agent_cost if self._s.round is not None else 0.0
+        return self._s.agent_cost + current
 
     @property
     def judge_cost(self) -> float:
         """USD the judge spent."""
-        return self._judge_cost
+        return self._s.judge_cost
 
     @property
     def cost(self) -> float:
         """Agent plus judge cost in USD."""
-        return self._agent_cost + self._judge_cost
+        return self.agent_cost + self._s.judge_cost
 
     @property
     def elapsed(self) -> float:
@@ -222,129 +282,338 @@ class GoalController:
     @property
     def verdict(self) -> GoalVerdict | None:
         """The latest verdict."""
-        return self._verdict
+        return self._s.verdict
 
     @property
     def phase(self) -> GoalPhase | None:
-        """What the goal is doing now (None before it starts and after it ends)."""
-        return self._phase
+        """What the goal is doing now (None before it begins and after it ends)."""
+        return self._s.phase
 
     @property
     def last_round(self) -> GoalRound | None:
         """The latest judged round in brief."""
-        return self._last_round
-
-    # -- budgets while the agent runs -------------------------------------------------------
-
-    def time_left(self) -> float | None:
-        """Seconds left before the time limit, or None without one."""
-        limit = self._limits.time_limit
-        return None if limit is None else limit - self.elapsed
-
-    def cost_left(self, pending_agent_cost: float = 0.0) -> float | None:
-        """USD left in the budget after `pending_agent_cost` (not yet reported), or None."""
-        if self._limits.max_cost is None:
-            return None
-        return self._limits.max_cost - self.cost - max(0.0, pending_agent_cost)
-
-    def budget_exhausted(self, pending_agent_cost: float = 0.0) -> str | None:
-        """ "cost budget" or "time limit" when that budget has run out, else None.
-
-        `pending_agent_cost` is what the agent spent in the current run so far.
-        """
-        cost_left = self.cost_left(pending_agent_cost)
-        if cost_left is not None and cost_left <= 0:
-            return COST_BUDGET
-        time_left = self.time_left()
-        if time_left is not None and time_left <= 0:
-            return TIME_LIMIT
-        return None
-
-    def check_budget(self, pending_agent_cost: float = 0.0) -> str | None:
-        """Call as the agent works: the budget that ran out, the first time one does.
-
-        A driver pauses the run when this returns a reason; that round is then judged as
-        usual (and the goal capped), instead of the pause interrupting the goal.
-        """
-        reason = self.budget_exhausted(pending_agent_cost)
-        return None if reason is None else self._trip.trip(reason)
-
-    def time_up(self) -> str | None:
-        """Call when a timer armed for `time_left()` fires: like `check_budget` for time."""
-        return self._trip.trip(TIME_LIMIT)
+        return self._s.last_round
 
     @property
-    def budget_tripped(self) -> str | None:
-        """The budget that paused the current run, if one did."""
-        return self._trip.reason
+    def outcome(self) -> GoalOutcome | None:
+        """How the goal ended, once it did."""
+        return self._s.outcome
 
-    # -- the loop ---------------------------------------------------------------------------
+    def status(self) -> GoalStatus:
+        """The goal as the UI chip shows it now (and as it is recorded, to resume it)."""
+        s, outcome = self._s, self._s.outcome
+        active = s.began and outcome is None
+        fields = {
+            "active": active,
+            "status": "running" if outcome is None else outcome.status,
+            "iteration": s.iteration,
+            "objective": s.objective,
+            "phase": s.phase if active else None,
+            "verdict": s.verdict,
+            "verify": s.verify,
+            "last_round": s.last_round,
+            "error": s.error,
+            "cost": self.cost,
+            "judge_cost": s.judge_cost,
+            "reason": s.reason,
+            "verify_command": s.verify_command,
+            "limits": s.limits,
+            "elapsed": self.elapsed,
+            "judge_failures": s.judge_failures,
+        }
+        return GoalStatus(**fields)
+
+    # -- the machine --------------------------------------------------------------------------
+
+    def begin(self, *, resume: bool = False, conversation_status: Status | None = None) -> None:
+        """A driver starts working on the goal; `next()` then gives its first step.
+
+        `resume` sends the resume prompt instead of the objective. `conversation_status` is
+        the conversation's status now: one `waiting_for_confirmation` makes the first step
+        the wait for that approval (the message goes after it), so starting a goal never
+        approves a pending tool call.
+        """
+        if self._s.began:
+            raise GoalStepError("This goal has already begun; a controller drives one session.")
+        self._s.began = True
+        self._clock.restart()
+        self._s.error = self._s.reason = None
+        message = self._resume_prompt() if resume else self._s.objective
+        self._open_round(message)
+        if conversation_status == Status.WAITING_FOR_CONFIRMATION:
+            self._await_approval()
+        else:
+            self._s.phase = "agent"
+            self._record()
+            self._run()
+
+    def next(self) -> DriverStep:
+        """The step to perform now (the same one until `advance` is given its result)."""
+        if self._queue:
+            return self._queue[0]
+        if self._s.outcome is not None:
+            return Finish(outcome=self._s.outcome)
+        raise GoalStepError("The goal has not begun: call begin() first.")
+
+    def advance(self, result: StepResult) -> None:
+        """Take the result of the step `next()` gave, and decide what comes next.
+
+        A `Stopped` result ends the goal `interrupted` whatever the step; once the goal has
+        ended it only says the final status could not be recorded (the outcome stands). Any
+        other result must answer the pending step (see `steps.ANSWERS`), else `GoalStepError`.
+        """
+        if isinstance(result, Stopped):
+            if self._s.outcome is None:
+                self._queue.clear()
+                self._interrupt(result.reason, result.error, agent_cost=result.agent_cost)
+            elif self._queue:
+                self._queue.popleft()
+            return
+        step = self.next()
+        expected = ANSWERS.get(type(step), ())
+        if not isinstance(result, expected):
+            raise GoalStepError(
+                f"A {type(result).__name__} does not answer the pending "
+                f"{type(step).__name__} step; perform controller.next() and pass its result."
+            )
+        self._queue.popleft()
+        if isinstance(result, StatusRecorded):
+            return
+        if isinstance(result, RunEnded):
+            self._run_ended(result)
+        elif isinstance(result, MessageRefused):
+            self._interrupt(BLOCKED, result.error)
+        elif isinstance(result, ApprovalDecided):
+            self._approval_decided(result)
+        elif isinstance(result, Verified):
+            self._verified(result)
+        elif isinstance(result, Judged):
+            self._judged(result)
+
+    # -- rules --------------------------------------------------------------------------------
+
+    def _run_ended(self, result: RunEnded) -> None:
+        current = self._current_round()
+        current.agent_cost += result.agent_cost
+        current.limit = current.limit or result.limit
+        if result.error is not None and result.code not in ROUND_ENDING_ERRORS:
+            self._interrupt(AGENT_ERROR, f"the agent's run failed: {result.error}")
+        elif current.limit is not None:
+            self._check_round()  # the driver paused the run for a limit: judge this last round
+        elif result.status == Status.WAITING_FOR_CONFIRMATION:
+            self._await_approval()
+        elif result.status == Status.PAUSED:
+            self._interrupt(PAUSED)
+        else:
+            self._check_round()
+
+    def _approval_decided(self, result: ApprovalDecided) -> None:
+        if result.status == Status.PAUSED:
+            self._interrupt(PAUSED)
+            return
+        self._s.phase = "agent"
+        self._record()
+        self._run()
+
+    def _verified(self, result: Verified) -> None:
+        current = self._current_round()
+        current.verify = result.result
+        if self._paused_by_someone(result.conversation_status, current.limit):
+            self._interrupt(PAUSED)
+            return
+        self._s.phase = "judging"
+        self._record()
+        self._queue.append(self._ask_judge(result.result))
+
+    def _judged(self, result: Judged) -> None:
+        s, current = self._s, self._current_round()
+        s.iteration += 1
+        s.agent_cost += current.agent_cost
+        s.judge_cost += max(0.0, result.cost)
+        s.judge_failures = s.judge_failures + 1 if result.error else 0
+        s.error = result.error
+        verify = current.verify
+        verdict = gate_on_verify(result.verdict, verify)
+        if verify is None and s.verify_command is not None and verdict.complete:
+            verdict = verdict.not_complete_because(
+                f"`{s.verify_command}` must exit 0 (it was not run this round)"
+            )
+        s.verdict, s.verify = verdict, verify
+        s.last_round = GoalRound(
+            iteration=s.iteration,
+            score=verdict.score,
+            complete=verdict.complete,
+            missing=verdict.missing,
+            verify_exit_code=None if verify is None else verify.exit_code,
+            agent_cost=current.agent_cost,
+            judge_cost=max(0.0, result.cost),
+            seconds=max(0.0, self.elapsed - current.started_at),
+            judge_error=result.error,
+        )
+        limit, s.round = current.limit, None
+        if verdict.complete:  # work proven done is done, whatever limit was reached with it
+            self._end("complete")
+            return
+        cap = self._cap_reason(limit)
+        if cap is not None:
+            self._end("capped", reason=cap, error=result.error)
+            return
+        if s.judge_failures >= s.max_judge_failures:
+            reason = f"the judge failed {s.judge_failures} times in a row"
+            self._end("interrupted", reason=reason, error=f"{reason}: {result.error}")
+            return
+        if self._paused_by_someone(result.conversation_status, limit):
+            self._interrupt(PAUSED)
+            return
+        followup = followup_prompt(
+            s.objective,
+            verdict,
+            iteration=s.iteration,
+            max_iterations=s.limits.max_iterations,
+            verify=verify,
+            judge_error=result.error,
+        )
+        self._open_round(followup)
+        self._s.phase = "agent"
+        self._record()
+        self._run()
+
+    @staticmethod
+    def _paused_by_someone(status: Status | None, limit: str | None) -> bool:
+        """A pause nobody explains: not the driver's own, made for a limit this round."""
+        return status == Status.PAUSED and limit is None
+
+    def _cap_reason(self, limit: str | None) -> str | None:
+        s, limits = self._s, self._s.limits
+        elapsed, agent_cost = self.elapsed, s.agent_cost
+        # The driver saw a limit reached: a clock read a hair early, or a sum rounded a hair
+        # low, must not undo it.
+        if limit == TIME_LIMIT and limits.time_limit is not None:
+            elapsed = max(elapsed, limits.time_limit)
+        if limit == COST_BUDGET and limits.max_cost is not None:
+            agent_cost = max(agent_cost, limits.max_cost - s.judge_cost)
+        return limits.exceeded(
+            iterations=s.iteration,
+            agent_cost=agent_cost,
+            judge_cost=s.judge_cost,
+            elapsed=elapsed,
+        )
+
+    # -- steps --------------------------------------------------------------------------------
+
+    def _open_round(self, message: str) -> None:
+        self._s.round = GoalRoundState(started_at=self.elapsed, message=message)
+
+    def _current_round(self) -> GoalRoundState:
+        if self._s.round is None:  # a result for a round nobody opened: count it as one
+            self._s.round = GoalRoundState(started_at=self.elapsed)
+        return self._s.round
+
+    def _record(self) -> None:
+        self._queue.append(RecordStatus(status=self.status()))
+
+    def _await_approval(self) -> None:
+        self._s.phase = "waiting_for_approval"
+        self._record()
+        self._queue.append(AwaitApproval())
+
+    def _run(self) -> None:
+        """Run the agent with the round's message, unless a limit is already used up: then the
+        round is checked at once (its work so far is judged) and the goal caps."""
+        s, current = self._s, self._current_round()
+        time_left = None if s.limits.time_limit is None else s.limits.time_limit - self.elapsed
+        cost_left = None if s.limits.max_cost is None else s.limits.max_cost - self.cost
+        if time_left is not None and time_left <= 0:
+            current.limit = TIME_LIMIT
+        elif cost_left is not None and cost_left <= 0:
+            current.limit = COST_BUDGET
+        if current.limit is not None:
+            self._check_round()
+            return
+        message, current.message = current.message, None
+        self._queue.append(RunAgent(message=message, time_left=time_left, cost_left=cost_left))
+
+    def _check_round(self) -> None:
+        s = self._s
+        if s.verify_command is not None:
+            s.phase = "verifying"
+            self._record()
+            self._queue.append(
+                RunVerify(
+                    command=s.verify_command,
+                    working_dir=s.working_dir,
+                    timeout=s.verify_timeout,
+                    tail_chars=s.verify_tail_chars,
+                )
+            )
+            return
+        s.phase = "judging"
+        self._record()
+        self._queue.append(self._ask_judge(None))
+
+    def _ask_judge(self, verify: VerifyResult | None) -> AskJudge:
+        if verify is None and self._plain_ask is not None:
+            return self._plain_ask  # the same question every round (steps are frozen)
+        step = AskJudge(
+            objective=self._s.objective, verify=verify, transcript_chars=self._s.transcript_chars
+        )
+        if verify is None:
+            self._plain_ask = step
+        return step
+
+    # -- endings ------------------------------------------------------------------------------
+
+    def _interrupt(self, reason: str, error: str | None = None, *, agent_cost: float = 0.0) -> None:
+        """End `interrupted`; the round under way (if any) counts as worked on."""
+        s = self._s
+        current, s.round = s.round, None
+        if current is not None:
+            s.agent_cost += current.agent_cost
+        s.agent_cost += max(0.0, agent_cost)
+        iterations = s.iteration + (1 if current is not None else 0)
+        self._finish("interrupted", reason=reason, error=error, iterations=iterations)
+
+    def _end(
+        self, status: GoalOutcomeStatus, *, reason: str | None = None, error: str | None = None
+    ) -> None:
+        self._finish(status, reason=reason, error=error, iterations=self._s.iteration)
+
+    def _finish(
+        self, status: GoalOutcomeStatus, *, reason: str | None, error: str | None, iterations: int
+    ) -> None:
+        s = self._s
+        s.reason, s.error = reason, error
+        self._clock.stop()
+        s.phase = None
+        s.outcome = GoalOutcome(
+            status=status,
+            iterations=max(1, iterations),
+            verdict=s.verdict,
+            reason=reason,
+            error=error,
+            agent_cost=s.agent_cost,
+            judge_cost=s.judge_cost,
+            verify=s.verify,
+        )
+        self._record()
+
+    def _resume_prompt(self) -> str:
+        s = self._s
+        return resume_prompt(
+            s.objective,
+            iteration=s.iteration,
+            max_iterations=s.limits.max_iterations,
+            verdict=s.verdict,
+            verify_command=s.verify_command,
+        )
+
+    # -- the reference SDK's one-call API ------------------------------------------------------
 
     def start(self) -> str:
-        """Begin the goal: the first message for the agent is the objective itself."""
-        self._begin_session()
-        return self._objective
-
-    def resume_prompt(self) -> str:
-        """Begin again after an interruption: a message telling the agent to carry on."""
-        self._begin_session()
-        return resume_prompt(
-            self._objective,
-            iteration=self._iteration,
-            max_iterations=self.max_iterations,
-            verdict=self._verdict,
-            verify_command=self._verify_command,
-        )
-
-    def classify_run_end(self, end: RunEnd) -> GoalInterruption | None:
-        """Whether the way a run ended interrupts the goal (None: judge the round).
-
-        A failed run interrupts it, unless its code is in `ROUND_ENDING_ERRORS` (the step cap
-        just ends a round). A paused conversation interrupts it unless a budget paused it
-        (`check_budget`/`time_up`). Drivers also ask this, with the conversation's current
-        status, before sending a follow-up: a pause that came while the round was being
-        judged must stop the goal, not be undone by the next run.
-        """
-        if end.error is not None and end.code not in ROUND_ENDING_ERRORS:
-            return GoalInterruption(
-                reason=AGENT_ERROR, error=f"the agent's run failed: {end.error}"
-            )
-        if end.status == ConversationExecutionStatus.PAUSED and self._trip.reason is None:
-            return GoalInterruption(reason=PAUSED)
-        return None
-
-    def awaits_approval(self, end: RunEnd) -> bool:
-        """Whether the run stopped for a person to approve a tool call.
-
-        Then the round is not over: nothing is judged, and the driver waits until the call is
-        approved or rejected (the conversation leaves `waiting_for_confirmation`), runs the
-        agent again without a message, and asks this again. The phase says so meanwhile.
-        """
-        waiting = (
-            end.status == ConversationExecutionStatus.WAITING_FOR_CONFIRMATION and end.error is None
-        )
-        self._phase = "waiting_for_approval" if waiting else "agent"
-        return waiting
-
-    def enter_phase(self, phase: GoalPhase) -> None:
-        """Note what the goal does next (a driver that runs the steps itself calls this)."""
-        self._phase = phase
-
-    def run_verify(self) -> VerifyResult | None:
-        """Run the verify command through the verifier (a subprocess); None without one."""
-        if self._verify_command is None:
-            return None
-        return safe_verify(self._verifier, self._verify_command, self.working_dir)
-
-    def run_judge(
-        self, events: Sequence[Event] | EventHistory, verify: VerifyResult | None = None
-    ) -> JudgeAnswer:
-        """Ask the judge about the round (an LLM call); never raises (see `JudgeAnswer`).
-
-        Only the events added since the last call are rendered into the transcript.
-        """
-        transcript = self._window.update(events)
-        return ask_judge(self.judge_llm, self._objective, transcript, verify)
+        """Begin the goal; the first message for the agent (the objective itself)."""
+        self.begin()
+        self._take_records(None)
+        return self._s.objective
 
     def on_run_finished(
         self,
@@ -353,244 +622,45 @@ class GoalController:
         agent_cost: float = 0.0,
         on_phase: PhaseCallback | None = None,
     ) -> GoalStep:
-        """Check the round that just ended (verify, judge) and decide what happens next.
+        """The agent's run ended (`finished`): verify and judge the round here, then decide.
 
-        `events` is the whole conversation history (a list or the conversation's event log).
-        `agent_cost` is the USD the agent spent in this round (the metrics delta around the
-        run), not a running total. `on_phase` is told before verify runs and before the judge
-        is asked (e.g. to record a status that says so).
+        `events` is the whole conversation; `agent_cost` the USD the agent spent in this run
+        (a delta, not a running total). `on_phase` is told before verify runs and before the
+        judge is asked. Returns `GoalContinue(followup)` or `GoalDone(outcome)`.
         """
-        verify: VerifyResult | None = None
-        if self._verify_command is not None:
-            self._enter(on_phase, "verifying")
-            verify = self.run_verify()
-        self._enter(on_phase, "judging")
-        answer = self.run_judge(events, verify)
-        return self.record_round(
-            answer.verdict,
-            verify=verify,
-            judge_error=answer.error,
-            agent_cost=agent_cost,
-            judge_cost=answer.cost,
-        )
+        if not self._s.began:
+            self.start()
+        self._take_records(None)
+        if isinstance(self.next(), RunAgent):
+            self.advance(RunEnded(status=Status.FINISHED, agent_cost=agent_cost))
+        while True:
+            step = self.next()
+            if isinstance(step, RunAgent):
+                return GoalContinue(
+                    followup=step.message or "", verdict=self._s.verdict or GoalVerdict()
+                )
+            if isinstance(step, Finish):
+                return GoalDone(outcome=step.outcome)
+            if isinstance(step, RecordStatus):
+                self._take_records(on_phase)
+            elif isinstance(step, RunVerify):
+                self.advance(Verified(result=perform_verify(step, self._verifier)))
+            elif isinstance(step, AskJudge):
+                self.advance(Judged.of(self._local_judge().answer(step, events)))
+            else:
+                raise GoalStepError(f"on_run_finished cannot perform a {type(step).__name__} step")
 
-    def record_round(
-        self,
-        verdict: GoalVerdict,
-        *,
-        verify: VerifyResult | None = None,
-        judge_error: str | None = None,
-        agent_cost: float = 0.0,
-        judge_cost: float = 0.0,
-    ) -> GoalStep:
-        """The pure decision for one round, given what the judge and verify returned.
+    def _take_records(self, on_phase: PhaseCallback | None) -> None:
+        """Skip the status records (nothing is recorded here), telling `on_phase` of checks."""
+        while isinstance(step := self.next(), RecordStatus):
+            phase = step.status.phase
+            self.advance(StatusRecorded())
+            if on_phase is not None and phase in ("verifying", "judging"):
+                on_phase(phase)
 
-        With a verify command set, a round without its `verify` result cannot complete the
-        goal: a driver that skipped the command has not proven anything. Completion wins over
-        a limit reached in the same round.
-        """
-        self._round_open = False
-        self._iteration += 1
-        agent_cost, judge_cost = max(0.0, agent_cost), max(0.0, judge_cost)
-        self._agent_cost += agent_cost
-        self._judge_cost += judge_cost
-        self._judge_failures = self._judge_failures + 1 if judge_error else 0
-        self._error = judge_error
-        verdict = gate_on_verify(verdict, verify)
-        if verify is None and self._verify_command is not None and verdict.complete:
-            verdict = verdict.not_complete_because(
-                f"`{self._verify_command}` must exit 0 (it was not run this round)"
-            )
-        self._verdict, self._verify = verdict, verify
-        self._last_round = GoalRound(
-            iteration=self._iteration,
-            score=verdict.score,
-            complete=verdict.complete,
-            missing=verdict.missing,
-            verify_exit_code=None if verify is None else verify.exit_code,
-            agent_cost=agent_cost,
-            judge_cost=judge_cost,
-            seconds=max(0.0, self.elapsed - self._round_started_at),
-            judge_error=judge_error,
-        )
-
-        if verdict.complete:
-            return self._done("complete")
-        cap = self._cap_reason()
-        if cap is not None:
-            return self._done("capped", reason=cap, error=judge_error)
-        if self._judge_failures >= self._max_judge_failures:
-            reason = f"the judge failed {self._judge_failures} times in a row"
-            return self._done("interrupted", reason=reason, error=f"{reason}: {judge_error}")
-        self._begin_round()
-        followup = followup_prompt(
-            self._objective,
-            verdict,
-            iteration=self._iteration,
-            max_iterations=self.max_iterations,
-            verify=verify,
-            judge_error=judge_error,
-        )
-        return GoalContinue(followup=followup, verdict=verdict)
-
-    def interrupted(
-        self, error: str | None, *, agent_cost: float = 0.0, reason: str | None = None
-    ) -> GoalOutcome:
-        """The outcome of a goal cut short (agent failure, stop, pause, crash).
-
-        `error` is None for an interruption that is not a failure (a stop, a pause, a user
-        message): the status then shows only the `reason`. `iterations` counts the round
-        that was cut, if one was under way.
-        """
-        self._agent_cost += max(0.0, agent_cost)
-        self._error = error
-        self._reason = reason or "interrupted"
-        iterations = self._iteration + (1 if self._round_open else 0)
-        self._round_open = False
-        self._stop_clock()
-        return self._outcome("interrupted", reason=self._reason, error=error, iterations=iterations)
-
-    def interrupt(self, interruption: GoalInterruption, *, agent_cost: float = 0.0) -> GoalOutcome:
-        """`interrupted(...)` for a `GoalInterruption` from `classify_run_end`."""
-        return self.interrupted(
-            interruption.error, agent_cost=agent_cost, reason=interruption.reason
-        )
-
-    # -- snapshots ----------------------------------------------------------------------------
-
-    def status(
-        self,
-        *,
-        active: bool,
-        status: GoalStatusName,
-        error: str | None = None,
-        reason: str | None = None,
-    ) -> GoalStatus:
-        """A snapshot for the UI chip (and for resuming); error/reason default to the last."""
-        limits = self._limits
-        return GoalStatus(
-            active=active,
-            status=status,
-            iteration=self._iteration,
-            max_iterations=limits.max_iterations,
-            objective=self._objective,
-            phase=self._phase if active else None,
-            verdict=self._verdict,
-            verify=self._verify,
-            last_round=self._last_round,
-            error=error if error is not None else self._error,
-            cost=self.cost,
-            judge_cost=self._judge_cost,
-            reason=reason if reason is not None else self._reason,
-            verify_command=self._verify_command,
-            max_cost=limits.max_cost,
-            time_limit=limits.time_limit,
-            elapsed=self.elapsed,
-            judge_failures=self._judge_failures,
-        )
-
-    def running_status(self) -> GoalStatus:
-        """The status of the goal while a driver works on it (`running`, active)."""
-        return self.status(active=True, status="running")
-
-    def final_status(self, outcome: GoalOutcome) -> GoalStatus:
-        """The inactive status recording how the goal ended."""
-        return self.status(
-            active=False, status=outcome.status, error=outcome.error, reason=outcome.reason
-        )
-
-    @classmethod
-    def from_status(
-        cls,
-        status: GoalStatus,
-        judge_llm: LLM,
-        *,
-        working_dir: str | None = None,
-        verifier: Verifier | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> GoalController:
-        """Rebuild a controller from a persisted status: same objective, rounds, caps, costs."""
-        controller = cls(
-            status.objective,
-            judge_llm,
-            max_iterations=status.max_iterations,
-            verify=status.verify_command,
-            working_dir=working_dir,
-            max_cost=status.max_cost,
-            time_limit=status.time_limit,
-            iteration=status.iteration,
-            verifier=verifier,
-            clock=clock,
-        )
-        controller._agent_cost = status.agent_cost
-        controller._judge_cost = status.judge_cost
-        controller._clock = WorkClock(clock, status.elapsed)
-        controller._judge_failures = status.judge_failures
-        controller._verdict = status.verdict
-        controller._verify = status.verify
-        controller._last_round = status.last_round
-        return controller
-
-    # -- internals ----------------------------------------------------------------------------
-
-    def _begin_session(self) -> None:
-        # A (re)started driver starts a new wall-clock session; time while stopped is free.
-        self._clock.restart()
-        self._error = None
-        self._reason = None
-        self._begin_round()
-
-    def _begin_round(self) -> None:
-        self._round_open = True
-        self._round_started_at = self.elapsed
-        self._phase = "agent"
-        self._trip.reset()
-
-    def _enter(self, on_phase: PhaseCallback | None, phase: GoalPhase) -> None:
-        self._phase = phase
-        if on_phase is not None:
-            on_phase(phase)
-
-    def _stop_clock(self) -> None:
-        self._clock.stop()
-        self._phase = None
-
-    def _cap_reason(self) -> str | None:
-        elapsed = self.elapsed
-        limit = self._limits.time_limit
-        if self._trip.reason == TIME_LIMIT and limit is not None:
-            # The driver's timer said time is up: a clock read a hair early must not undo it.
-            elapsed = max(elapsed, limit)
-        return self._limits.exceeded(
-            iterations=self._iteration,
-            agent_cost=self._agent_cost,
-            judge_cost=self._judge_cost,
-            elapsed=elapsed,
-        )
-
-    def _done(
-        self, status: GoalOutcomeStatus, *, reason: str | None = None, error: str | None = None
-    ) -> GoalDone:
-        self._reason = reason
-        self._error = error
-        self._stop_clock()
-        return GoalDone(self._outcome(status, reason=reason, error=error))
-
-    def _outcome(
-        self,
-        status: GoalOutcomeStatus,
-        *,
-        reason: str | None,
-        error: str | None,
-        iterations: int | None = None,
-    ) -> GoalOutcome:
-        return GoalOutcome(
-            status=status,
-            iterations=max(1, self._iteration if iterations is None else iterations),
-            verdict=self._verdict,
-            reason=reason,
-            error=error,
-            agent_cost=self._agent_cost,
-            judge_cost=self._judge_cost,
-            verify=self._verify,
-        )
+    def _local_judge(self) -> GoalJudge:
+        if self.judge_llm is None:
+            raise GoalStepError("on_run_finished needs a judge_llm: pass one to GoalController.")
+        if self._judge is None:
+            self._judge = GoalJudge(self.judge_llm)
+        return self._judge

@@ -2,7 +2,8 @@
 
 GoalError                     base class (under OpenHandsError)
 ├── InvalidGoalError          (ValueError) a goal option is invalid; the message names it
-└── NoResumableGoalError      (ValueError) no goal, or the last one ended; start a new one
+├── NoResumableGoalError      (ValueError) no goal, or the last one ended; start a new one
+└── GoalStepError             (ValueError) a driver used the step machine wrongly
 """
 
 from __future__ import annotations
@@ -29,3 +30,8 @@ class NoResumableGoalError(GoalError, ValueError):
     """
 
     code = "no_resumable_goal"
+
+
+class GoalStepError(GoalError, ValueError):
+    """A driver used `GoalController` wrongly: a result that does not answer the pending step,
+    `next()` before `begin()`, a second `begin()`; the message says what to call instead."""

@@ -16,9 +16,11 @@ from typing import Any
 from openhands.sdk.contracts import EventHistory
 from openhands.sdk.conversation.goal.models import GoalRequirement, GoalVerdict, VerifyResult
 from openhands.sdk.conversation.goal.prompts import judge_messages
+from openhands.sdk.conversation.goal.steps import AskJudge
 from openhands.sdk.conversation.goal.transcript import (
     DEFAULT_ENTRY_CHARS,
     DEFAULT_TRANSCRIPT_CHARS,
+    TranscriptWindow,
     render_transcript,
 )
 from openhands.sdk.event.base import Event
@@ -193,6 +195,25 @@ def ask_judge(
             GoalVerdict(missing=UNPARSEABLE), cost=response.cost, error=_unparseable(text)
         )
     return JudgeAnswer(verdict, cost=response.cost)
+
+
+class GoalJudge:
+    """Performs `AskJudge` steps for one goal: the judge LLM and its transcript window.
+
+    The window renders only the events added since the previous round, so a judge call costs
+    the same at event 100 and event 10,000; keep one `GoalJudge` per goal.
+    """
+
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+        self._window: TranscriptWindow | None = None
+
+    def answer(self, step: AskJudge, events: Sequence[Event] | EventHistory) -> JudgeAnswer:
+        """Ask the judge about `events` as the step says; never raises (see `JudgeAnswer`)."""
+        window = self._window
+        if window is None or window.max_chars != step.transcript_chars:
+            window = self._window = TranscriptWindow(step.transcript_chars)
+        return ask_judge(self.llm, step.objective, window.update(events), step.verify)
 
 
 def judge_goal(

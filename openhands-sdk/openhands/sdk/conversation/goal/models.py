@@ -11,9 +11,17 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from openhands.sdk.contracts import EventHistory
+from openhands.sdk.conversation.goal.options import GoalLimits
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.state import ConversationErrorEvent
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    computed_field,
+    field_validator,
+    model_validator,
+)
 
 GoalStatusName = Literal["running", "complete", "capped", "interrupted"]
 """Where a goal is: still `running`, or ended `complete`, `capped` (a limit) or `interrupted`."""
@@ -25,15 +33,23 @@ GoalPhase = Literal["agent", "waiting_for_approval", "verifying", "judging"]
 """What an active goal is doing: the agent works (or waits for a person to approve a tool
 call), the verify command runs, the judge decides."""
 
-# Why a goal was interrupted (`GoalStatus.reason`); drivers use these words, clients match them.
+# Why a goal was interrupted (`GoalStatus.reason`); drivers report these words, clients match them.
 PAUSED = "conversation paused"
+"""Someone paused the conversation while the goal worked (any phase)."""
 STOPPED = "stopped by user"
+"""The goal was stopped (POST /goal/stop, Ctrl-C in the command line)."""
 USER_MESSAGE = "user message"
+"""A person sent the conversation a message while the goal worked."""
 AGENT_ERROR = "agent error"
+"""The agent's run failed (not merely its step cap)."""
 BLOCKED = "message blocked by a hook"
+"""A UserPromptSubmit hook refused the goal's message (the objective or a follow-up)."""
 DRIVER_ERROR = "driver error"
+"""The driver could not perform a step (another run holds the conversation, a bug)."""
 DRIVER_STOPPED = "driver stopped"
+"""The driver's process or thread stopped under it (Ctrl-C, an uncaught exception)."""
 SERVER_RESTART = "server restart"
+"""The process driving the goal died (a server restart, a killed script): found `running`."""
 
 
 class GoalRequirement(BaseModel):
@@ -155,12 +171,13 @@ class GoalStatus(BaseModel):
     `goal/status.py`), and readers (`last_goal_status`, `GET /goal`) give the full status.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    # One schema as written and as read (`max_iterations` is derived from `limits`, and a
+    # status read back ignores it), so the API documents one `GoalStatus`.
+    model_config = ConfigDict(extra="ignore", json_schema_mode_override="serialization")
 
     active: bool = Field(description="True while a driver is working on the goal.")
     status: GoalStatusName
     iteration: int = Field(ge=0, description="Rounds judged so far.")
-    max_iterations: int = Field(ge=1, description="The round cap.")
     objective: str
     phase: GoalPhase | None = Field(
         default=None,
@@ -178,10 +195,37 @@ class GoalStatus(BaseModel):
     judge_cost: float = Field(default=0.0, description="USD spent by the judge alone.")
     reason: str | None = Field(default=None, description="Why the goal was capped/interrupted.")
     verify_command: str | None = Field(default=None, description="The verify command, if any.")
-    max_cost: float | None = Field(default=None, description="Cost budget in USD; None: none.")
-    time_limit: float | None = Field(default=None, description="Seconds allowed; None: none.")
+    limits: GoalLimits = Field(
+        default_factory=GoalLimits,
+        description="The round cap and the budgets (`max_iterations`, `max_cost`, `time_limit`).",
+    )
     elapsed: float = Field(default=0.0, ge=0.0, description="Seconds the goal has run so far.")
     judge_failures: int = Field(default=0, ge=0, description="Judge failures in a row.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_limits(cls, data: Any) -> Any:
+        """Statuses written before `limits` existed hold the limits as top-level fields."""
+        if not isinstance(data, dict) or "limits" in data:
+            return data
+        flat = {name: data[name] for name in _LIMIT_FIELDS if name in data}
+        return {**data, "limits": flat}
+
+    @computed_field(description="The round cap (the same as `limits.max_iterations`).")
+    @property
+    def max_iterations(self) -> int:
+        """The round cap."""
+        return self.limits.max_iterations
+
+    @property
+    def max_cost(self) -> float | None:
+        """The USD budget (agent and judge), or None."""
+        return self.limits.max_cost
+
+    @property
+    def time_limit(self) -> float | None:
+        """The seconds the goal may work, or None."""
+        return self.limits.time_limit
 
     @property
     def agent_cost(self) -> float:
@@ -192,6 +236,9 @@ class GoalStatus(BaseModel):
     def resumable(self) -> bool:
         """True for a goal that did not end: interrupted, or left `running` by a dead driver."""
         return self.status in ("running", "interrupted")
+
+
+_LIMIT_FIELDS = ("max_iterations", "max_cost", "time_limit")
 
 
 class GoalOutcome(BaseModel):
@@ -240,7 +287,7 @@ class RunEnd(BaseModel):
     """How one agent run ended, as a driver saw it: the status, and for a failed run why.
 
     `error` is "<code>: <detail>" of the `ConversationRunError`; `code` alone decides whether
-    the failure only ends the round (`GoalController.classify_run_end`).
+    the failure only ends the round (`ROUND_ENDING_ERRORS`, a rule of `GoalController`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -267,11 +314,3 @@ class RunEnd(BaseModel):
 
 _ERROR_SEARCH = 50
 """How many of the newest events `RunEnd.after_run` searches for the run's error event."""
-
-
-@dataclass(frozen=True, slots=True)
-class GoalInterruption:
-    """A run end (or a pause) that interrupts the goal: the `reason`, and the error if any."""
-
-    reason: str
-    error: str | None = None

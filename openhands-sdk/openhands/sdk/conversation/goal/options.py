@@ -9,7 +9,7 @@ script and on the server alike, and a negative budget is refused by both with on
 from __future__ import annotations
 
 import math
-from typing import Any, Self
+from typing import Any, Final, Literal, Self
 
 from openhands.sdk.conversation.goal.errors import InvalidGoalError
 from openhands.sdk.llm.llm import LLM
@@ -18,8 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 DEFAULT_MAX_ITERATIONS = 10
 """Rounds a goal gets unless told otherwise."""
 
-COST_BUDGET = "cost budget"
-TIME_LIMIT = "time limit"
+COST_BUDGET: Final[Literal["cost budget"]] = "cost budget"
+"""The limit that stops a goal whose agent and judge spent `max_cost`."""
+TIME_LIMIT: Final[Literal["time limit"]] = "time limit"
+"""The limit that stops a goal that worked `time_limit` seconds."""
 
 
 def _unlimited_or_positive(name: str, value: float | None) -> float | None:

@@ -1,32 +1,33 @@
-"""`run_goal`: a thin synchronous driver of `GoalController` around a conversation you own.
+"""`run_goal`: the synchronous driver of `GoalController` on a conversation you own.
 
-Every turn (objective, agent work, follow-ups) lands in `conversation.state.events`. On a
-conversation in this process, each status the loop records (start, each phase change, each
-judged round, the end) is appended as a `ConversationStateUpdateEvent(key="goal")`, as the
-agent server does, and handed to the optional `on_status` callback. Budgets are enforced
-during a run too: when the time limit or the cost budget runs out, the conversation is
-paused, and that round is judged as the last one. The rules are the controller's; this
-module only moves messages, runs and status events.
+The driver is the interpreter loop of `goal/steps.py`, with one I/O function per step
+(`ConversationSteps`): record a status (appended as `ConversationStateUpdateEvent(key="goal")`
+on a conversation in this process, and given to `on_status`), send a message and run the
+agent (pausing it when the step's limit is reached), wait for a person's approval, run verify,
+ask the judge. Every rule is the controller's; this module only performs steps.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from openhands.sdk.contracts import DrivableConversation, ObservableConversation
-from openhands.sdk.conversation.errors import ConversationError, ConversationRunError
+from openhands.sdk.conversation.errors import (
+    ConversationError,
+    ConversationRunError,
+    UserPromptBlockedError,
+)
 from openhands.sdk.conversation.goal.controller import GoalController
 from openhands.sdk.conversation.goal.errors import NoResumableGoalError
+from openhands.sdk.conversation.goal.judge import GoalJudge
 from openhands.sdk.conversation.goal.models import (
     DRIVER_ERROR,
     DRIVER_STOPPED,
-    GoalDone,
+    STOPPED,
+    USER_MESSAGE,
     GoalOutcome,
-    GoalPhase,
     GoalStatus,
     RunEnd,
 )
@@ -34,20 +35,84 @@ from openhands.sdk.conversation.goal.options import DEFAULT_MAX_ITERATIONS, Goal
 from openhands.sdk.conversation.goal.status import (
     GoalStatusWriter,
     goal_status_from,
+    interrupted_by_restart,
     last_goal_event,
     last_goal_status,
 )
-from openhands.sdk.conversation.goal.verify import Verifier
+from openhands.sdk.conversation.goal.steps import (
+    ApprovalDecided,
+    AskJudge,
+    AwaitApproval,
+    DriverStep,
+    Finish,
+    Judged,
+    MessageRefused,
+    RecordStatus,
+    RunAgent,
+    RunEnded,
+    RunVerify,
+    RunWatch,
+    StatusRecorded,
+    StepResult,
+    Stopped,
+    Verified,
+)
+from openhands.sdk.conversation.goal.verify import Verifier, perform_verify
 from openhands.sdk.conversation.local import LocalConversation
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.base import Event
+from openhands.sdk.event.message import MessageEvent
+from openhands.sdk.event.state import ConversationStateUpdateEvent
 from openhands.sdk.llm.errors import LLMError
 from openhands.sdk.llm.llm import LLM
 
 logger = logging.getLogger(__name__)
 
+Status = ConversationExecutionStatus
+
 StatusCallback = Callable[[GoalStatus], None]
 """`on_status(status)`: called with every status the loop records (its `phase` included)."""
+
+APPROVAL_RECHECK_SECONDS = 0.5
+"""How often a goal waiting for approval re-reads the status (events wake it sooner)."""
+
+
+class GoalStop:
+    """Stops a goal `run_goal` drives in another thread: `request()` pauses the conversation
+    (the agent stops after its current step) and ends the goal `interrupted` with `reason`
+    ("stopped by user" by default), as POST /goal/stop does on the server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reason: str | None = None
+        self._listeners: list[Callable[[], None]] = []
+
+    @property
+    def reason(self) -> str | None:
+        """Why the goal was stopped, once it was."""
+        return self._reason
+
+    def request(self, reason: str = STOPPED) -> None:
+        """Stop the goal (once; later requests change nothing)."""
+        with self._lock:
+            if self._reason is not None:
+                return
+            self._reason = reason
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    def _listen(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+            stopped = self._reason is not None
+        if stopped:
+            listener()
+
+    def _forget(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
 
 
 def agent_cost_of(conversation: DrivableConversation) -> float:
@@ -55,15 +120,58 @@ def agent_cost_of(conversation: DrivableConversation) -> float:
     return float(conversation.agent.llm.metrics.accumulated_cost)
 
 
-class _StatusRecorder:
-    """Records statuses: as goal events when the conversation takes them, and to `on_status`."""
+class ConversationSteps:
+    """Performs a goal's steps on a conversation driven by this thread.
+
+    On a conversation in this process (`ObservableConversation`) it also watches the events:
+    the agent's spending while a run has a cost limit, the status while an approval waits,
+    and user messages it did not send (a person interjected: the step is then answered
+    `Stopped(USER_MESSAGE)`, as on the server). A `GoalStop` request pauses the conversation
+    and answers the step under way `Stopped` with its reason.
+    """
 
     def __init__(
-        self, conversation: DrivableConversation, on_status: StatusCallback | None
+        self,
+        conversation: DrivableConversation,
+        judge: GoalJudge,
+        *,
+        verifier: Verifier | None = None,
+        on_status: StatusCallback | None = None,
+        stop: GoalStop | None = None,
     ) -> None:
         self._conversation = conversation
+        self._stop = stop
+        self._judge = judge
+        self._verifier = verifier
         self._on_status = on_status
         self._writer = GoalStatusWriter()
+        self._perform: dict[type, Callable[..., StepResult]] = {
+            RecordStatus: self.record,
+            RunAgent: self.run,
+            AwaitApproval: self.await_approval,
+            RunVerify: self.verify,
+            AskJudge: self.judge,
+        }
+        self._lock = threading.Lock()
+        self._status_changed = threading.Condition(self._lock)
+        self._driver = threading.get_ident()
+        self._sending = False
+        self._interjection = False
+        self._watch: RunWatch | None = None
+        self._cost_before = 0.0
+        self._pause_due = False
+        self._observed = isinstance(conversation, ObservableConversation)
+        if isinstance(conversation, ObservableConversation):
+            conversation.add_callback(self._on_event)
+        if stop is not None:
+            stop._listen(self._stopped)
+
+    def close(self) -> None:
+        """Stop watching the conversation's events."""
+        if isinstance(self._conversation, ObservableConversation):
+            self._conversation.remove_callback(self._on_event)
+        if self._stop is not None:
+            self._stop._forget(self._stopped)
 
     def continue_goal(self, objective: str) -> None:
         """A resumed goal refers to the objective its start already wrote (not a new copy)."""
@@ -72,85 +180,134 @@ class _StatusRecorder:
         if event is not None and goal_status_from(event, events).objective == objective:
             self._writer.adopt(event, objective)
 
-    def __call__(self, status: GoalStatus) -> None:
+    def perform(self, step: DriverStep) -> StepResult:
+        """Perform `step`; a step cut by a user message someone else sent is `Stopped`."""
+        if isinstance(step, RecordStatus):
+            return self.record(step)
+        cut = self._cut()
+        if cut is not None:
+            return Stopped(reason=cut)
+        result = self._perform[type(step)](step)
+        cut = self._cut()
+        if cut is not None:
+            spent = result.agent_cost if isinstance(result, RunEnded) else 0.0
+            return Stopped(reason=cut, agent_cost=spent)
+        return result
+
+    def _cut(self) -> str | None:
+        """Why the goal must stop now: a stop request, or a user message someone else sent."""
+        if self._stop is not None and self._stop.reason is not None:
+            return self._stop.reason
+        return USER_MESSAGE if self._interjection else None
+
+    def _stopped(self) -> None:
+        # The agent stops after its current step; a wait for approval ends with the pause.
+        self._conversation.pause()
+
+    # -- the steps ----------------------------------------------------------------------------
+
+    def record(self, step: RecordStatus) -> StatusRecorded:
+        """Append the status as a goal event (in this process) and give it to `on_status`."""
         if isinstance(self._conversation, ObservableConversation):
-            event = self._writer.event(status)
+            event = self._writer.event(step.status)
             self._conversation.append_event(event)
             self._writer.written(event)
         if self._on_status is not None:
-            self._on_status(status)
+            self._on_status(step.status)
+        return StatusRecorded()
 
-
-class _BudgetGuard:
-    """Pauses the conversation mid-run when the goal's time or cost budget runs out.
-
-    `LocalConversation.run()` drops a pause requested before it starts, so a budget that runs
-    out before the run is under way (a goal resumed with no time left, a timer firing before
-    `run()` begins) is kept pending and delivered from the callback once the run is running.
-    Whether a budget ran out is the controller's call (`check_budget`, `time_up`).
-    """
-
-    def __init__(self, conversation: ObservableConversation, controller: GoalController) -> None:
-        self._conversation = conversation
-        self._controller = controller
-        self._lock = threading.Lock()
-        self._armed = False
-        self._delivered = False
-        self._cost_before = 0.0
-        self._watching = controller.max_cost is not None or controller.time_limit is not None
-        if self._watching:
-            conversation.add_callback(self._on_event)
-
-    def close(self) -> None:
-        """Stop watching the conversation's events (the goal has ended)."""
-        if self._watching:
-            self._conversation.remove_callback(self._on_event)
-        self._watching = False
-
-    @contextlib.contextmanager
-    def armed(self, cost_before: float) -> Iterator[None]:
-        """Watch the budgets while the body (one agent run) executes."""
-        timer: threading.Timer | None = None
-        time_left = self._controller.time_left()
-        with self._lock:
-            self._delivered = False
-            self._cost_before = cost_before
-            self._armed = True
-        if time_left is not None:
-            timer = threading.Timer(max(time_left, 0.0), self._time_up)
-            timer.daemon = True
-            timer.start()
+    def run(self, step: RunAgent) -> RunEnded | MessageRefused:
+        """Send the message, run the agent, pause it when the step's limit is reached."""
+        conversation = self._conversation
+        if step.message is not None:
+            self._sending = True
+            try:
+                conversation.send_message(step.message)
+            except UserPromptBlockedError as exc:
+                return MessageRefused(error=str(exc))
+            finally:
+                self._sending = False
+        before = agent_cost_of(conversation)
+        watch = RunWatch(step)
+        timer = self._arm(watch, before)
         try:
-            yield
+            end = _run_once(conversation)
         finally:
             with self._lock:
-                self._armed = False
+                self._watch = None
             if timer is not None:
                 timer.cancel()
+        return RunEnded.of(
+            end, agent_cost=agent_cost_of(conversation) - before, limit=watch.reached
+        )
+
+    def await_approval(self, step: AwaitApproval) -> ApprovalDecided:
+        """Block until the conversation leaves `waiting_for_confirmation` (a person approved,
+        rejected or paused); never `run()` here: that would approve the calls at once."""
+        waiting = Status.WAITING_FOR_CONFIRMATION
+        with self._status_changed:
+            while self._conversation.state.execution_status == waiting:
+                self._status_changed.wait(APPROVAL_RECHECK_SECONDS)
+        return ApprovalDecided(status=self._conversation.state.execution_status)
+
+    def verify(self, step: RunVerify) -> Verified:
+        """Run the verify command (or the given verifier) here."""
+        result = perform_verify(step, self._verifier)
+        return Verified(result=result, conversation_status=self._status())
+
+    def judge(self, step: AskJudge) -> Judged:
+        """Ask the judge about the conversation's events."""
+        answer = self._judge.answer(step, self._conversation.state.events)
+        return Judged.of(answer, self._status())
+
+    # -- watching -----------------------------------------------------------------------------
+
+    def _status(self) -> Status:
+        return self._conversation.state.execution_status
+
+    def _arm(self, watch: RunWatch, cost_before: float) -> threading.Timer | None:
+        if not watch.watching:
+            return None
+        with self._lock:
+            self._watch, self._cost_before, self._pause_due = watch, cost_before, False
+        if watch.step.time_left is None:
+            return None
+        timer = threading.Timer(max(0.0, watch.step.time_left), self._time_up, (watch,))
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def _time_up(self, watch: RunWatch) -> None:
+        if watch.time_up() is not None:
+            self._pause_when_running(watch)
 
     def _on_event(self, event: Event) -> None:
-        if not self._armed:
+        if isinstance(event, ConversationStateUpdateEvent) and event.key == "execution_status":
+            with self._status_changed:
+                self._status_changed.notify_all()
+        if (
+            isinstance(event, MessageEvent)
+            and event.source == "user"
+            and not (self._sending and threading.get_ident() == self._driver)
+        ):
+            self._interjection = True
+        watch = self._watch
+        if watch is None:
             return
-        if self._controller.budget_tripped is None:
+        if watch.reached is None:
             spent = agent_cost_of(self._conversation) - self._cost_before
-            if self._controller.check_budget(spent) is not None:
-                self._deliver()
-            return
-        self._deliver()
-
-    def _time_up(self) -> None:
-        if self._armed and self._controller.time_up() is not None:
-            self._deliver()
-
-    def _deliver(self) -> None:
-        """Pause the conversation for a tripped budget, once its run is really running."""
-        with self._lock:
-            running = (
-                self._conversation.state.execution_status == ConversationExecutionStatus.RUNNING
-            )
-            if not self._armed or self._delivered or not running:
+            if watch.spent(spent) is None:
                 return
-            self._delivered = True
+        self._pause_when_running(watch)
+
+    def _pause_when_running(self, watch: RunWatch) -> None:
+        """Pause for a reached limit once the run is running: `LocalConversation.run()` drops a
+        pause requested before it starts, so an early one is delivered by the next event."""
+        with self._lock:
+            running = self._status() == Status.RUNNING
+            if self._watch is not watch or self._pause_due or (self._observed and not running):
+                return
+            self._pause_due = True
         self._conversation.pause()
 
 
@@ -159,55 +316,9 @@ def _run_once(conversation: DrivableConversation) -> RunEnd:
     try:
         conversation.run()
     except ConversationRunError as exc:
-        return RunEnd(
-            status=ConversationExecutionStatus.ERROR,
-            error=f"{exc.code}: {exc.detail}",
-            code=exc.code,
-        )
+        return RunEnd(status=Status.ERROR, error=f"{exc.code}: {exc.detail}", code=exc.code)
     state = conversation.state
     return RunEnd.after_run(state.execution_status, state.events)
-
-
-APPROVAL_POLL_SECONDS = 0.1
-"""How often a goal waiting for approval looks whether the call was approved or rejected."""
-
-
-def _wait_for_decision(conversation: DrivableConversation) -> RunEnd | None:
-    """Block until the conversation leaves `waiting_for_confirmation`: a person approved
-    (`approve_pending_actions`), rejected (`reject_pending_actions`) or paused it. A
-    `run()` from elsewhere would approve and run it at once, so the goal never calls it here.
-    None when the goal goes on with a run; how the round ended when it was paused.
-    """
-    waiting = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
-    while conversation.state.execution_status == waiting:
-        time.sleep(APPROVAL_POLL_SECONDS)
-    status = conversation.state.execution_status
-    # Paused meanwhile: that ends the wait like a run that ended paused (no run here).
-    return RunEnd(status=status) if status == ConversationExecutionStatus.PAUSED else None
-
-
-def _pending_approval(
-    conversation: DrivableConversation, controller: GoalController, record: _StatusRecorder
-) -> RunEnd | None:
-    """A goal started while a tool call waits for approval waits for the same answer.
-
-    A run would approve the call, so nothing runs until a person approves or rejects it;
-    then the agent goes on from there (asking again if it must) before the goal's first
-    message. None when nothing waited; else how that run ended.
-    """
-    waiting = ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
-    if conversation.state.execution_status != waiting:
-        return None
-    end = RunEnd(status=waiting)
-    while controller.awaits_approval(end):
-        record(controller.running_status())
-        decided = _wait_for_decision(conversation)
-        if decided is not None:
-            return decided
-        controller.enter_phase("agent")
-        record(controller.running_status())
-        end = _run_once(conversation)
-    return end
 
 
 def _count_judge_cost(conversation: DrivableConversation, judge_llm: LLM) -> None:
@@ -238,87 +349,54 @@ def drive_goal(
     *,
     resume: bool = False,
     on_status: StatusCallback | None = None,
+    verifier: Verifier | None = None,
+    stop: GoalStop | None = None,
 ) -> GoalOutcome:
-    """Run the goal loop of `controller` on `conversation` until it completes, caps or fails.
+    """Drive `controller`'s goal on `conversation` until it completes, caps or is interrupted.
 
-    `resume=True` starts with the controller's resume prompt instead of the objective. The
-    agent cost given to the controller each round is the agent LLM's cost delta over the run.
-    How a run's end, a pause or a limit is treated is the controller's decision.
+    `resume=True` sends the resume prompt instead of the objective. The judge is the
+    controller's `judge_llm`. A conversation error (another thread runs it, ...) ends the
+    goal `interrupted` (reason `driver error`); Ctrl-C or a bug records `driver stopped` and
+    propagates. `stop.request()` from another thread ends it `interrupted` too.
     """
-    record = _StatusRecorder(conversation, on_status)
-    if resume:
-        record.continue_goal(controller.objective)
-    guard = (
-        _BudgetGuard(conversation, controller)
-        if isinstance(conversation, ObservableConversation)
-        else None
+    if controller.judge_llm is None:
+        raise ValueError("drive_goal needs a controller with a judge_llm")
+    steps = ConversationSteps(
+        conversation,
+        GoalJudge(controller.judge_llm),
+        verifier=verifier,
+        on_status=on_status,
+        stop=stop,
     )
-
-    def on_phase(_phase: GoalPhase) -> None:
-        record(controller.running_status())
-
-    message = controller.resume_prompt() if resume else controller.start()
-    record(controller.running_status())
-    outcome: GoalOutcome | None = None
+    if resume:
+        steps.continue_goal(controller.objective)
     try:
-        before = _pending_approval(conversation, controller, record)
-        interruption = None if before is None else controller.classify_run_end(before)
-        if interruption is not None:
-            outcome = controller.interrupt(interruption)
-        while outcome is None:
-            conversation.send_message(message)
-            cost_before = agent_cost_of(conversation)
-            with guard.armed(cost_before) if guard else contextlib.nullcontext():
-                end = _run_once(conversation)
-                while controller.awaits_approval(end):
-                    record(controller.running_status())
-                    decided = _wait_for_decision(conversation)
-                    if decided is not None:
-                        end = decided
-                        break
-                    controller.enter_phase("agent")
-                    record(controller.running_status())
-                    end = _run_once(conversation)
-            spent = agent_cost_of(conversation) - cost_before
-            interruption = controller.classify_run_end(end)
-            if interruption is not None:
-                outcome = controller.interrupt(interruption, agent_cost=spent)
-                break
-            step = controller.on_run_finished(
-                conversation.state.events, agent_cost=spent, on_phase=on_phase
-            )
-            if isinstance(step, GoalDone):
-                outcome = step.outcome
-                break
-            # A pause that came while the round was judged ends the goal here.
-            interruption = controller.classify_run_end(
-                RunEnd(status=conversation.state.execution_status)
-            )
-            if interruption is not None:
-                outcome = controller.interrupt(interruption)
-                break
-            record(controller.running_status())
-            message = step.followup
-    except (ConversationError, LLMError) as exc:
-        # e.g. a UserPromptSubmit hook blocked the follow-up, or someone else is running it.
-        outcome = controller.interrupted(f"{type(exc).__name__}: {exc}", reason=DRIVER_ERROR)
-    except BaseException as exc:
-        # Ctrl-C or a bug: record it so the chip never shows a dead loop as running.
-        failed = controller.interrupted(f"{type(exc).__name__}: {exc}", reason=DRIVER_STOPPED)
-        record(controller.final_status(failed))
-        raise
+        controller.begin(resume=resume, conversation_status=conversation.state.execution_status)
+        while not isinstance(step := controller.next(), Finish):
+            try:
+                result = steps.perform(step)
+            except (ConversationError, LLMError) as exc:
+                result = Stopped(reason=DRIVER_ERROR, error=f"{type(exc).__name__}: {exc}")
+            except BaseException as exc:
+                # Ctrl-C or a bug: record it, so the chip never shows a dead loop as running.
+                controller.advance(
+                    Stopped(reason=DRIVER_STOPPED, error=f"{type(exc).__name__}: {exc}")
+                )
+                final = controller.next()
+                if isinstance(final, RecordStatus):
+                    steps.record(final)
+                raise
+            controller.advance(result)
     finally:
-        if guard is not None:
-            guard.close()
+        steps.close()
     if isinstance(conversation, LocalConversation):
         conversation.record_stats()  # the last judge call came after the last run's record
-    record(controller.final_status(outcome))
-    return outcome
+    return step.outcome
 
 
 def run_goal(
     conversation: DrivableConversation,
-    objective: str,
+    objective: str | GoalRequest,
     judge_llm: LLM,
     max_iterations: int = DEFAULT_MAX_ITERATIONS,
     *,
@@ -328,32 +406,33 @@ def run_goal(
     working_dir: str | None = None,
     verifier: Verifier | None = None,
     on_status: StatusCallback | None = None,
+    stop: GoalStop | None = None,
 ) -> GoalOutcome:
     """Work on `objective` in `conversation` until an independent judge says it is complete.
 
     After each run the judge audits the transcript; if `verify` is set (e.g. "pytest -q") it
     runs in the workspace (or `working_dir`) and must exit 0. Ends `capped` at
     `max_iterations` rounds, `max_cost` USD (agent + judge) or `time_limit` seconds (0 or
-    None: unlimited). `on_status(status)` gets every status the loop records, live: the
-    start, each phase change (`status.phase`: "agent", "verifying", "judging"), each judged
-    round (`status.last_round`) and the end. Invalid arguments raise `InvalidGoalError` (a
-    ValueError) before anything is sent.
+    None: unlimited). `objective` may be a whole `GoalRequest` instead (then leave the
+    options at their defaults). `on_status(status)` gets every status the loop records,
+    live; `stop` (a `GoalStop`) lets another thread stop the goal. Invalid arguments raise
+    `InvalidGoalError` (a ValueError) before anything is sent.
     """
-    request = GoalRequest.checked(
-        objective=objective,
-        verify=verify,
-        max_iterations=max_iterations,
-        max_cost=max_cost,
-        time_limit=time_limit,
-    )
+    if isinstance(objective, GoalRequest):
+        request = objective
+    else:
+        request = GoalRequest.checked(
+            objective=objective,
+            verify=verify,
+            max_iterations=max_iterations,
+            max_cost=max_cost,
+            time_limit=time_limit,
+        )
     controller = GoalController.from_request(
-        request,
-        judge_llm,
-        working_dir=working_dir or conversation.workspace.working_dir,
-        verifier=verifier,
+        request, judge_llm, working_dir=working_dir or conversation.workspace.working_dir
     )
     _count_judge_cost(conversation, judge_llm)
-    return drive_goal(conversation, controller, on_status=on_status)
+    return drive_goal(conversation, controller, on_status=on_status, verifier=verifier, stop=stop)
 
 
 def resume_goal(
@@ -363,11 +442,13 @@ def resume_goal(
     working_dir: str | None = None,
     verifier: Verifier | None = None,
     on_status: StatusCallback | None = None,
+    stop: GoalStop | None = None,
 ) -> GoalOutcome:
     """Continue the goal last recorded in `conversation` (interrupted, or its driver died).
 
-    Raises `NoResumableGoalError` (a ValueError) when the conversation has no goal or its
-    goal already ended. `on_status` is as in `run_goal`.
+    A goal its dead driver left `running` is first recorded `interrupted` (reason `server
+    restart`), as the agent server does. Raises `NoResumableGoalError` (a ValueError) when
+    the conversation has no goal or its goal already ended. `on_status` is as in `run_goal`.
     """
     status = last_goal_status(conversation.state.events)
     if status is None:
@@ -379,11 +460,24 @@ def resume_goal(
             f"The last goal ended {status.status!r}; only an interrupted goal can be resumed. "
             "Start a new one with run_goal()."
         )
+    recovered = interrupted_by_restart(status)
+    if recovered is not None and isinstance(conversation, ObservableConversation):
+        writer = GoalStatusWriter()
+        event = last_goal_event(conversation.state.events)
+        if event is not None:
+            writer.adopt(event, status.objective)
+        conversation.append_event(writer.event(recovered))
     controller = GoalController.from_status(
-        status,
+        recovered or status,
         judge_llm,
         working_dir=working_dir or conversation.workspace.working_dir,
-        verifier=verifier,
     )
     _count_judge_cost(conversation, judge_llm)
-    return drive_goal(conversation, controller, resume=True, on_status=on_status)
+    return drive_goal(
+        conversation,
+        controller,
+        resume=True,
+        on_status=on_status,
+        verifier=verifier,
+        stop=stop,
+    )

@@ -9,11 +9,11 @@ per driver: the first status a `GoalStatusWriter` records carries it, later ones
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from openhands.sdk.contracts import EventHistory
-from openhands.sdk.conversation.goal.models import GoalStatus
+from openhands.sdk.conversation.goal.models import SERVER_RESTART, GoalStatus
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.state import ConversationStateUpdateEvent
 
@@ -66,6 +66,27 @@ class GoalStatusWriter:
         if self._ref is None and isinstance(value, dict) and "objective" in value:
             self._ref = event.id
             self._objective = value["objective"]
+
+
+def left_running(status: Mapping[str, Any] | None) -> bool:
+    """Whether a recorded goal status (a status event's value) says a driver was working on it."""
+    return status is not None and bool(status.get("active") or status.get("status") == "running")
+
+
+def stopped_status(status: GoalStatus, reason: str) -> GoalStatus:
+    """`status` ended `interrupted` for `reason` by someone other than its driver (its driver
+    is gone); the rounds, costs and verdict stay as last recorded."""
+    update = {"active": False, "status": "interrupted", "reason": reason, "phase": None}
+    return status.model_copy(update=update)
+
+
+def interrupted_by_restart(status: GoalStatus) -> GoalStatus | None:
+    """The status recording that the goal's driver died with its process, or None if the goal
+    was not running. No driver survives its process: a goal found `running` (a server
+    restarted, a script was killed) is `interrupted` (reason "server restart") and resumable."""
+    if not left_running(status.model_dump(include={"active", "status"})):
+        return None
+    return stopped_status(status, SERVER_RESTART)
 
 
 def is_goal_event(event: Event) -> bool:

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from openhands.sdk.conversation.goal.models import VerifyResult
 from openhands.sdk.workspace.shell import run_shell
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.goal.steps import RunVerify
 
 DEFAULT_VERIFY_TIMEOUT = 600.0
 """Seconds a verify command may run before it is killed (and counts as failed)."""
@@ -66,3 +70,13 @@ def safe_verify(verifier: Verifier, command: str, working_dir: str | None) -> Ve
             exit_code=-1,
             output_tail=f"the verifier raised {type(exc).__name__}: {exc}",
         )
+
+
+def perform_verify(step: RunVerify, verifier: Verifier | None = None) -> VerifyResult:
+    """Perform a `RunVerify` step in this process: with `verifier` if given (it may raise:
+    that is a failed verification), else `run_verify_command` with the step's limits."""
+    if verifier is None:
+        return run_verify_command(
+            step.command, step.working_dir, timeout=step.timeout, tail_chars=step.tail_chars
+        )
+    return safe_verify(verifier, step.command, step.working_dir)

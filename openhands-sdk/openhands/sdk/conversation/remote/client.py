@@ -28,6 +28,8 @@ from openhands.sdk.wire import (
     ConversationInfo,
     ErrorResponse,
     EventPage,
+    GoalStepAnswer,
+    GoalStepRequest,
     SendMessageRequest,
     StartConversationRequest,
     to_wire,
@@ -238,6 +240,16 @@ class RemoteClient:
         except ValidationError as exc:
             first = str(exc).splitlines()[0]
             raise RemoteServerError(200, f"GET {path}: not a GoalStatus ({first})") from exc
+
+    def perform_goal_step(
+        self, conversation_id: uuid.UUID, request: GoalStepRequest
+    ) -> GoalStepAnswer:
+        """POST /{id}/goal/steps: a step of the goal's remote run (a long poll)."""
+        path = f"{self._conv(conversation_id)}/goal/steps"
+        body = self.request(
+            "POST", path, json=to_wire(request), not_found=f"Conversation {conversation_id}"
+        )
+        return self._answer(GoalStepAnswer, body, f"POST {path}")
 
     def goal_action(self, conversation_id: uuid.UUID, action: str) -> None:
         """POST /{id}/goal/stop or /{id}/goal/resume."""

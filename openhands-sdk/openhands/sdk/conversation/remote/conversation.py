@@ -17,6 +17,7 @@ from openhands.sdk.conversation.errors import (
     ConversationClosedError,
     ConversationRunError,
 )
+from openhands.sdk.conversation.goal.options import DEFAULT_MAX_ITERATIONS, GoalRequest
 from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.conversation.remote.events import Callback, EventStream, RemoteEventCache
 from openhands.sdk.conversation.remote.goals import RemoteGoals
@@ -270,9 +271,9 @@ class RemoteConversation(BaseConversation):
 
     def start_goal(
         self,
-        objective: str,
+        objective: str | GoalRequest,
         *,
-        max_iterations: int = 10,
+        max_iterations: int = DEFAULT_MAX_ITERATIONS,
         verify: str | None = None,
         judge_llm: LLM | None = None,
         max_cost: float | None = None,
@@ -282,18 +283,24 @@ class RemoteConversation(BaseConversation):
 
         `verify` is a shell command that must exit 0 before the goal can be complete;
         `judge_llm` defaults to a copy of the agent's LLM; `max_cost` caps USD spent
-        (agent + judge) and `time_limit` the seconds; None means unlimited. Follow it with
-        `wait_for_goal()`.
+        (agent + judge) and `time_limit` the seconds; None means unlimited. `objective` may be
+        a whole `GoalRequest` instead (then leave the options at their defaults). Raises
+        `InvalidGoalError` (a ValueError) naming a bad option before any request. Follow it
+        with `wait_for_goal()`.
         """
         self._check_open()
-        self._goals.start(
-            objective,
-            max_iterations=max_iterations,
-            verify=verify,
-            judge_llm=judge_llm,
-            max_cost=max_cost,
-            time_limit=time_limit,
-        )
+        if isinstance(objective, GoalRequest):
+            request = objective
+        else:
+            request = GoalRequest.checked(
+                objective=objective,
+                max_iterations=max_iterations,
+                verify=verify,
+                judge_llm=judge_llm,
+                max_cost=max_cost,
+                time_limit=time_limit,
+            )
+        self._goals.start(request)
 
     def goal_status(self) -> GoalStatus | None:
         """The latest goal status (the UI chip's value), or None if no goal ever ran."""

@@ -10,10 +10,9 @@ from openhands.sdk.conversation.remote.client import GoalStatusRouteMissing, Rem
 from openhands.sdk.conversation.remote.events import RemoteEventCache
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.state import ConversationStateUpdateEvent
-from openhands.sdk.llm.llm import LLM
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.goal import GoalStatus
+    from openhands.sdk.conversation.goal import GoalRequest, GoalStatus
 
 RECHECK_INTERVAL = 5.0
 """Seconds between REST re-reads while waiting, in case a goal event is late or missed."""
@@ -31,30 +30,8 @@ class RemoteGoals:
         self._events = events
         self._started = False
 
-    def start(
-        self,
-        objective: str,
-        *,
-        max_iterations: int,
-        verify: str | None,
-        judge_llm: LLM | None,
-        max_cost: float | None,
-        time_limit: float | None,
-    ) -> None:
-        """POST /{id}/goal with a `GoalRequest` (checked here first, as the server would).
-
-        Raises `InvalidGoalError` (a ValueError) naming a bad option before any request.
-        """
-        from openhands.sdk.conversation.goal import GoalRequest
-
-        request = GoalRequest.checked(
-            objective=objective,
-            max_iterations=max_iterations,
-            verify=verify,
-            judge_llm=judge_llm,
-            max_cost=max_cost,
-            time_limit=time_limit,
-        )
+    def start(self, request: GoalRequest) -> None:
+        """POST /{id}/goal with a validated `GoalRequest`."""
         self._client.start_goal(self._id, request)
         self._started = True
 

@@ -1,0 +1,1 @@
+"""Conformance: one set of goal scenarios, run on every goal driver."""
