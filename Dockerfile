@@ -48,11 +48,12 @@ RUN uv venv --seed "$PROJECT_VENV" \
 # -- runtime: the venvs, tools to work on a repository, a non-root user, data on a volume ------
 FROM ${PYTHON_IMAGE}
 ARG EXTRA_APT_PACKAGES=""
-# git, curl and ps for the agent's terminal; safe.directory: a mounted repository is usually
-# owned by another uid than the server's user, and git refuses to work in it otherwise.
+# git, curl and ps for the agent's terminal; bubblewrap and slirp4netns for its sandbox
+# (OH_SANDBOX); safe.directory: a mounted repository is usually owned by another uid than the
+# server's user, and git refuses to work in it otherwise.
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        git curl procps ca-certificates $EXTRA_APT_PACKAGES \
+        git curl procps ca-certificates bubblewrap slirp4netns $EXTRA_APT_PACKAGES \
     && rm -rf /var/lib/apt/lists/* \
     && git config --system --add safe.directory '*'
 RUN groupadd --gid 1000 openhands \
@@ -67,7 +68,8 @@ ENV PATH=/opt/project/bin:/app/.venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     LITELLM_LOCAL_MODEL_COST_MAP=True \
     OH_CONVERSATIONS_PATH=/data/conversations \
-    OH_WORKSPACE_PATH=/data/workspace
+    OH_WORKSPACE_PATH=/data/workspace \
+    OH_SANDBOX_WRITABLE=/opt/project
 USER openhands
 WORKDIR /data/workspace
 VOLUME ["/data"]
@@ -75,4 +77,7 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
 # 0.0.0.0 inside the container; without OH_SESSION_API_KEYS the server logs a loud warning.
+# The sandbox needs user namespaces, which Docker's default seccomp profile refuses: run with
+# `--security-opt seccomp=unconfined` (or a profile allowing clone/unshare of namespaces) to
+# have it; otherwise OH_SANDBOX=auto runs the agent unsandboxed and says so at start.
 CMD ["openhands-agent-server", "--host", "0.0.0.0", "--port", "8000"]

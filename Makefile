@@ -14,7 +14,7 @@ DEMO_MODEL ?= openai/fake
 DEMO_DELAY ?= 1
 DEMO_DIR ?= workspace/demo
 
-.PHONY: help uv install serve demo test lint format typecheck pytest browser bench docs clean
+.PHONY: help uv install serve demo test lint format typecheck pytest pytest-sandbox-off pytest-sandbox-bwrap browser sandbox bench docs clean
 
 help:
 	@echo "make serve   install and start the agent server with its web page (http://$(HOST):$(PORT)/)"
@@ -80,8 +80,26 @@ format: install
 typecheck: install
 	$(UV) run pyright
 
-pytest: install browser
+# bubblewrap sandboxes the agent's commands (OH_SANDBOX), slirp4netns gives them network without
+# reaching the host's loopback; the sandbox tests need both. Installed like chromium.
+sandbox:
+	@command -v bwrap >/dev/null 2>&1 && command -v slirp4netns >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing Debian's bubblewrap and slirp4netns for the agent's sandbox"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap slirp4netns >/dev/null; \
+		else \
+			echo "bubblewrap or slirp4netns is missing: run 'sudo apt-get install bubblewrap slirp4netns' for the sandbox (its tests are skipped without it)"; \
+		fi; }
+
+pytest: install browser sandbox
 	$(UV) run pytest -q --timeout=300
+
+# The whole suite with every agent process sandboxed, and with none (both must pass).
+pytest-sandbox-bwrap: install browser sandbox
+	OH_SANDBOX=bwrap $(UV) run pytest -q --timeout=300
+
+pytest-sandbox-off: install browser
+	OH_SANDBOX=off $(UV) run pytest -q --timeout=300
 
 test: lint typecheck pytest
 

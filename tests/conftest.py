@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from child_processes import Sleeper
 
 # litellm must never fetch its price map from the network in tests (set before any import).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 SLOW_DIRS = ("e2e", "cross", "interop", "reliability", "temporal", "conformance")
 """Test folders that start servers, browsers or clusters: every test in them is `slow`."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """`OH_SANDBOX=bwrap pytest` runs the whole suite with every agent process sandboxed (SDK
+    and servers alike); refuse to start when it asks for a sandbox that cannot run here."""
+    from openhands.sdk.workspace import sandbox_status
+
+    if os.environ.get("OH_SANDBOX", "").strip().lower() == "bwrap":
+        status = sandbox_status()
+        if not status.active:
+            pytest.exit(f"OH_SANDBOX=bwrap, but {status.warning}", returncode=4)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Say which sandbox the agent's processes get in this run."""
+    mode = os.environ.get("OH_SANDBOX") or "unset (SDK: off, servers: auto)"
+    return f"sandbox: OH_SANDBOX={mode}"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -37,3 +56,11 @@ def persistence_dir(tmp_path: Path) -> Path:
     path = tmp_path / "conversations"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def sleeper() -> Iterator[Sleeper]:
+    """A unique `sleep` command; anything still running it is killed at teardown."""
+    made = Sleeper()
+    yield made
+    made.kill()

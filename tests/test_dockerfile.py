@@ -218,6 +218,13 @@ def test_the_replay_runs_the_python_installs_and_skips_only_system_steps(image: 
     assert any("apt-get install" in step for step in image.skipped)
 
 
+def test_the_image_installs_the_agent_s_sandbox(image: Replay) -> None:
+    [install] = [step for step in image.skipped if "apt-get install" in step]
+    assert {"bubblewrap", "slirp4netns"} <= set(install.split())
+    # The agent's own venv stays writable in the sandbox (the replay roots /opt/project).
+    assert image.env["OH_SANDBOX_WRITABLE"] == str(image.root / "opt" / "project")
+
+
 def test_the_server_venv_runs_the_agent_server(image: Replay) -> None:
     server = image.root / "app" / ".venv" / "bin" / "openhands-agent-server"
 

@@ -72,12 +72,14 @@ class ServerProcess:
         env: dict[str, str] | None = None,
         log_dir: Path | None = None,
         preexec_fn: Callable[[], None] | None = None,
+        args: tuple[str, ...] = (),
     ) -> None:
         self.conversations = conversations
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = (log_dir or conversations.parent) / f"server-{self.port}.log"
         self.preexec_fn = preexec_fn
+        self.args = args
         self.extra_env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
         self.api_key: str | None = (
@@ -98,7 +100,14 @@ class ServerProcess:
                 env.pop(name, None)
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "openhands.agent_server", "--port", str(self.port)],
+                [
+                    sys.executable,
+                    "-m",
+                    "openhands.agent_server",
+                    "--port",
+                    str(self.port),
+                    *self.args,
+                ],
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -37,9 +37,14 @@ def test_the_configured_agent_env_reaches_the_agents_processes(
     # Withheld from the agent by default (a *_TOKEN); the setting passes it on purpose.
     monkeypatch.setenv("DEPLOY_TOKEN", "pass-me-on")
     monkeypatch.delenv("OH_AGENT_ENV", raising=False)
-    seen = tmp_path / "seen.txt"
-    hooks = {"UserPromptSubmit": [{"hooks": [{"command": f"printenv DEPLOY_TOKEN > {seen}"}]}]}
-    body = {"agent": {"kind": "Agent", "llm": {"model": "openai/none"}}, "hook_config": hooks}
+    work = tmp_path / "work"
+    seen = work / "seen.txt"  # in the workspace: the one folder a sandboxed hook may write
+    hooks = {"UserPromptSubmit": [{"hooks": [{"command": "printenv DEPLOY_TOKEN > seen.txt"}]}]}
+    body = {
+        "agent": {"kind": "Agent", "llm": {"model": "openai/none"}},
+        "hook_config": hooks,
+        "workspace": {"kind": "LocalWorkspace", "working_dir": str(work)},
+    }
     app = create_app(_config(tmp_path, OH_AGENT_ENV="DEPLOY_TOKEN"))
     with TestClient(app) as client:
         cid = client.post("/api/conversations", json=body).json()["id"]

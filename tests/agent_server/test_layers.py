@@ -1,6 +1,7 @@
 """The server package is layered: every import points down, and every module says what it owns.
 
-    composition (app, __main__, litellm_preload, ws_protocol)
+    composition (app, __main__, litellm_preload, ws_protocol, http_protocol, loop_errors,
+                 log_redaction)
     api/, edge/           HTTP
     services/             the conversations
     goals/                the goal driver
@@ -36,6 +37,9 @@ LAYERS: dict[str, int] = {
     "__main__": 5,
     "litellm_preload": 5,
     "ws_protocol": 5,
+    "http_protocol": 5,
+    "loop_errors": 5,
+    "log_redaction": 5,
     "__init__": 5,
 }
 """Layer of each top-level module or folder of the package (higher imports lower)."""

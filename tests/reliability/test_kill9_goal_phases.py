@@ -16,13 +16,14 @@ way, kills the server with SIGKILL and starts a new one on the same folder. Then
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agent_server.harness import ServerProcess, unique, verdict, wait_goal_end, wait_until
+from child_processes import Sleeper
 from openhands.sdk.conversation.local import RUN_LOST
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
@@ -37,18 +38,19 @@ from .goal_restarts import (
     judge_spec,
     keyed_models,
     read_log,
-    wait_gone,
 )
 
-pytestmark = pytest.mark.timeout(150)
+pytestmark = pytest.mark.timeout(300)
+
+PHASE_WITHIN = 120.0
+"""Seconds a phase may take to be reached (servers and sandboxes start slowly under load)."""
 
 DONE = FakeReply.text("done")
-SLEEP_TOOL = "sleep 30 > /dev/null 2>&1 & echo $! > tool.pid; wait"
-"""The agent's terminal command: a sleep that holds the tool call, its pid in a file."""
-VERIFY = (
-    "test -f ready || { sleep 30 > /dev/null 2>&1 & p=$!; sleep 0.5; echo $p > verify.pid; wait; }"
-)
-"""The goal's verify: holds until `ready` exists (created after the restart). The pid file
+SLEEP_TOOL = "{sleep} > /dev/null 2>&1 & wait"
+"""The agent's terminal command: a sleep that holds the tool call (found by its command line:
+in a sandbox, a pid it printed would mean nothing outside its PID namespace)."""
+VERIFY = "test -f ready || { {sleep} > /dev/null 2>&1 & sleep 0.5; touch verify.started; wait; }"
+"""The goal's verify: holds until `ready` exists (created after the restart). The marker file
 comes half a second after the sleep starts: the server registers the command's group with
 its watchdog just after starting it, and the kill must test the guard, not that moment."""
 
@@ -57,10 +59,10 @@ its watchdog just after starting it, and the kill must test the guard, not that 
 class Case:
     """One phase: what the fake LLM answers before the kill, and what shows the phase runs."""
 
-    agent_before: FakeReply = DONE
+    agent_before: FakeReply | str = DONE  # a str: a terminal command ({sleep}: the sleeper)
     judge_before: FakeReply = field(default_factory=lambda: verdict(True))
     verify: str | None = None
-    evidence: str = "post"  # "post", "agent", "judge", or a pid file in the working dir
+    evidence: str = "post"  # "post", "agent", "judge", "tool" or "verify" (its sleep runs)
     run_lost: bool | None = None  # None: whatever the log said when the server died
 
 
@@ -69,15 +71,11 @@ CASES = {
     "during_the_agent_llm_call": Case(
         agent_before=DONE.delayed(HELD), evidence="agent", run_lost=True
     ),
-    "during_a_tool_command": Case(
-        agent_before=FakeReply.tool_call("terminal", {"command": SLEEP_TOOL}),
-        evidence="tool.pid",
-        run_lost=True,
-    ),
+    "during_a_tool_command": Case(agent_before=SLEEP_TOOL, evidence="tool", run_lost=True),
     "during_the_judge_call": Case(
         judge_before=verdict(True).delayed(HELD), evidence="judge", run_lost=False
     ),
-    "during_verify": Case(verify=VERIFY, evidence="verify.pid", run_lost=False),
+    "during_verify": Case(verify=VERIFY, evidence="verify", run_lost=False),
 }
 
 
@@ -111,31 +109,41 @@ def _disk_status(conversations: Path, cid: str) -> str | None:
 
 
 def _wait_for_phase(
-    case: Case, fake: FakeOpenAIServer, models: tuple[str, str], work: Path
-) -> Callable[[], int | None]:
-    """Wait for the phase's evidence; return how to read the pid it started (if any)."""
+    case: Case, fake: FakeOpenAIServer, models: tuple[str, str], work: Path, sleeper: Sleeper
+) -> bool:
+    """Wait for the phase's evidence; True if the phase started the sleeper."""
     agent_model, judge_model = models
     if case.evidence == "agent":
-        wait_until(lambda: fake.requests_for(agent_model), what="the agent's LLM call")
+        wait_until(lambda: fake.requests_for(agent_model), PHASE_WITHIN, "the agent's LLM call")
     elif case.evidence == "judge":
-        wait_until(lambda: fake.requests_for(judge_model), what="the judge's LLM call")
-    elif case.evidence != "post":
-        pid_file = work / case.evidence
-        wait_until(lambda: pid_file.exists() and pid_file.read_text().strip(), what=case.evidence)
-        return lambda: int(pid_file.read_text())
-    return lambda: None
+        wait_until(lambda: fake.requests_for(judge_model), PHASE_WITHIN, "the judge's LLM call")
+    elif case.evidence == "tool":
+        wait_until(sleeper.running, PHASE_WITHIN, "the tool's command")
+        return True
+    elif case.evidence == "verify":
+        wait_until(lambda: (work / "verify.started").exists(), PHASE_WITHIN, "the verify command")
+        return True
+    return False
 
 
 @pytest.mark.parametrize("phase", list(CASES))
 def test_kill_9_then_restart_and_resume_completes_the_goal_losing_nothing(
-    phase: str, tmp_path: Path, fake_llm: FakeOpenAIServer, servers: list[ServerProcess]
+    phase: str,
+    tmp_path: Path,
+    fake_llm: FakeOpenAIServer,
+    servers: list[ServerProcess],
+    sleeper: Sleeper,
 ) -> None:
     case = CASES[phase]
+    agent_before = case.agent_before
+    if isinstance(agent_before, str):
+        command = agent_before.replace("{sleep}", sleeper.command)
+        agent_before = FakeReply.tool_call("terminal", {"command": command})
     conversations, work = tmp_path / "conversations", tmp_path / "work"
     agent_model, judge_model = unique("agent"), unique("judge")
     keyed_models(fake_llm, agent_model, judge_model)
     held = Phase()
-    fake_llm.set_responder(agent_model, held.replies(case.agent_before, DONE))
+    fake_llm.set_responder(agent_model, held.replies(agent_before, DONE))
     fake_llm.set_responder(judge_model, held.replies(case.judge_before, verdict(True)))
 
     first = ServerProcess(conversations)
@@ -151,18 +159,17 @@ def test_kill_9_then_restart_and_resume_completes_the_goal_losing_nothing(
         "max_iterations": 3,
     }
     if case.verify is not None:
-        body["verify"] = case.verify
+        body["verify"] = case.verify.replace("{sleep}", sleeper.command)
     with first.client() as http:
         started = http.post(f"/api/conversations/{cid}/goal", json=body)
     assert started.status_code == 200, started.text
-    started_pid = _wait_for_phase(case, fake_llm, (agent_model, judge_model), work)
-    pid = started_pid()
+    started_sleep = _wait_for_phase(case, fake_llm, (agent_model, judge_model), work, sleeper)
 
     first.kill()
     held.release()
     seen = recorder.stop()
-    if pid is not None:
-        wait_gone(pid)  # the server's watchdog ends what the phase started
+    if started_sleep:  # the server's watchdog ends what the phase started
+        assert sleeper.gone(15.0), "the phase's command outlived the killed server"
     left_running = _disk_status(conversations, cid) == "running"
 
     second = ServerProcess(conversations)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import errno
 import gc
 import logging
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from openhands.agent_server.config import ServerConfig, is_loopback
+from openhands.agent_server.log_redaction import install_log_redaction
 
 logger = logging.getLogger("openhands.agent_server")
 
@@ -24,25 +26,6 @@ UNPROTECTED_WARNING = """
  commands on this machine through the agent. Set OH_SESSION_API_KEYS=<secret>
  (clients send it as the X-Session-API-Key header), or bind 127.0.0.1.
 ******************************************************************************"""
-
-
-SESSION_KEY_IN_QUERY = re.compile(r"(session_api_key=)[^&\s\"']*")
-
-
-class RedactSessionKey(logging.Filter):
-    """Blanks the `session_api_key` query parameter of logged URLs (uvicorn logs full paths)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple):
-            record.args = tuple(_redact(arg) for arg in record.args)
-        record.msg = _redact(record.msg)
-        return True
-
-
-def _redact(value: object) -> object:
-    if isinstance(value, str) and "session_api_key=" in value:
-        return SESSION_KEY_IN_QUERY.sub(r"\1***", value)
-    return value
 
 
 POLLED_PATHS = re.compile(
@@ -143,6 +126,7 @@ def main(argv: list[str] | None = None) -> None:
         config = load_config(args)
     except ValueError as exc:
         sys.exit(f"openhands-agent-server: invalid setting: {exc}")
+    install_log_redaction(_configured_secrets(config))
     warning = unprotected_bind_warning(config.host, config)
     if warning is not None:
         logger.warning(warning)
@@ -154,7 +138,9 @@ def main(argv: list[str] | None = None) -> None:
     gc.disable()
     import uvicorn
     from openhands.agent_server.app import create_app
+    from openhands.agent_server.http_protocol import GuardedHTTPProtocol
     from openhands.agent_server.litellm_preload import preload_litellm
+    from openhands.agent_server.loop_errors import ThrottledLoopErrors
     from openhands.agent_server.ws_protocol import DenialAwareWebSocketProtocol
 
     try:
@@ -167,19 +153,25 @@ def main(argv: list[str] | None = None) -> None:
         app,
         host=config.host,
         port=config.port,
+        http=GuardedHTTPProtocol.configure(
+            max_connections=config.max_connections,
+            header_timeout=config.http_header_timeout_seconds,
+        ),
         ws=DenialAwareWebSocketProtocol,
         log_level=args.log_level,
+        timeout_keep_alive=config.http_keep_alive_seconds,
         timeout_graceful_shutdown=config.graceful_shutdown_seconds,
     )
-    # The config has just set up uvicorn's loggers; the socket's key must not reach the log.
-    for name in ("uvicorn.access", "uvicorn.error"):
-        logging.getLogger(name).addFilter(RedactSessionKey())
     logging.getLogger("uvicorn.access").addFilter(QuietPolls())
 
     class Server(uvicorn.Server):
-        """uvicorn's server, which starts the litellm preload once its sockets listen."""
+        """uvicorn's server: repeated loop errors are logged once per interval, and the
+        litellm preload starts once its sockets listen."""
 
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            asyncio.get_running_loop().set_exception_handler(
+                ThrottledLoopErrors(config.repeated_error_log_seconds)
+            )
             await super().startup(sockets)
             pools = getattr(app.state, "pools", None)  # none yet on a dormant server
             if self.started and config.preload_litellm and pools is not None:
@@ -191,6 +183,16 @@ def main(argv: list[str] | None = None) -> None:
         _exit_now_if_steps_run(app.state, 130)
         raise SystemExit(130) from None
     _exit_now_if_steps_run(app.state, 0)
+
+
+def _configured_secrets(config: ServerConfig) -> list[str]:
+    """The keys this server was given, which no log line may show."""
+    secrets = list(config.session_api_keys)
+    if config.secret_key is not None:
+        secrets += [key.strip() for key in config.secret_key.get_secret_value().split(",")]
+    if config.llm_api_key is not None:
+        secrets.append(config.llm_api_key.get_secret_value())
+    return [secret for secret in secrets if secret]
 
 
 def _exit_now_if_steps_run(state: Any, code: int) -> None:

@@ -6,10 +6,10 @@
     config, auth, errors, blocking: the base every layer may use; the SDK under all of it
     edge/       the HTTP edge (guard, error answers), around every route
 
-On start it configures the agent environment, creates the thread pools, reads the stored
-settings and the stored conversations' summaries; on stop it closes the open conversations
-within a bound. A server started with OH_DEFERRED_INIT does that when POST /api/init gives
-it its configuration (or at start, if a previous init was recorded).
+On start it configures the agent environment and sandbox, creates the thread pools, reads
+the stored settings and the stored conversations' summaries; on stop it closes the open
+conversations within a bound. A server started with OH_DEFERRED_INIT does that when POST
+/api/init gives it its configuration (or at start, if a previous init was recorded).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from openhands.agent_server.litellm_preload import preload_litellm
 from openhands.agent_server.services.bash_events import BashEvents
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.agent_server.services.sandboxing import start_sandbox, stop_sandbox
 from openhands.agent_server.services.sealed_credentials import SealedCredentials
 from openhands.agent_server.services.sealing import SecretBox
 from openhands.agent_server.services.server_settings import ServerSettings
@@ -140,16 +141,23 @@ class _Running:
     pools: Pools
     conversations: ConversationRegistry
     resealing: asyncio.Future[None] | None
+    config: ServerConfig
 
 
 async def _start(
     app: FastAPI, config: ServerConfig, box: SecretBox, credentials: Credentials | None
 ) -> _Running:
-    """Configure the agent environment, create the pools and stores, read the conversations."""
+    """Configure the agent environment and sandbox, create the pools and stores, read the
+    conversations."""
     # The agent's terminal, verify and hooks get the variables OH_AGENT_ENV names.
     configure_agent_environment(passthrough=config.agent_env)
     configure_goal_backend(config)
     pools = Pools.create(config.max_run_threads, config.control_threads, nice=config.worker_nice)
+    try:
+        app.state.sandbox = await pools.controls.run(start_sandbox, config)
+    except BaseException:
+        pools.shutdown()
+        raise
     try:
         settings = ServerSettings(config, box)
         await pools.controls.run(settings.load)
@@ -174,8 +182,9 @@ async def _start(
             gc.enable()
     except BaseException:
         pools.shutdown()
+        stop_sandbox(config)
         raise
-    return _Running(pools, conversations, _reseal_in_background(credentials, pools))
+    return _Running(pools, conversations, _reseal_in_background(credentials, pools), config)
 
 
 async def _stop(started: _Running, config: ServerConfig) -> int:
@@ -188,6 +197,7 @@ async def _stop(started: _Running, config: ServerConfig) -> int:
     finally:
         started.pools.shutdown()
         configure_agent_environment(passthrough=None)
+        stop_sandbox(started.config)
 
 
 def _reseal_in_background(

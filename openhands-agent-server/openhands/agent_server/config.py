@@ -118,6 +118,48 @@ class ServerConfig(BaseSettings):
         description="Largest request body in bytes (8 MiB by default; 0 = unlimited). A larger "
         "body is refused with 413 while it streams, before it is held in memory.",
     )
+    max_json_items: int = Field(
+        default=20_000,
+        ge=0,
+        description="Most keys and list items a JSON request body may hold, counted while it "
+        "is parsed in a worker thread (0 = unlimited). A body with more is refused with 413 "
+        "before it is validated, so a body of many small items cannot stall the server.",
+    )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        description="Open HTTP and WebSocket connections held at most (also at most half of "
+        "the process's descriptor limit). A connection beyond it closes the one idle longest; "
+        "if none is idle, it is answered 503 at once.",
+    )
+    http_header_timeout_seconds: float = Field(
+        default=10.0,
+        ge=0,
+        le=3600,
+        description="Seconds a connection may take to send a request's line and headers after "
+        "it opens or after the previous answer (0 = no limit); a slower one is closed.",
+    )
+    http_keep_alive_seconds: int = Field(
+        default=5,
+        ge=1,
+        le=3600,
+        description="Seconds an idle keep-alive connection stays open after an answer.",
+    )
+    http_body_timeout_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        le=3600,
+        description="Longest pause while a request body streams (0 = no limit); a slower "
+        "body is answered 408.",
+    )
+    repeated_error_log_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        le=86_400,
+        description="An event-loop error that repeats (e.g. accept() failing when the "
+        "process is out of descriptors) is logged once, then once per this many seconds with "
+        "a count (0 = every time).",
+    )
     socket_auth_timeout: float = Field(
         default=10.0,
         gt=0,
@@ -291,6 +333,29 @@ class ServerConfig(BaseSettings):
         "server secrets.",
     )
 
+    # -- the agent's sandbox ----------------------------------------------------------------
+
+    sandbox: Literal["auto", "bwrap", "off"] = Field(
+        default="auto",
+        description="Run the agent's terminal, verify commands, hooks, MCP stdio servers and "
+        "/api/bash in a bubblewrap sandbox: the system read-only, the conversation's "
+        "workspace writable, the conversations folder, the key file and other workspaces "
+        "invisible, a private /tmp. `bwrap`: required (the server refuses to start without "
+        "it); `auto`: when bubblewrap works, else a warning at start and in /server_info; "
+        "`off`: never.",
+    )
+    sandbox_network: bool = Field(
+        default=True,
+        description="Give sandboxed processes network: outbound through slirp4netns in their "
+        "own network namespace, never to the host's loopback (the server's port); without a "
+        "working slirp4netns they get none, with a warning. `false`: no network at all.",
+    )
+    sandbox_writable: tuple[str, ...] = Field(
+        default=(),
+        description="Folders (comma separated, absolute) that sandboxed processes may write "
+        "besides their workspace, e.g. a shared virtualenv the agent installs into.",
+    )
+
     # -- LLM defaults (names without the OH_ prefix) -------------------------------------
 
     llm_model: str | None = Field(
@@ -314,6 +379,7 @@ class ServerConfig(BaseSettings):
         "allowed_hosts",
         "allowed_origins",
         "agent_env",
+        "sandbox_writable",
     )
 
     # -- parsing --------------------------------------------------------------------------

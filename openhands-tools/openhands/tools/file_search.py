@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+from openhands.sdk.workspace.sandbox import HiddenPathError, check_visible, hidden_paths
+
 MAX_RESULTS: Final[int] = 100
 """How many paths `glob` and `grep` return at most (newest first); the rest is counted."""
 
@@ -41,16 +43,24 @@ def search_root(working_dir: str, path: str | None) -> Path:
         root = given if given.is_absolute() else root / given
     if not root.is_dir():
         raise ValueError(f"{root} is not a folder; give an existing directory as `path`.")
+    try:  # these tools run in the server's process: only what the agent's sandbox shows
+        check_visible(root, workspace=working_dir)
+    except HiddenPathError as exc:
+        raise ValueError(str(exc)) from None
     return Path(os.path.abspath(root))
 
 
-def iter_files(root: Path) -> Iterator[Path]:
-    """Every regular file under `root`, skipping `SKIPPED_DIRS` and symlinked folders."""
+def iter_files(root: Path, working_dir: str) -> Iterator[Path]:
+    """Every regular file under `root`, skipping `SKIPPED_DIRS`, symlinked folders and what
+    the sandbox of `working_dir` hides."""
+    hidden = hidden_paths(working_dir)
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        dirs[:] = sorted(
+            d for d in dirs if d not in SKIPPED_DIRS and not hidden(os.path.join(folder, d))
+        )
         for name in sorted(files):
             path = Path(folder) / name
-            if path.is_file():
+            if path.is_file() and not hidden(path):
                 yield path
 
 

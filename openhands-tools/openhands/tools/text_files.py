@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.workspace.sandbox import HiddenPathError, check_visible
 
 __all__ = ["WorkspacePathError", "read_text", "replace_text", "resolve_in_workspace", "stage_text"]
 
@@ -28,6 +29,10 @@ def resolve_in_workspace(root: Path, path: str) -> Path:
     resolved = candidate.resolve()
     if not resolved.is_relative_to(root):
         raise WorkspacePathError(f"{path} is outside the workspace {root}")
+    try:  # a server's folder inside the workspace stays hidden, as in the sandbox
+        check_visible(resolved, workspace=root)
+    except HiddenPathError as exc:
+        raise WorkspacePathError(str(exc)) from None
     return resolved
 
 

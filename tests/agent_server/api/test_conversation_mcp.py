@@ -44,7 +44,8 @@ def _mcp_servers_of(server: ServerProcess) -> list[psutil.Process]:
     return [
         child
         for child in psutil.Process(server.process.pid).children(recursive=True)
-        if str(TOOLS_SERVER) in " ".join(child.cmdline())
+        # The server itself, not the sandbox around it (bwrap names it in its command line too).
+        if child.cmdline()[1:2] == [str(TOOLS_SERVER)]
     ]
 
 

@@ -180,7 +180,8 @@ def test_delete_forgets_the_conversation_and_its_files(
 ) -> None:
     folder = server.conversations / uuid.UUID(conversation_id).hex
     assert folder.is_dir()
-    assert client.delete(f"/api/conversations/{conversation_id}").json() == {"success": True}
+    answer = client.delete(f"/api/conversations/{conversation_id}").json()
+    assert answer["success"] is True and str(folder) in answer["removed"]
     assert client.get(f"/api/conversations/{conversation_id}").status_code == 404
     assert not folder.exists()
     assert client.delete(f"/api/conversations/{conversation_id}").status_code == 404
@@ -213,12 +214,17 @@ def test_a_message_in_flight_when_its_conversation_is_deleted_is_404(
     tmp_path: Path,
 ) -> None:
     cid = uuid.uuid4()
-    folder = server.conversations / cid.hex
-    in_hook = tmp_path / "in-hook"
-    # The hook holds the message until the delete has removed the conversation's folder.
-    command = f"touch {in_hook}; while [ -d {folder} ]; do sleep 0.02; done"
+    work = tmp_path / "work"  # the client's folder: it outlives the delete
+    in_hook, release = work / "in-hook", work / "release"
+    # The hook holds the message until the delete has removed the conversation's folder
+    # (it waits in its workspace: a sandboxed hook cannot see the conversations folder).
+    command = "touch in-hook; while [ ! -e release ]; do sleep 0.02; done"
     hooks = {"UserPromptSubmit": [{"hooks": [{"command": command}]}]}
-    make_conversation(conversation_id=str(cid), hook_config=hooks)
+    make_conversation(
+        conversation_id=str(cid),
+        hook_config=hooks,
+        workspace={"kind": "LocalWorkspace", "working_dir": str(work)},
+    )
     answers: list[httpx.Response] = []
 
     def send() -> None:
@@ -230,6 +236,8 @@ def test_a_message_in_flight_when_its_conversation_is_deleted_is_404(
     sender.start()
     wait_until(in_hook.exists, what="the message to reach its hook")
     assert client.delete(f"/api/conversations/{cid}").status_code == 200
+    assert not (server.conversations / cid.hex).exists()
+    release.touch()
     sender.join()
     assert answers[0].status_code == 404, answers[0].text
     assert "deleted" in answers[0].json()["message"]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from openhands.agent_server.api.routing import lone_surrogate_location
+from openhands.agent_server.api.json_body import count_items, inspect_body
 from openhands.sdk.testing import FakeOpenAIServer
 
 from ..harness import ServerProcess, llm_spec
@@ -95,8 +95,21 @@ def test_the_server_log_has_no_error_for_a_refused_surrogate(
 
 
 def test_a_body_that_is_not_json_is_left_to_fastapi() -> None:
-    assert lone_surrogate_location(b'{"text": "' + LONE.encode() + b'"') is None
+    found = inspect_body(b'{"text": "' + LONE.encode() + b'"', 100)
+    assert not found.parsed and found.surrogate_at is None
 
 
 def test_an_escaped_backslash_before_u_is_not_a_surrogate() -> None:
-    assert lone_surrogate_location(b'{"text": "\\\\ud800"}') is None
+    found = inspect_body(b'{"text": "\\\\ud800"}', 100)
+    assert found.parsed and found.surrogate_at is None
+
+
+def test_items_are_counted_outside_strings_only() -> None:
+    body = json.dumps({"a": [1, 2, {"b": 'x, y [z] {"q", r'}], "c": "\\"}).encode()
+    assert count_items(body, 0) == 6  # {, [ and { containers; three commas between items
+
+
+def test_counting_stops_once_past_the_limit() -> None:
+    body = json.dumps({f"k{i}": i for i in range(10_000)}).encode()
+    assert count_items(body, 100) == 101
+    assert inspect_body(body, 100).too_many_items

@@ -299,3 +299,18 @@ def test_a_log_holds_no_descriptor_between_appends_beyond_the_cache(tmp_path: Pa
     for log in logs:
         log.close()
     assert len(handles) == 0
+
+
+def test_a_complete_last_event_with_bytes_that_are_not_utf8_is_reported(tmp_path: Path) -> None:
+    events = _events(2)
+    path = _write(tmp_path, events)
+    damaged = PauseEvent().model_dump_json().encode().replace(b'"id":"', b'"id":"\xff\xfe', 1)
+    with open(path, "ab") as handle:
+        handle.write(damaged + b"\n")
+
+    log = FileEventLog(tmp_path)
+    with pytest.raises(EventLogCorruptError, match="not UTF-8"):
+        log.read()
+    log.close()
+
+    assert path.read_bytes().endswith(damaged + b"\n")  # nothing was cut

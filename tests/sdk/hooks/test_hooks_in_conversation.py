@@ -12,6 +12,8 @@ from openhands.sdk.hooks import HookConfig
 
 
 def _script(folder: Path, name: str, body: str) -> Path:
+    """An executable script in `folder` (the workspace: a sandboxed hook sees nothing else
+    of the test's folder)."""
     path = folder / name
     path.write_text("#!/bin/bash\n" + body)
     path.chmod(0o755)
@@ -23,10 +25,10 @@ def _hook_events(conversation) -> list[HookExecutionEvent]:
 
 
 def test_user_prompt_submit_context_joins_the_users_message(
-    make_conversation, reply, tmp_path
+    make_conversation, reply, workspace_dir
 ) -> None:
     script = _script(
-        tmp_path,
+        workspace_dir,
         "inject.sh",
         """input=$(cat)
 if echo "$input" | grep -qi changes; then echo '{"additionalContext": "git status: clean"}'; fi
@@ -65,10 +67,10 @@ exit 0
 
 
 def test_a_stop_hook_denying_in_json_gives_its_context_as_feedback(
-    make_conversation, reply, tmp_path, workspace_dir
+    make_conversation, reply, workspace_dir
 ) -> None:
     script = _script(
-        tmp_path,
+        workspace_dir,
         "require_summary.sh",
         """if [ ! -f summary.txt ]; then
   echo '{"decision": "deny", "additionalContext": "Create summary.txt first."}'
@@ -93,11 +95,11 @@ exit 0
 
 
 def test_tool_hooks_are_recorded_with_their_action_and_see_the_tool_name(
-    make_conversation, reply, tmp_path, workspace_dir, echo_received
+    make_conversation, reply, workspace_dir, echo_received
 ) -> None:
     log_file = workspace_dir / "tool_usage.log"
     script = _script(
-        tmp_path,
+        workspace_dir,
         "log_tools.sh",
         'echo "Tool used: $OPENHANDS_TOOL_NAME" >> "${LOG_FILE:-/dev/null}"\nexit 0\n',
     )

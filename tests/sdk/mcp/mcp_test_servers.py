@@ -44,8 +44,20 @@ def server_processes() -> list[psutil.Process]:
             command = child.cmdline()
         except psutil.NoSuchProcess:
             continue
-        if any(str(SERVERS) in part for part in command) and "http" not in command:
+        # The server itself, `python <servers>/x.py`: not the sandbox around it (bwrap and
+        # its starter name the script in their command lines too).
+        if len(command) > 1 and command[1].startswith(str(SERVERS)) and "http" not in command:
             found.append(child)
+    return found
+
+
+def marked(marker: str) -> list[psutil.Process]:
+    """The live processes whose command line holds `marker` (what `spawn_child` returns)."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        command = " ".join(process.info["cmdline"] or [])
+        if marker in command and process.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(process)
     return found
 
 

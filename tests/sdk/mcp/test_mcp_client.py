@@ -6,9 +6,15 @@ import gc
 import re
 from pathlib import Path
 
-import psutil
 import pytest
-from mcp_test_servers import gone, server_processes, silent_config, stdio_config, wait_for
+from mcp_test_servers import (
+    gone,
+    marked,
+    server_processes,
+    silent_config,
+    stdio_config,
+    wait_for,
+)
 from openhands.sdk.mcp import MCPError, MCPServer, MCPTimeoutError
 from openhands.sdk.mcp.client import MCPClient
 from pydantic import SecretStr
@@ -145,14 +151,15 @@ def test_a_crash_mid_call_names_the_exit_code_and_later_calls_fail_fast() -> Non
 def test_close_kills_the_server_and_the_processes_it_started() -> None:
     client = MCPClient("tools", MCPServer.model_validate(stdio_config()))
     client.connect()
-    grandchild = psutil.Process(int(_text(client.call_tool("spawn_child", {}))))
+    marker = _text(client.call_tool("spawn_child", {}))
     server_pid = client.pid
     assert server_pid is not None
+    assert wait_for(lambda: marked(marker))
 
     client.close()
 
     assert gone(server_pid)
-    assert wait_for(lambda: gone(grandchild.pid))
+    assert wait_for(lambda: not marked(marker))
 
 
 def test_a_client_dropped_without_close_stops_its_server() -> None:

@@ -15,6 +15,7 @@ import pytest
 from mcp_test_servers import (
     MakeMCPConversation,
     gone,
+    marked,
     server_processes,
     silent_config,
     stdio_config,
@@ -242,14 +243,15 @@ def test_stdio_servers_die_with_a_process_killed_by_sigkill(tmp_path: Path) -> N
     )
     try:
         assert starter.stdout is not None
-        server_pid, child_pid = map(int, starter.stdout.readline().split())
-        assert not gone(server_pid) and not gone(child_pid)
+        pid, marker = starter.stdout.readline().decode().split()
+        server_pid = int(pid)
+        assert not gone(server_pid) and wait_for(lambda: marked(marker))
 
         starter.send_signal(signal.SIGKILL)
         starter.wait(timeout=10)
 
         # The server would see its stdin close; the child it started would not.
-        assert wait_for(lambda: gone(server_pid) and gone(child_pid))
+        assert wait_for(lambda: gone(server_pid) and not marked(marker))
     finally:
         if starter.poll() is None:
             starter.kill()
@@ -279,8 +281,8 @@ def test_a_script_that_never_closes_its_conversation_exits_and_leaves_no_server(
     )
 
     assert done.returncode == 0, done.stderr
-    server_pid, child_pid = map(int, done.stdout.split()[:2])
-    assert wait_for(lambda: gone(server_pid) and gone(child_pid))
+    pid, marker = done.stdout.split()[:2]
+    assert wait_for(lambda: gone(int(pid)) and not marked(marker))
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
 
 

@@ -103,3 +103,10 @@ def test_a_path_is_accepted_as_working_dir(tmp_path: Path) -> None:
 
     assert workspace.working_dir == str((tmp_path / "project").resolve())
     assert LocalWorkspace.model_validate_json(workspace.model_dump_json()) == workspace
+
+
+def test_a_sandbox_choice_round_trips_and_is_left_out_when_unset(workspace_dir: Path) -> None:
+    chosen = LocalWorkspace(working_dir=workspace_dir, sandbox="bwrap")
+
+    assert LocalWorkspace.model_validate_json(chosen.model_dump_json()).sandbox == "bwrap"
+    assert "sandbox" not in LocalWorkspace(working_dir=workspace_dir).model_dump()

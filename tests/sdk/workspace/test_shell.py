@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 
-import psutil
 import pytest
-from openhands.sdk.workspace import kill_process_group, run_shell
+from child_processes import Sleeper
+from openhands.sdk.workspace import kill_process_group, run_shell, sandbox_status
 from openhands.sdk.workspace.processes import registered_process_groups
 
 
@@ -57,11 +55,16 @@ def test_a_finished_command_is_no_longer_guarded(tmp_path: Path) -> None:
     assert int(result.output) not in registered_process_groups()
 
 
-def test_a_background_job_left_running_stays_guarded(tmp_path: Path) -> None:
-    result = run_shell("sleep 30 > /dev/null 2>&1 & echo $$ $!", tmp_path, timeout=10)
-    group, job = (int(word) for word in result.output.split())
+def test_a_background_job_left_running_stays_guarded(tmp_path: Path, sleeper: Sleeper) -> None:
+    result = run_shell(f"{sleeper.command} > /dev/null 2>&1 & echo $$", tmp_path, timeout=10)
+    if sandbox_status().active:
+        # The sandbox's PID namespace ends with the command: its jobs end with it.
+        assert sleeper.gone()
+        return
+    group = int(result.output)
+    [job] = sleeper.running()
     try:
-        assert psutil.Process(job).is_running()
+        assert job.is_running()
         assert group in registered_process_groups()
     finally:
         kill_process_group(group)
@@ -70,15 +73,14 @@ def test_a_background_job_left_running_stays_guarded(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(30)
-def test_a_timeout_returns_although_an_escaped_grandchild_holds_the_pipe(tmp_path: Path) -> None:
+def test_a_timeout_returns_although_an_escaped_grandchild_holds_the_pipe(
+    tmp_path: Path, sleeper: Sleeper
+) -> None:
     # The subshell exits at once, so the `setsid` child is neither in the group nor a
-    # descendant any more: nothing kills it, and it keeps the output pipe open.
-    command = "(setsid bash -c 'echo $$ > escaped.pid; exec sleep 60' &); sleep 60"
-    try:
-        result = run_shell(command, tmp_path, timeout=0.5, stdin="")
-        assert result.timed_out
-        assert result.exit_code == 124
-    finally:
-        pid_file = tmp_path / "escaped.pid"
-        if pid_file.exists():
-            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    # descendant any more: nothing kills it, and it keeps the output pipe open (the
+    # `sleeper` fixture kills it afterwards; in a sandbox it dies with the PID namespace).
+    command = f"(setsid bash -c 'exec {sleeper.command}' &); sleep 60"
+    result = run_shell(command, tmp_path, timeout=0.5, stdin="")
+
+    assert result.timed_out
+    assert result.exit_code == 124

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import stat
 import threading
 from pathlib import Path
 
@@ -123,3 +125,16 @@ def test_saving_over_a_corrupt_index_replaces_it(tmp_path: Path) -> None:
     index = TaskIndex(tmp_path)
     index.save([record("fresh")])
     assert list(index.load()) == ["fresh"]
+
+
+def test_the_index_and_its_folder_are_private(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        index = TaskIndex(tmp_path / "conversation")
+        index.save([record("a")])
+    finally:
+        os.umask(old)
+
+    created = list((tmp_path / "conversation").rglob("*"))
+    modes = {str(path): oct(stat.S_IMODE(path.stat().st_mode)) for path in created}
+    assert created and all(int(mode, 8) & 0o077 == 0 for mode in modes.values()), modes

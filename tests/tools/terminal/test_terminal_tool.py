@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
+from child_processes import Sleeper
 from openhands.sdk.llm import TextContent
 from openhands.sdk.tool import Observation
 from openhands.tools.terminal import TerminalAction, TerminalExecutor
@@ -158,15 +158,12 @@ def test_exit_ends_the_shell_and_the_next_command_gets_a_new_one(
     assert "new shell" in shown(obs)
 
 
-def test_close_kills_background_processes(workspace: Path) -> None:
+def test_close_kills_background_processes(workspace: Path, sleeper: Sleeper) -> None:
     terminal = TerminalExecutor(str(workspace))
-    obs = run(terminal, "sleep 300 & echo $!")
-    pid = int(shown(obs).splitlines()[-2])
+    run(terminal, f"{sleeper.command} &")
+    assert sleeper.started()
     terminal.close()
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid)
+    assert sleeper.gone()
 
 
 def test_commands_after_close_are_refused(workspace: Path) -> None:

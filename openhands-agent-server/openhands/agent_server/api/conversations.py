@@ -20,6 +20,7 @@ from openhands.sdk.wire import (
     ApprovalSuggestions,
     ConversationInfo,
     ConversationPage,
+    DeleteConversationResponse,
     ForkConversationRequest,
     SetConfirmationPolicyRequest,
     SetSecurityAnalyzerRequest,
@@ -84,15 +85,20 @@ async def get_conversation(conversation_id: uuid.UUID, conversations: Registry) 
 
 
 @router.delete(
-    "/{conversation_id}", response_model=Success, responses=error_responses(404, *STORAGE)
+    "/{conversation_id}",
+    response_model=DeleteConversationResponse,
+    responses=error_responses(404, *STORAGE),
 )
-async def delete_conversation(conversation_id: uuid.UUID, conversations: Registry) -> Success:
+async def delete_conversation(
+    conversation_id: uuid.UUID, conversations: Registry
+) -> DeleteConversationResponse:
     """Stop the conversation's goal and agent, forget it and delete its files.
 
-    Also deletes its working directory if the server made it (no `workspace` was given).
+    Also deletes its working directory if the server made it for this conversation (no
+    `workspace` was given, and the folder did not exist) and no other conversation (a fork)
+    uses it; the answer lists what was removed and what was kept, and why.
     """
-    await conversations.delete(conversation_id)
-    return Success()
+    return await conversations.delete(conversation_id)
 
 
 @router.post("/{conversation_id}/run", response_model=Success, responses=error_responses(404, 409))

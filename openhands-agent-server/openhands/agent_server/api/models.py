@@ -74,6 +74,21 @@ class LLMDefaults(BaseModel):
     )
 
 
+class SandboxInfo(BaseModel):
+    """Where the agent's processes run (OH_SANDBOX), as the server found it at start."""
+
+    mode: Literal["auto", "bwrap", "off"] = Field(description="The OH_SANDBOX setting.")
+    active: bool = Field(description="Whether the agent's processes run in bubblewrap.")
+    network: Literal["isolated", "host", "none"] = Field(
+        description="`isolated`: their own network namespace through slirp4netns (no access "
+        "to the host's loopback); `none`: no network (OH_SANDBOX_NETWORK=false, or "
+        "slirp4netns missing: see `warning`); `host`: the server's network (no sandbox)."
+    )
+    warning: str | None = Field(
+        default=None, description="What the operator should know: no sandbox, a shared network."
+    )
+
+
 class ServerInfo(BaseModel):
     """What the server is and what it holds."""
 
@@ -97,6 +112,9 @@ class ServerInfo(BaseModel):
     )
     llm_defaults: LLMDefaults = Field(
         default_factory=LLMDefaults, description="LLM_MODEL, LLM_BASE_URL and LLM_API_KEY."
+    )
+    sandbox: SandboxInfo | None = Field(
+        default=None, description="Where the agent's processes run (OH_SANDBOX)."
     )
 
 

@@ -5,9 +5,15 @@ from __future__ import annotations
 import time
 
 from fastapi import APIRouter, Request
-from openhands.agent_server.api.models import HealthResponse, LLMDefaults, ServerInfo
+from openhands.agent_server.api.models import (
+    HealthResponse,
+    LLMDefaults,
+    SandboxInfo,
+    ServerInfo,
+)
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.sdk.workspace import SandboxStatus
 
 router = APIRouter(tags=["server"])
 
@@ -43,4 +49,13 @@ async def server_info(request: Request) -> ServerInfo:
             base_url=config.llm_base_url,
             api_key_set=config.llm_api_key is not None,
         ),
+        sandbox=_sandbox_info(getattr(request.app.state, "sandbox", None)),
+    )
+
+
+def _sandbox_info(status: SandboxStatus | None) -> SandboxInfo | None:
+    if status is None:
+        return None
+    return SandboxInfo(
+        mode=status.mode, active=status.active, network=status.network, warning=status.warning
     )

@@ -1,7 +1,8 @@
 """How exceptions become answers: always `{"message", "detail"}` JSON, never a traceback.
 
 ServerError (errors.py)      its own status (404, 409, 400, 422)
-RequestValidationError       422, one `detail` entry per bad field (input never echoed)
+RequestValidationError       422, one `detail` entry per bad field, the first ten (input never
+                             echoed)
 HTTPException                its status (401 key, 405, 413 body ...)
 StorageFullError             507: the disk is full; free space and retry
 StorageError                 503: the disk refused a read or write; check it and retry
@@ -16,6 +17,7 @@ the connection stays usable.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from typing import Any
@@ -30,6 +32,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 logger = logging.getLogger("openhands.agent_server.app")
+
+MAX_ERROR_DETAILS = 10
+"""How many problems a 422 lists (its message says how many more there were)."""
 
 
 def error_response(status: int, message: str, detail: Any = None) -> JSONResponse:
@@ -88,16 +93,22 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        # Never echo the input back: it may hold an API key.
+        # Never echo the input back: it may hold an API key. Only the first problems: a
+        # body with 100,000 unknown keys must not get a 100,000-entry answer.
+        errors = exc.errors()
         details = [
             ErrorDetail(
                 loc=list(err.get("loc", ())),
                 msg=str(err.get("msg", "")),
                 type=str(err.get("type", "")),
             )
-            for err in exc.errors()
+            for err in itertools.islice(errors, MAX_ERROR_DETAILS)
         ]
         lines = [f"{'.'.join(str(p) for p in d.loc)}: {d.msg}" for d in details]
+        # A body checked before FastAPI's validation carries only its first problems.
+        more = getattr(exc, "total_errors", len(errors)) - len(details)
+        if more > 0:
+            lines.append(f"and {more} more problems (only the first {MAX_ERROR_DETAILS} shown)")
         return error_response(422, "; ".join(lines) or "invalid request", details)
 
     @app.exception_handler(StarletteHTTPException)

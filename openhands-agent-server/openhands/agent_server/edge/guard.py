@@ -8,7 +8,8 @@ In order, before any route runs and before any body byte is read:
 3. The session key, for every HTTP path but the open ones (401); the /v1 routes also take it
    as `Authorization: Bearer` (OpenAI clients).
 4. A Content-Length over `OH_MAX_BODY_BYTES` (413); a body without one is counted while it
-   streams and refused (413) the moment it passes the cap.
+   streams and refused (413) the moment it passes the cap; a body that pauses longer than
+   `OH_HTTP_BODY_TIMEOUT_SECONDS` is answered 408.
 
 Every HTTP answer, refused or not, gets the security headers (edge/headers.py). It is plain
 ASGI (no per-request objects beyond two closures) because every call pays for it.
@@ -28,6 +29,7 @@ from openhands.agent_server.auth import (
 )
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.edge.body_limit import (
+    BodyTimeoutError,
     BodyTooLargeError,
     capped,
     declared_too_large,
@@ -71,6 +73,7 @@ class EdgeGuard:
         self.trust = RequestTrust(config)
         self.keys = keys or SessionKeys(config.session_api_keys)
         self.max_body = config.max_body_bytes
+        self.body_pause = config.http_body_timeout_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check the request, then run the app with a capped body and secured headers."""
@@ -128,10 +131,13 @@ class EdgeGuard:
             await send(message)
 
         try:
-            await self.app(
-                scope, capped(receive, self.max_body) if self.max_body else receive, secured_send
+            limited = (
+                capped(receive, self.max_body, self.body_pause)
+                if self.max_body or self.body_pause
+                else receive
             )
-        except BodyTooLargeError as exc:
+            await self.app(scope, limited, secured_send)
+        except (BodyTooLargeError, BodyTimeoutError) as exc:
             # Normally the app's HTTPException handler answers it; this covers routes that
             # read the body outside of it.
             if started:

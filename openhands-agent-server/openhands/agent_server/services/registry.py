@@ -32,11 +32,13 @@ from openhands.agent_server.services.storage import (
     load_summaries,
     move_to_trash,
     open_conversation,
+    prepare_folder,
     read_goal_statuses,
     remove_folders,
     remove_trash,
 )
 from openhands.sdk.conversation import (
+    ConversationConfig,
     ConversationExecutionStatus,
     ConversationSummary,
     LocalConversation,
@@ -45,9 +47,13 @@ from openhands.sdk.conversation import (
 from openhands.sdk.conversation.errors import UnknownEventError
 from openhands.sdk.conversation.goal.status import left_running
 from openhands.sdk.errors import StorageError
-from openhands.sdk.security.confirmation_policy import NeverConfirm
-from openhands.sdk.wire import ConversationInfo, StartConversationRequest
-from openhands.sdk.workspace import LocalWorkspace
+from openhands.sdk.wire import (
+    ConversationInfo,
+    DeleteConversationResponse,
+    KeptFolder,
+    StartConversationRequest,
+)
+from openhands.sdk.workspace import LocalWorkspace, claim_workspace, release_workspace
 
 logger = logging.getLogger(__name__)
 
@@ -83,12 +89,18 @@ class ConversationRegistry:
         self._creating: dict[uuid.UUID, asyncio.Future[None]] = {}
         self._deleting: set[uuid.UUID] = set()
         self._disposals: set[asyncio.Future[None]] = set()
+        self._claims: dict[uuid.UUID, str] = {}  # working dirs hidden from other sandboxes
 
     # -- start-up and shut-down -------------------------------------------------------------
 
     async def load_all(self) -> None:
         """Read every stored conversation's summary; open those a dead server left busy."""
-        await self.pools.controls.run(self.path.mkdir, parents=True, exist_ok=True)
+        for folder in await self.pools.controls.run(prepare_folder, self.path):
+            logger.warning(
+                "Removed %s: a crash left it unfinished (a conversation being created or "
+                "forked, with no history of its own)",
+                folder,
+            )
         ids = await self.pools.controls.run(list_conversation_ids, self.path)
         # Reading summaries mostly waits for the disk: a few threads share the work.
         parts = [ids[start::LOAD_THREADS] for start in range(LOAD_THREADS)]
@@ -100,6 +112,7 @@ class ConversationRegistry:
         self.catalog.broken.sort(key=lambda entry: entry.id)
         for summary in summaries:
             self.catalog.add(summary.id, summary.created_at, summary)
+            self._claim(summary.id, summary.workspace.working_dir)
         self._dispose_later(self.pools.controls.run(remove_trash, self.path))
         for summary in summaries:
             if _left_busy(summary):
@@ -125,6 +138,9 @@ class ConversationRegistry:
         """
         services = list(self._live.values())
         self._live.clear()
+        for claimed in self._claims.values():
+            release_workspace(claimed)
+        self._claims.clear()
         pending_disposals = list(self._disposals)
         if not services and not pending_disposals:
             return 0
@@ -326,6 +342,7 @@ class ConversationRegistry:
             live = await self._create(conversation_id, request)
             self._live[conversation_id] = live
             self.catalog.add(conversation_id, live.conversation.state.created_at)
+            self._claim(conversation_id, live.working_dir)
             future.set_result(None)
         except Exception as exc:
             future.set_exception(exc)
@@ -396,19 +413,31 @@ class ConversationRegistry:
             raise
         self._live[fork_id] = LiveConversation(fork, self.pools, asyncio.get_running_loop())
         self.catalog.add(fork_id, fork.state.created_at)
+        self._claim(fork_id, fork.workspace.working_dir)
         return fork_id
 
     async def _create(
         self, conversation_id: uuid.UUID, request: StartConversationRequest
     ) -> LiveConversation:
-        workspace = request.workspace or LocalWorkspace(
-            working_dir=str(self.default_workspace(conversation_id))
+        # The server's OH_SANDBOX decides where the agent runs, not the request.
+        workspace = (
+            request.workspace.model_copy(update={"sandbox": None})
+            if request.workspace is not None
+            else LocalWorkspace(working_dir=str(self.default_workspace(conversation_id)))
         )
         agent, hook_config = request.agent, request.hook_config
         if request.plugins or request.client_tools:
             agent, hook_config = await self.pools.controls.run_to_completion(
                 extended_agent, request
             )
+        config = ConversationConfig(
+            agent=agent,
+            workspace=workspace,
+            max_iterations=request.max_iterations,
+            hook_config=hook_config,
+            confirmation_policy=request.confirmation_policy,
+            security_analyzer=request.security_analyzer,
+        )
         self.credentials.new_conversation(conversation_id, agent)
         keep_secrets = None
         if request.secrets and self.secrets is not None:
@@ -418,40 +447,37 @@ class ConversationRegistry:
         try:
             conversation = await self.pools.controls.run_to_completion(
                 create_conversation,
-                agent,
-                workspace,
+                config,
                 self.path,
                 conversation_id,
-                max_iterations=request.max_iterations,
-                hook_config=hook_config,
                 credentials=self.credentials,
                 after_create=keep_secrets,
             )
         except BaseException:
             self.credentials.forget(conversation_id)
             raise
+        # The policy and analyzer are in `config` (its first base_state.json); secrets are
+        # sources the conversation resolves when the agent needs them.
         if request.secrets:
             sources = dict(request.secrets)
             if self.secrets is not None:
                 sources = self.secrets.resolve(sources)
             conversation.update_secrets(sources)
-        if request.security_analyzer is not None:
-            conversation.set_security_analyzer(request.security_analyzer)
-        if not isinstance(request.confirmation_policy, NeverConfirm):
-            conversation.set_confirmation_policy(request.confirmation_policy)
         return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:
         """The working directory of a conversation created without a workspace."""
         return (self.config.workspace_path / conversation_id.hex).resolve()
 
-    async def delete(self, conversation_id: uuid.UUID) -> None:
+    async def delete(self, conversation_id: uuid.UUID) -> DeleteConversationResponse:
         """Remove a conversation, or raise and leave it exactly as it was.
 
         Its folder is renamed away first (one atomic step: a refusing disk is a
         `StorageError` and nothing else happened); then its goal stops, its agent is paused,
-        its sockets close, and its files and default working directory are removed. A
-        running agent's current step is not waited for: that cleanup finishes after it.
+        its sockets close, and its files are removed, and its working directory too when the
+        server made it for this conversation (or the one it was forked from) and no other
+        conversation uses it. The answer says what was removed and what was kept. A running
+        agent's current step is not waited for: that cleanup finishes after it.
         """
         pending: set[asyncio.Future[Any]] = {
             f
@@ -462,9 +488,9 @@ class ConversationRegistry:
             await asyncio.wait(pending)
         if conversation_id not in self:
             raise NotFoundError(f"Conversation {conversation_id} does not exist.")
-        await self._delete(conversation_id)
+        return await self._delete(conversation_id)
 
-    async def _delete(self, conversation_id: uuid.UUID) -> None:
+    async def _delete(self, conversation_id: uuid.UUID) -> DeleteConversationResponse:
         live = self._live.get(conversation_id)
         summary = self.catalog.summary(conversation_id)
         if live is not None:
@@ -483,31 +509,83 @@ class ConversationRegistry:
         self._live.pop(conversation_id, None)
         self.catalog.remove(conversation_id)
         self._deleting.discard(conversation_id)
-        if live is not None:
-            working_dir: str | None = live.working_dir
-        else:
-            working_dir = summary.workspace.working_dir if summary is not None else None
-        default_dir = self.default_workspace(conversation_id)
-        default = default_dir if working_dir == str(default_dir) else None
+        claimed = self._claims.pop(conversation_id, None)
+        if claimed is not None:
+            release_workspace(claimed)
+        answer = DeleteConversationResponse(removed=[str(self.path / conversation_id.hex)])
+        workspace = self._workspace_of(live, summary)
+        remove_workspace: Path | None = None
+        if workspace is not None:
+            working_dir, created = workspace
+            reason = self._keep_reason(working_dir, created)
+            if reason is None:
+                remove_workspace = Path(working_dir)
+                answer.removed.append(working_dir)
+            else:
+                answer.kept.append(KeptFolder(path=working_dir, reason=reason))
         busy = live is not None and (live.is_busy or live.goal.active)
         if live is not None:
             live.pubsub.close()  # sockets hear of it now, before the answer
-        cleanup = self._dispose_later(self._dispose(conversation_id, live, trash, default))
+        cleanup = self._dispose_later(self._dispose(conversation_id, live, trash, remove_workspace))
         if not busy:
             await asyncio.wait({cleanup})
+        return answer
+
+    def _claim(self, conversation_id: uuid.UUID, working_dir: str) -> None:
+        """Hide this conversation's working directory from other conversations' sandboxes
+        (for as long as the conversation exists, open or not)."""
+        if conversation_id not in self._claims:
+            self._claims[conversation_id] = working_dir
+            claim_workspace(working_dir)
+
+    @staticmethod
+    def _workspace_of(
+        live: LiveConversation | None, summary: ConversationSummary | None
+    ) -> tuple[str, bool] | None:
+        """(working directory, made for the conversation) of a conversation being deleted."""
+        if live is not None:
+            state = live.conversation.state
+            return state.workspace.working_dir, state.created_workspace
+        if summary is not None:
+            return summary.workspace.working_dir, summary.created_workspace
+        return None
+
+    def _keep_reason(self, working_dir: str, created: bool) -> str | None:
+        """Why a deleted conversation's working directory must stay (None: remove it)."""
+        folder = Path(working_dir)
+        if folder.parent != self.config.workspace_path.resolve():
+            return "the client chose this folder; the server removes only folders it made"
+        if not created:
+            return "it existed before the conversation was created"
+        users = self.users_of(working_dir)
+        if users:
+            names = ", ".join(str(cid) for cid in users[:3])
+            more = f" and {len(users) - 3} more" if len(users) > 3 else ""
+            return f"conversation {names}{more} still uses it"
+        return None
+
+    def users_of(self, working_dir: str) -> list[uuid.UUID]:
+        """The conversations (open or stored) that work in `working_dir`."""
+        users = [cid for cid, live in self._live.items() if live.working_dir == working_dir]
+        users += [
+            summary.id
+            for summary in self.catalog.summaries()
+            if summary.workspace.working_dir == working_dir
+        ]
+        return [cid for cid in users if cid not in self._deleting]
 
     async def _dispose(
         self,
         conversation_id: uuid.UUID,
         live: LiveConversation | None,
         trash: Path | None,
-        default_workspace: Path | None,
+        working_dir: Path | None,
     ) -> None:
         """Release a deleted conversation and remove its files (after its current step)."""
         try:
             if live is not None:
                 await live.discard()
-            await self.pools.controls.run(remove_folders, trash, default_workspace)
+            await self.pools.controls.run(remove_folders, trash, working_dir)
             self.credentials.forget(conversation_id)
         except Exception:
             logger.exception("cleaning up deleted conversation %s failed", conversation_id)

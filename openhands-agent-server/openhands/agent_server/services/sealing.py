@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from openhands.agent_server.config import MIN_KEY_CHARS, ServerConfig, ServerConfigError
 from openhands.sdk.errors import OpenHandsError
-from openhands.sdk.io import fsync_dir
+from openhands.sdk.io import fsync_dir, make_private_dir
 
 if TYPE_CHECKING:
     from cryptography.fernet import Fernet, MultiFernet
@@ -187,7 +187,7 @@ def read_or_create_key_file(path: Path) -> list[str]:
 
 
 def _create_key_file(path: Path) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)
     text = secrets.token_urlsafe(32) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
     try:

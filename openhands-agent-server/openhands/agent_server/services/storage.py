@@ -26,19 +26,18 @@ from openhands.agent_server.errors import InvalidRequestError, NotFoundError
 from openhands.agent_server.services.catalog import BrokenConversation, broken_entry
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.live import LiveConversation
-from openhands.sdk.agent import AgentBase
 from openhands.sdk.conversation import (
+    ConversationConfig,
     ConversationSummary,
     FileEventLog,
     LocalConversation,
     load_conversation_summary,
+    remove_unfinished,
 )
 from openhands.sdk.conversation.goal import GoalStatus, last_goal_status
 from openhands.sdk.errors import StorageError, storage_error
-from openhands.sdk.hooks import HookConfig
-from openhands.sdk.io import fsync_dir
+from openhands.sdk.io import fsync_dir, make_private, make_private_dir
 from openhands.sdk.tool.registry import InvalidToolSpecError
-from openhands.sdk.workspace import LocalWorkspace
 from pydantic import ValidationError
 
 logger = logging.getLogger(__name__)
@@ -133,33 +132,28 @@ def open_conversation(
 
 
 def create_conversation(
-    agent: AgentBase,
-    workspace: LocalWorkspace,
+    config: ConversationConfig,
     persistence_dir: Path,
     conversation_id: uuid.UUID,
     *,
-    max_iterations: int,
-    hook_config: HookConfig | None,
     credentials: Credentials | None = None,
     after_create: Callable[[], None] | None = None,
 ) -> LocalConversation:
-    """Create and persist a conversation, or raise and leave no folder behind.
+    """Create and persist a conversation with its whole configuration, or raise and leave no
+    folder behind.
 
-    `credentials.created` writes what it keeps (sealed keys) once the folder exists, then
-    `after_create` (e.g. its sealed secret sources); if either fails, so does the create. A bad
-    tool spec or field is an `InvalidRequestError` (422); a refusing disk a `StorageError`
-    (503, or `StorageFullError`: 507).
+    The configuration (policy and analyzer included) is in the first `base_state.json`, so a
+    crash right after the create cannot lose a part of it. `credentials.created` writes what
+    it keeps (sealed keys) once the folder exists, then `after_create` (e.g. its sealed secret
+    sources); if either fails, so does the create. A bad tool spec or field is an
+    `InvalidRequestError` (422); a refusing disk a `StorageError` (503, or
+    `StorageFullError`: 507).
     """
-    working_dir = Path(workspace.working_dir)
+    working_dir = Path(config.workspace.working_dir)
     made_working_dir = not working_dir.exists()
     try:
         conversation = LocalConversation(
-            agent,
-            workspace,
-            persistence_dir=persistence_dir,
-            conversation_id=conversation_id,
-            max_iteration_per_run=max_iterations,
-            hook_config=hook_config,
+            None, persistence_dir=persistence_dir, conversation_id=conversation_id, config=config
         )
         if credentials is not None or after_create is not None:
             try:
@@ -208,6 +202,20 @@ def move_to_trash(persistence_dir: Path, conversation_id: uuid.UUID) -> Path | N
     except OSError as exc:
         logger.warning("deleted %s, but its rename is not synced to disk: %s", folder, exc)
     return trash
+
+
+def prepare_folder(persistence_dir: Path) -> list[Path]:
+    """Make the conversations folder private (created 0700, an existing one tightened) and
+    remove what a crash left of a creation or a fork; return the removed folders.
+
+    Run at start-up, before anything creates conversations there.
+    """
+    make_private_dir(persistence_dir)
+    if make_private(persistence_dir):
+        logger.warning(
+            "%s could be read by other users; its mode is now 0700 (owner only)", persistence_dir
+        )
+    return remove_unfinished(persistence_dir)
 
 
 def remove_trash(persistence_dir: Path) -> None:

@@ -1,6 +1,7 @@
 """Conversations: local or remote, their state, persistence and errors."""
 
 from openhands.sdk.conversation.base import BaseConversation
+from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
     ConversationAlreadyRunningError,
@@ -18,6 +19,7 @@ from openhands.sdk.conversation.persistence import (
     ConversationSummary,
     list_conversation_ids,
     load_conversation_summary,
+    remove_unfinished,
 )
 from openhands.sdk.conversation.secret_registry import SecretRegistry
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
@@ -37,6 +39,7 @@ __all__ = [
     "ConversationAlreadyRunningError",
     "ConversationCallbackType",
     "ConversationClosedError",
+    "ConversationConfig",
     "ConversationError",
     "ConversationExecutionStatus",
     "ConversationID",
@@ -59,4 +62,5 @@ __all__ = [
     "UserPromptBlockedError",
     "list_conversation_ids",
     "load_conversation_summary",
+    "remove_unfinished",
 ]

@@ -27,6 +27,7 @@ from collections import deque
 from pathlib import Path
 
 from openhands.sdk.event.base import event_from_json
+from openhands.sdk.io.private import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE
 
 __all__ = ["EVENTS_DIR", "EVENT_FILES_ENV", "EventFiles", "event_file_name", "event_files_enabled"]
 
@@ -143,11 +144,11 @@ class EventFiles:
         path = self.dir / event_file_name(index, event_id)
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
         try:
-            fd = os.open(path, flags, 0o666)
+            fd = os.open(path, flags, PRIVATE_FILE_MODE)
         except FileNotFoundError:
             # Only inside the conversation's folder: never bring back a deleted conversation.
-            self.dir.mkdir(exist_ok=True)
-            fd = os.open(path, flags, 0o666)
+            self.dir.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+            fd = os.open(path, flags, PRIVATE_FILE_MODE)
         try:
             view = memoryview(line)
             while view:

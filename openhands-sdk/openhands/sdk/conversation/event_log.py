@@ -14,7 +14,9 @@ before `append` returns, so an event that was published is on disk. What it cost
   even the cut fails, the log refuses every later append until it is reopened, so no append
   ever lands after a partial line.
 - A torn last line (a crash mid-write) is cut, with a warning, before the first append or
-  read after reopening; a complete last event missing only its newline gets one.
+  read after reopening; a complete last event missing only its newline gets one. A last
+  line that is a whole JSON object but not valid UTF-8 was damaged after it was written: it
+  raises `EventLogCorruptError` instead of being dropped as torn.
 """
 
 from __future__ import annotations
@@ -26,10 +28,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from openhands.sdk.contracts import EventLog
-from openhands.sdk.conversation.log_scan import is_json_object, last_line
+from openhands.sdk.conversation.log_scan import (
+    is_complete_json_object,
+    is_json_object,
+    last_line,
+)
 from openhands.sdk.errors import OpenHandsError, StorageError, storage_error
 from openhands.sdk.event.base import Event, event_from_json
-from openhands.sdk.io import AppendHandles, append_handles, fsync_dir
+from openhands.sdk.io import (
+    PRIVATE_FILE_MODE,
+    AppendHandles,
+    append_handles,
+    fsync_dir,
+    make_private_dir,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -116,9 +128,9 @@ class FileEventLog:
         self._closed = False
         self._refusal: str | None = None  # why appends are refused (a failed write stuck)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(self.path.parent)
             if not self.path.exists():
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o666))
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
                 fsync_dir(self.path.parent)  # the new file's directory entry is durable too
         except OSError as exc:
             raise storage_error("create", self.path, exc) from exc
@@ -250,6 +262,14 @@ class FileEventLog:
         if not line:
             keep, newline = 0, False  # only whitespace: nothing worth keeping
         elif not is_json_object(line):
+            if is_complete_json_object(line):
+                # A crash mid-write never leaves a whole JSON object: this one was damaged
+                # later (bytes that are not UTF-8). Dropping it would lose an event.
+                raise EventLogCorruptError(
+                    f"{self.path}: its last line (from byte {line_start}) is a complete event "
+                    f"holding {_line_problem(line)}; the log was damaged after it was written, "
+                    "not torn by a crash: restore it from a backup, or fix or remove that line."
+                )
             # What a crash mid-write leaves: keep everything before it.
             logger.warning("Dropping a torn last line of %s (a crash mid-write?)", self.path)
             keep, newline = line_start, False
@@ -300,6 +320,15 @@ class FileEventLog:
                     "the log is damaged before its end: restore it or remove that line."
                 ) from exc
         return events
+
+
+def _line_problem(line: bytes) -> str:
+    """What is wrong with a complete line that does not parse, in a few words."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"bytes that are not UTF-8 (the first at offset {exc.start} of the line)"
+    return "text that is not an event"
 
 
 def _first_line(exc: Exception) -> str:

@@ -1,4 +1,5 @@
-"""What a fork copies: the events (all, or one branch) and the agent (with fresh metrics).
+"""What a fork copies: the events (all, or one branch), the whole configuration and the agent
+(with fresh metrics).
 
 `LocalConversation.fork()` uses these; a server route that forks a stored conversation can
 use them too.
@@ -7,31 +8,68 @@ use them too.
 from __future__ import annotations
 
 import copy
+import os
+import shutil
 import uuid
 from typing import Any
 
 from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.base import as_conversation_id
+from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.state import ConversationState
 from openhands.sdk.conversation.types import validate_tags
+from openhands.sdk.errors import storage_error
 from openhands.sdk.event.base import Event, event_from_json
+from openhands.sdk.io import fsync_dir
+from openhands.sdk.llm.llm import LLM
+from pydantic import BaseModel
 
-__all__ = ["copy_agent", "events_to_fork", "fork_state"]
+__all__ = [
+    "FORK_STAGING_PREFIX",
+    "copy_agent",
+    "copy_config",
+    "events_to_fork",
+    "fork_state",
+]
+
+FORK_STAGING_PREFIX = ".forking-"
+"""A fork is written in `<persistence_dir>/.forking-<id.hex>-<random>` and renamed once complete."""
 
 
 def copy_agent(agent: AgentBase) -> AgentBase:
-    """An independent copy of `agent`: same configuration and key, its own LLM metrics.
+    """An independent copy of `agent`: same configuration and keys, its own LLM metrics.
 
-    The LLM is rebuilt from its fields (`LLM.copy_for`, same class and usage_id), so a fork
-    counts its own cost; the rest of the agent is copied field by field.
+    Every LLM in it (the agent's, a condenser's, ...) is rebuilt from its fields
+    (`LLM.copy_for`, same class and usage_id), so a fork counts its own cost; the rest of the
+    agent is deep-copied field by field.
     """
-    fields: dict[str, Any] = {}
-    for name in type(agent).model_fields:
-        if name != "llm":
-            fields[name] = copy.deepcopy(getattr(agent, name))
-    fields["llm"] = agent.llm.copy_for(agent.llm.usage_id)
+    memo: dict[int, Any] = {id(llm): llm.copy_for(llm.usage_id) for llm in _llms_in(agent)}
+    fields: dict[str, Any] = {
+        name: copy.deepcopy(getattr(agent, name), memo) for name in type(agent).model_fields
+    }
     return agent.model_copy(update=fields)
+
+
+def _llms_in(value: Any) -> list[LLM]:
+    """Every LLM held by `value`'s pydantic fields, lists and dicts (each once)."""
+    found: dict[int, LLM] = {}
+    stack: list[Any] = [value]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, LLM):
+            found[id(item)] = item
+        elif isinstance(item, BaseModel):
+            stack.extend(getattr(item, name, None) for name in type(item).model_fields)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return list(found.values())
 
 
 def fork_state(
@@ -47,6 +85,10 @@ def fork_state(
     """Create the state of a fork of `source` (see `LocalConversation.fork`), on disk next to
     it when it persists. Call with the source's state lock held.
 
+    The fork gets the source's whole configuration (`source.config`: policy, analyzer, hooks,
+    workspace, limits; the agent is `agent`). A persisted fork is written in a staging folder
+    and renamed into place once complete, so a crash leaves either the whole fork or only a
+    staging folder (`FORK_STAGING_PREFIX`, never listed; `remove_unfinished` removes it).
     Raises ValueError for an id in use or bad tags, `UnknownEventError` for an unknown
     `from_event_id`; nothing is created then.
     """
@@ -63,22 +105,47 @@ def fork_state(
             "conversation_id (or none, for a new one)."
         )
     events = events_to_fork(source, from_event_id)
-    return ConversationState.create(
-        fork_id,
-        agent,
-        source.workspace,
-        persistence_dir=folder,
-        max_iterations=source.max_iterations,
-        stuck_detection=source.stuck_detection,
-        hook_config=source.hook_config,
-        tags=fork_tags,
-        title=title if title is not None else source.title,
-        events=events,
+    config = copy_config(source.config, agent)
+    options: dict[str, Any] = {
+        "config": config,
+        "tags": fork_tags,
+        "title": title if title is not None else source.title,
+        "events": events,
         # Through JSON: Metrics hold locks, which cannot be copied.
-        stats=None
+        "stats": None
         if reset_metrics
         else ConversationStats.model_validate(source.stats.model_dump()),
-    )
+    }
+    if folder is None:
+        return ConversationState.create(fork_id, **options)
+    staging = folder.parent / f"{FORK_STAGING_PREFIX}{fork_id.hex}-{uuid.uuid4().hex[:8]}"
+    try:
+        ConversationState.create(fork_id, persistence_dir=staging, **options).close()
+        try:
+            os.rename(staging, folder)
+            fsync_dir(folder.parent)
+        except OSError as exc:
+            raise storage_error("create", folder, exc) from exc
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    try:
+        state = ConversationState.create(fork_id, agent, persistence_dir=folder)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    state.mark_created()
+    return state
+
+
+def copy_config(config: ConversationConfig, agent: AgentBase) -> ConversationConfig:
+    """A copy of `config` with `agent`: every other field deep-copied, so the two
+    conversations never share a mutable setting."""
+    fields: dict[str, Any] = {
+        name: agent if name == "agent" else copy.deepcopy(value)
+        for name, value in config.fields().items()
+    }
+    return ConversationConfig.model_construct(None, **fields)
 
 
 def events_to_fork(state: ConversationState, from_event_id: str | None) -> list[Event]:

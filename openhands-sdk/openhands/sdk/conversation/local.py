@@ -21,6 +21,7 @@ from openhands.sdk.conversation.base import (
 )
 from openhands.sdk.conversation.checkpointing import Checkpointing
 from openhands.sdk.conversation.client_calls import ClientCalls
+from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
     MAX_ITERATIONS_REACHED,
@@ -66,6 +67,12 @@ from openhands.sdk.llm.message import Message, TextContent
 from openhands.sdk.secret.secrets import SecretValue
 from openhands.sdk.tool.tool import Action, Observation, ToolContext, ToolDefinition
 from openhands.sdk.workspace.local import LocalWorkspace
+from openhands.sdk.workspace.sandbox import (
+    claim_workspace,
+    hide_path,
+    release_workspace,
+    unhide_path,
+)
 
 if TYPE_CHECKING:
     from openhands.sdk.plugin.types import PluginSource, ResolvedPluginSource
@@ -126,11 +133,12 @@ class LocalConversation(Approvals, Checkpointing, ClientCalls, LLMSwitching, Bas
         token_callbacks: Sequence[ConversationTokenCallbackType] | None = None,
         max_iteration_per_run: int | None = None,
         hook_config: HookConfig | None = None,
-        stuck_detection: bool = True,
+        stuck_detection: bool | None = None,
         stuck_detection_thresholds: StuckDetectionThresholds | Mapping[str, int] | None = None,
         visualizer: VisualizerOption = None,
         secrets: Mapping[str, SecretValue] | None = None,
         tags: dict[str, str] | None = None,
+        config: ConversationConfig | None = None,
         plugins: Sequence[PluginSource | str] | None = None,
         client_tools: Sequence[ClientToolSpec | Mapping[str, Any]] | None = None,
     ) -> None:
@@ -148,6 +156,9 @@ class LocalConversation(Approvals, Checkpointing, ClientCalls, LLMSwitching, Bas
         in tests and servers). `token_callbacks` get each streamed chunk of the agent's LLM
         replies. `stuck_detection_thresholds` tune the stuck detector. `secrets` are as in
         `update_secrets` (kept in memory only); `tags` are key-value labels saved with it.
+        `config` gives the whole configuration at once (agent, workspace, confirmation policy,
+        security analyzer, hooks, limits: what a fork or a server request carries); the
+        single arguments above override its fields.
         `plugins` are fetched and merged into the agent (skills, MCP servers) and the hooks
         before it starts (see `openhands.sdk.plugin`; `resolved_plugins` pins what loaded).
         `client_tools` are tools the caller runs itself (see `openhands.sdk.tool.client_tool`):
@@ -177,11 +188,16 @@ class LocalConversation(Approvals, Checkpointing, ClientCalls, LLMSwitching, Bas
             agent = with_client_tools(agent, client_tools)
         cid = as_conversation_id(conversation_id) or uuid.uuid4()
         folder = Path(persistence_dir) / cid.hex if persistence_dir is not None else None
-        if workspace is None and (folder is None or not (folder / BASE_STATE_FILE).is_file()):
+        stored = folder is not None and (folder / BASE_STATE_FILE).is_file()
+        if workspace is None and config is not None:
+            workspace = config.workspace
+        if workspace is None and not stored:
             workspace = os.getcwd()
         if workspace is not None and not isinstance(workspace, LocalWorkspace):
             workspace = LocalWorkspace(working_dir=str(workspace))
+        made_workspace = False
         if workspace is not None:
+            made_workspace = not stored and not Path(workspace.working_dir).exists()
             workspace.ensure_exists()
         state = ConversationState.create(
             cid,
@@ -192,6 +208,8 @@ class LocalConversation(Approvals, Checkpointing, ClientCalls, LLMSwitching, Bas
             stuck_detection=stuck_detection,
             hook_config=hook_config,
             tags=tags,
+            config=config,
+            created_workspace=made_workspace,
         )
         self._attach(
             state,
@@ -238,6 +256,11 @@ class LocalConversation(Approvals, Checkpointing, ClientCalls, LLMSwitching, Bas
         """The plugins this conversation was created with, pinned to what loaded (or None)."""
 
         cid = state.id
+        # Other conversations' sandboxed processes must not see this workspace or this log.
+        self._claimed = (state.workspace.working_dir, state.folder)
+        claim_workspace(state.workspace.working_dir, state.workspace.sandbox)
+        if state.folder is not None:
+            hide_path(state.folder)
         context = ToolContext(
             working_dir=state.workspace.working_dir,
             persistence_dir=str(state.folder) if state.folder else None,
@@ -282,6 +305,7 @@ class LocalConversation(Approvals, Checkpointing, ClientCalls, LLMSwitching, Bas
         except BaseException:
             # An unknown tool, bad params or a refusing disk: release the log, and leave no
             # folder behind for a conversation that was never created.
+            self._release_claims()
             state.discard()
             raise
 
@@ -651,9 +675,19 @@ class LocalConversation(Approvals, Checkpointing, ClientCalls, LLMSwitching, Bas
                         exc,
                     )
                 self._state.close()
+            self._release_claims()
         finally:
             if waited and self._run_thread != threading.get_ident():
                 self._run_lock.release()
+
+    def _release_claims(self) -> None:
+        """Undo what `_attach` claimed for the sandbox (once)."""
+        claimed, self._claimed = self._claimed, None
+        if claimed is not None:
+            working_dir, folder = claimed
+            release_workspace(working_dir)
+            if folder is not None:
+                unhide_path(folder)
 
     # -- the run loop -------------------------------------------------------------------------
 

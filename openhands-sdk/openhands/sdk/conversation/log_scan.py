@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-__all__ = ["LogScan", "is_json_object", "last_line", "scan_state_updates"]
+__all__ = [
+    "LogScan",
+    "is_complete_json_object",
+    "is_json_object",
+    "last_line",
+    "scan_state_updates",
+]
 
 STATE_UPDATE_PREFIX = b'{"kind":"ConversationStateUpdateEvent"'
 """How a state update's line starts: events are dumped with `kind` first (see event/base.py)."""
@@ -142,3 +148,9 @@ def is_json_object(line: bytes) -> bool:
         return isinstance(json.loads(line), dict)
     except ValueError:
         return False
+
+
+def is_complete_json_object(line: bytes) -> bool:
+    """True if `line` is a whole JSON object once bytes that are not UTF-8 are replaced: a
+    line that was written completely and damaged later (a torn write is never whole)."""
+    return is_json_object(line) or is_json_object(line.decode("utf-8", errors="replace").encode())

@@ -19,6 +19,7 @@ its process died mid-run; reopening it records that (see `LocalConversation`).
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -40,7 +41,12 @@ from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, Never
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-__all__ = ["ConversationSummary", "list_conversation_ids", "load_conversation_summary"]
+__all__ = [
+    "ConversationSummary",
+    "list_conversation_ids",
+    "load_conversation_summary",
+    "remove_unfinished",
+]
 
 
 class ConversationSummary(BaseModel):
@@ -60,6 +66,9 @@ class ConversationSummary(BaseModel):
     )
     agent: AgentBase = Field(description="The stored agent spec; its LLM has no key.")
     workspace: LocalWorkspace
+    created_workspace: bool = Field(
+        default=False, description="Whether its working directory was made for it (or its source)."
+    )
     max_iterations: int = 500
     hook_config: HookConfig | None = None
     stats: ConversationStats = Field(default_factory=ConversationStats)
@@ -125,6 +134,45 @@ def load_conversation_summary(
         )
     except ValidationError as exc:
         raise invalid_state_error(folder / BASE_STATE_FILE, exc) from exc
+
+
+def remove_unfinished(persistence_dir: str | Path) -> list[Path]:
+    """Remove what a crash left of a creation or a fork in `persistence_dir`; return it.
+
+    That is: a fork's staging folder (`.forking-...`, written before the fork is renamed into
+    place) and a conversation folder holding nothing but an empty log (a creation cut off
+    before its first `base_state.json`). A folder with events but no `base_state.json` is
+    kept: it holds history, and `load_conversation_summary` reports it. Only call this while
+    nothing creates or forks conversations in that folder (a server at start-up).
+    """
+    from openhands.sdk.conversation.fork import FORK_STAGING_PREFIX
+
+    root = Path(persistence_dir)
+    try:
+        entries = list(os.scandir(root))
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise storage_error("list", root, exc) from exc
+    removed: list[Path] = []
+    for entry in entries:
+        folder = root / entry.name
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        if entry.name.startswith(FORK_STAGING_PREFIX):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+            continue
+        if len(entry.name) != 32 or (folder / BASE_STATE_FILE).exists():
+            continue
+        try:
+            uuid.UUID(hex=entry.name)
+        except ValueError:
+            continue
+        if not _holds_history(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
 
 
 def _holds_history(folder: Path) -> bool:

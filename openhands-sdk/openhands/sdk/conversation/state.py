@@ -28,7 +28,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from openhands.sdk.agent.agent import Agent, AgentBase
+from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.branch import (
     BranchView,
     EventTree,
@@ -36,6 +36,7 @@ from openhands.sdk.conversation.branch import (
     is_tree_node,
     tail_events,
 )
+from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import ConversationStateError, UnknownEventError
 from openhands.sdk.conversation.event_files import EventFiles, event_files_enabled
@@ -61,20 +62,15 @@ from openhands.sdk.event.base import ROOT_PARENT_ID, Event
 from openhands.sdk.event.state import ConversationStateUpdateEvent
 from openhands.sdk.event.to_messages import MessageHistory
 from openhands.sdk.hooks.config import HookConfig
-from openhands.sdk.io import write_atomic
+from openhands.sdk.io import make_private_dir, write_atomic
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
-from openhands.sdk.security.approval_rules import AllowRule
-from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
-from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
     ValidationError,
-    field_validator,
     model_validator,
 )
 
@@ -107,23 +103,19 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class ConversationState(BaseModel):
+class ConversationState(ConversationConfig):
     """One conversation's configuration and derived state (`base_state.json`) and its log."""
 
     model_config = ConfigDict(defer_build=True, extra="ignore", arbitrary_types_allowed=True)
 
-    # -- configuration: base_state.json is rewritten when one of these changes ------------------
+    # -- identity and configuration: base_state.json is rewritten when one of these changes ---
+    # (the configuration proper, what a fork copies, is the ConversationConfig base class)
     id: uuid.UUID
-    agent: AgentBase = Field(description="Any AgentBase in memory; read from JSON as an Agent.")
-    workspace: LocalWorkspace
     persistence_dir: str | None = Field(
         default=None,
         exclude=True,
         description="This conversation's own folder (`<base>/<id.hex>`); None: in memory only.",
     )
-    max_iterations: int = Field(default=500, ge=1, description="Agent steps allowed per run.")
-    stuck_detection: bool = Field(default=True, description="End a run that repeats itself.")
-    hook_config: HookConfig | None = None
     title: str | None = None
     tags: ConversationTags = Field(
         default_factory=dict,
@@ -131,18 +123,6 @@ class ConversationState(BaseModel):
         "chars). A fork's title is also kept under 'title', as the reference SDK does.",
     )
     created_at: datetime = Field(default_factory=_now)
-    confirmation_policy: ConfirmationPolicy = Field(
-        default_factory=NeverConfirm,
-        description="Which tool calls wait for approval (see set_confirmation_policy).",
-    )
-    security_analyzer: SecurityAnalyzer | None = Field(
-        default=None, description="Rates each tool call's risk for the confirmation policy."
-    )
-    approval_rules: list[AllowRule] = Field(
-        default_factory=list,
-        description="Standing approvals: calls they match run without asking, unless rated "
-        "HIGH risk (see add_approval_rule).",
-    )
 
     # -- derived from the event log (base_state.json keeps a snapshot) --------------------------
     execution_status: ConversationExecutionStatus = ConversationExecutionStatus.IDLE
@@ -159,12 +139,6 @@ class ConversationState(BaseModel):
     # One private attribute holding plain objects: pydantic's private-attribute lookup is slow
     # and these are read several times per agent step.
     _live: _Live = PrivateAttr()
-
-    @field_validator("agent", mode="before")
-    @classmethod
-    def _agent_from_json(cls, value: Any) -> Any:
-        # A bare AgentBase cannot step; persisted agents are the standard Agent.
-        return Agent.model_validate(value) if isinstance(value, dict) else value
 
     @model_validator(mode="before")
     @classmethod
@@ -191,7 +165,7 @@ class ConversationState(BaseModel):
     def create(
         cls,
         id: uuid.UUID,
-        agent: AgentBase | None,
+        agent: AgentBase | None = None,
         workspace: LocalWorkspace | None = None,
         persistence_dir: str | Path | None = None,
         max_iterations: int | None = None,
@@ -199,22 +173,37 @@ class ConversationState(BaseModel):
         hook_config: HookConfig | None = None,
         tags: dict[str, str] | None = None,
         *,
+        config: ConversationConfig | None = None,
         title: str | None = None,
         events: Sequence[Event] = (),
         stats: ConversationStats | None = None,
+        created_workspace: bool = False,
     ) -> ConversationState:
         """Reopen the conversation persisted in `persistence_dir`, or create it there.
 
-        `persistence_dir` is the conversation's own folder (None keeps it in memory). When
-        reopening, every argument given replaces the stored value (the caller's agent carries
-        the live LLM and its key, which disk never does) and None keeps the stored one; a
-        changed configuration is saved. Creating needs `agent` and `workspace`; a new
-        conversation may start with a copied history (`events`, written with one fsync, as a
-        fork does) and copied usage counts (`stats`).
+        `persistence_dir` is the conversation's own folder (None keeps it in memory). `config`
+        is a whole configuration (a fork's copy, a server's request); the single arguments
+        (`agent`, `workspace`, ...) override its fields. When reopening, whatever is given
+        replaces the stored value (the caller's agent carries the live LLM and its key, which
+        disk never does) and the rest stays as stored; a changed configuration is saved.
+        Creating needs an agent and a workspace; a new conversation may start with a copied
+        history (`events`, written with one fsync, as a fork does) and copied usage counts
+        (`stats`); `created_workspace` says its working directory was just made for it (only
+        used when creating).
 
         Raises `ConversationStateError` if the stored state cannot be read and
         `StorageError` if the disk refuses.
         """
+        given: dict[str, Any] = {} if config is None else config.fields()
+        for name, value in (
+            ("agent", agent),
+            ("workspace", workspace),
+            ("max_iterations", max_iterations),
+            ("stuck_detection", stuck_detection),
+            ("hook_config", hook_config),
+        ):
+            if value is not None:
+                given[name] = value
         folder = Path(persistence_dir) if persistence_dir is not None else None
         stored = read_snapshot(folder) if folder is not None else None
         if stored is not None:
@@ -228,11 +217,7 @@ class ConversationState(BaseModel):
             state._live.saved = snapshot_text
             state._live.saved_config = state.model_dump_json(include=_CONFIG_FIELDS)
             changes: dict[str, Any] = {
-                "agent": agent,
-                "workspace": workspace,
-                "max_iterations": max_iterations,
-                "stuck_detection": stuck_detection,
-                "hook_config": hook_config,
+                **given,
                 "tags": None if tags is None else {**state.tags, **validate_tags(tags)},
                 "title": title,
             }
@@ -242,7 +227,7 @@ class ConversationState(BaseModel):
             state.stats.register_llm(state.agent.llm)
             state.save_config()
             return state
-        if agent is None or workspace is None:
+        if given.get("agent") is None or given.get("workspace") is None:
             raise ValueError(
                 f"Conversation {id} is not stored in {folder}: creating it needs an agent and a "
                 "workspace (or pass the persistence_dir and id it was saved under)."
@@ -250,31 +235,35 @@ class ConversationState(BaseModel):
         new_folder = folder is not None and not folder.exists()
         try:
             if folder is not None and events:
-                folder.mkdir(parents=True, exist_ok=True)
+                make_private_dir(folder)
                 lines = "".join(event.model_dump_json() + "\n" for event in events)
                 write_atomic(folder / EVENTS_FILE, lines)
             state = cls(
                 id=id,
-                agent=agent,
-                workspace=workspace,
                 persistence_dir=str(folder) if folder is not None else None,
-                max_iterations=500 if max_iterations is None else max_iterations,
-                stuck_detection=True if stuck_detection is None else stuck_detection,
-                hook_config=hook_config,
                 tags=tags or {},
                 title=title,
                 stats=stats if stats is not None else ConversationStats(),
+                **{name: value for name, value in given.items() if value is not None},
             )
+            if created_workspace:
+                state.created_workspace = True
             state._live.created_folder = new_folder
             if events:
                 state._seed(list(events))
-            state.stats.register_llm(agent.llm)
+            state.stats.register_llm(state.agent.llm)
             state.save()
         except BaseException:
             if new_folder and folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)  # a failed creation leaves nothing
             raise
         return state
+
+    @property
+    def config(self) -> ConversationConfig:
+        """This conversation's whole configuration, as a new object (the agent is shared:
+        copy it, e.g. with `fork.copy_agent`, before changing it)."""
+        return ConversationConfig.model_construct(None, **self.fields())
 
     # -- persistence --------------------------------------------------------------------------
 
@@ -327,6 +316,10 @@ class ConversationState(BaseModel):
         data[STATUS_KEY] = self._live.logged_status.value
         data[EVENTS_SIZE_KEY] = events_size
         return json.dumps(data, indent=2)
+
+    def mark_created(self) -> None:
+        """Say that this process created the conversation's folder (`discard` removes it)."""
+        self._live.created_folder = True
 
     def discard(self) -> None:
         """Close the log and delete the folder if this state created it (a failed creation).
@@ -498,18 +491,11 @@ class ConversationState(BaseModel):
 
 
 _CONFIG_FIELDS: set[str] = {
+    *ConversationConfig.field_names(),
     "id",
-    "agent",
-    "workspace",
-    "max_iterations",
-    "stuck_detection",
-    "hook_config",
     "title",
     "tags",
     "created_at",
-    "confirmation_policy",
-    "security_analyzer",
-    "approval_rules",
 }
 """The fields whose change rewrites base_state.json (the others are derived from events)."""
 

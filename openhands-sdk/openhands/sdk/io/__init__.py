@@ -1,4 +1,5 @@
-"""Durable file helpers shared by every layer: atomic replace, folder fsync, append handles."""
+"""Durable file helpers shared by every layer: atomic replace, folder fsync, append handles,
+private files and folders."""
 
 from openhands.sdk.io.atomic import fsync_dir, write_atomic
 from openhands.sdk.io.handles import (
@@ -7,12 +8,22 @@ from openhands.sdk.io.handles import (
     append_handles,
     set_max_open_files,
 )
+from openhands.sdk.io.private import (
+    PRIVATE_DIR_MODE,
+    PRIVATE_FILE_MODE,
+    make_private,
+    make_private_dir,
+)
 
 __all__ = [
     "MAX_OPEN_FILES_ENV",
+    "PRIVATE_DIR_MODE",
+    "PRIVATE_FILE_MODE",
     "AppendHandles",
     "append_handles",
     "fsync_dir",
+    "make_private",
+    "make_private_dir",
     "set_max_open_files",
     "write_atomic",
 ]

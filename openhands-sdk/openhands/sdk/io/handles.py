@@ -21,6 +21,8 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
+from openhands.sdk.io.private import PRIVATE_FILE_MODE
+
 __all__ = [
     "DEFAULT_MAX_OPEN_FILES",
     "MAX_OPEN_FILES_ENV",
@@ -109,12 +111,12 @@ class AppendHandles:
 
     def _open_fd(self, key: str) -> int:
         try:
-            return os.open(key, _OPEN_FLAGS, 0o666)
+            return os.open(key, _OPEN_FLAGS, PRIVATE_FILE_MODE)
         except OSError as exc:
             if exc.errno not in _OUT_OF_DESCRIPTORS or not self._close_idle(len(self._open)):
                 raise
         # The process ran out of descriptors: the idle ones we hold were closed; try again.
-        return os.open(key, _OPEN_FLAGS, 0o666)
+        return os.open(key, _OPEN_FLAGS, PRIVATE_FILE_MODE)
 
     def _evict(self) -> None:
         if self._max_open:

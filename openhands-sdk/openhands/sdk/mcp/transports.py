@@ -2,7 +2,8 @@
 
 The stdio transport starts the process itself instead of using `mcp.client.stdio`, because
 the process must be started the way every process the agent controls is (see
-`openhands.sdk.workspace.processes`): in a session of its own, with the agent's environment
+`openhands.sdk.workspace.processes`): in the workspace's sandbox (`sandbox.py`: it can write
+only the workspace), in a session of its own, with the agent's environment
 (this process's minus its secrets, plus the config's `env`), registered with the watchdog
 so it dies with this process even on SIGKILL, and killed as a whole tree when the
 conversation closes. `mcp.client.stdio` spawns with the full `os.environ` subset it
@@ -14,7 +15,10 @@ Imports the `mcp` package: only load this module when a conversation starts serv
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
+import os
+import shutil
 import subprocess
 from collections import deque
 from collections.abc import AsyncIterator
@@ -31,6 +35,7 @@ from mcp.shared.message import SessionMessage
 from openhands.sdk.mcp.config import MCPServer
 from openhands.sdk.workspace.agent_env import agent_environment
 from openhands.sdk.workspace.processes import kill_process_group, register_process_group
+from openhands.sdk.workspace.sandbox import sandbox_command
 
 logger = logging.getLogger(__name__)
 
@@ -103,13 +108,26 @@ async def stdio_transport(
 ) -> AsyncIterator[TransportStreams]:
     """Run `server.command` as a guarded child and talk JSON-RPC lines over its stdio."""
     assert server.command is not None
-    child = await anyio.open_process(
+    cwd = server_cwd(server, working_dir)
+    env = server_environment(server)
+    command = server.command
+    if os.sep in command and cwd is not None:
+        command = os.path.join(cwd, command)  # relative to where it runs, not to this process
+    if shutil.which(command, path=env.get("PATH", os.defpath)) is None:
+        # Said here, not by the sandbox's shell: the same error with the sandbox on or off.
+        raise FileNotFoundError(errno.ENOENT, "command not found", server.command)
+    argv = sandbox_command(
         [server.command, *(server.args or [])],
+        workspace=working_dir or cwd or os.getcwd(),
+        cwd=cwd,
+    )
+    child = await anyio.open_process(
+        argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        cwd=server_cwd(server, working_dir),
-        env=server_environment(server),
+        cwd=cwd,
+        env=env,
         start_new_session=True,
     )
     register_process_group(child.pid)

@@ -26,7 +26,7 @@ from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, NeverConfirm
 from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.tool.client_tool import ClientToolSpec
-from openhands.sdk.wire.base import WIRE, WireAnswer, WireRequest
+from openhands.sdk.wire.base import WIRE, Success, WireAnswer, WireRequest
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import (
     BaseModel,
@@ -352,6 +352,30 @@ class ForkConversationRequest(WireRequest):
 
 
 # -- human approval ---------------------------------------------------------------------------
+
+
+class KeptFolder(BaseModel):
+    """A folder a delete left in place, and why."""
+
+    model_config = WIRE
+
+    path: str
+    reason: str = Field(description="Why it was kept, e.g. another conversation still uses it.")
+
+
+class DeleteConversationResponse(Success):
+    """The answer of DELETE /api/conversations/{id}: `{"success": true}` plus what was removed
+    and what was kept (a delete removes only what that conversation made and nobody else
+    uses)."""
+
+    removed: list[str] = Field(
+        default_factory=list,
+        description="Folders removed: the conversation's own, and its working directory when "
+        "the server made it for the conversation and no other conversation uses it.",
+    )
+    kept: list[KeptFolder] = Field(
+        default_factory=list, description="Folders left in place (its working directory), why."
+    )
 
 
 class ClientToolResponseRequest(WireRequest):

@@ -1,4 +1,5 @@
-"""Workspaces: where an agent's tools run, and how processes are started for the agent."""
+"""Workspaces: where an agent's tools run, and how processes are started for the agent (in
+which sandbox, with which environment)."""
 
 from openhands.sdk.workspace.agent_env import (
     AGENT_ENV_VAR,
@@ -14,6 +15,18 @@ from openhands.sdk.workspace.processes import (
     unregister_process_group,
 )
 from openhands.sdk.workspace.remote import RemoteWorkspace
+from openhands.sdk.workspace.sandbox import (
+    SandboxMode,
+    SandboxPolicy,
+    SandboxStatus,
+    SandboxUnavailableError,
+    claim_workspace,
+    configure_sandbox,
+    release_workspace,
+    sandbox_command,
+    sandbox_status,
+)
+from openhands.sdk.workspace.sandbox_popen import SandboxedProcess, sandbox_popen
 from openhands.sdk.workspace.shell import CommandResult, run_shell
 
 __all__ = [
@@ -21,12 +34,23 @@ __all__ = [
     "CommandResult",
     "LocalWorkspace",
     "RemoteWorkspace",
+    "SandboxMode",
+    "SandboxPolicy",
+    "SandboxStatus",
+    "SandboxUnavailableError",
+    "SandboxedProcess",
     "Workspace",
     "agent_environment",
+    "claim_workspace",
     "configure_agent_environment",
+    "configure_sandbox",
     "is_denied",
     "kill_process_group",
     "register_process_group",
+    "release_workspace",
     "run_shell",
+    "sandbox_command",
+    "sandbox_popen",
+    "sandbox_status",
     "unregister_process_group",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal
 
+from openhands.sdk.workspace.sandbox import SandboxMode
 from openhands.sdk.workspace.shell import CommandResult, run_shell
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -19,11 +20,22 @@ class LocalWorkspace(BaseModel):
         description="Folder where tools run and files are edited (a str or a Path; kept as an "
         "absolute str)."
     )
+    sandbox: SandboxMode | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,  # unset: the JSON other SDKs know
+        description="Run the agent's processes in a bubblewrap sandbox: 'bwrap' (required), "
+        "'auto' (when it works) or 'off'. None: the process default (OH_SANDBOX, else off). "
+        "An agent server applies its own OH_SANDBOX instead.",
+    )
 
     if TYPE_CHECKING:
         # What callers may pass (pydantic's own signature would say `str` only).
         def __init__(
-            self, *, working_dir: str | PurePath, kind: Literal["LocalWorkspace"] = ...
+            self,
+            *,
+            working_dir: str | PurePath,
+            kind: Literal["LocalWorkspace"] = ...,
+            sandbox: SandboxMode | None = ...,
         ) -> None: ...
 
     @field_validator("working_dir", mode="before")
@@ -52,5 +64,6 @@ class LocalWorkspace(BaseModel):
         return path
 
     def execute_command(self, command: str, *, timeout: float | None = 300.0) -> CommandResult:
-        """Run `command` with bash in the working directory; never raises on failure."""
-        return run_shell(command, self.ensure_exists(), timeout=timeout)
+        """Run `command` with bash in the working directory (in the workspace's sandbox);
+        never raises on failure."""
+        return run_shell(command, self.ensure_exists(), timeout=timeout, sandbox=self.sandbox)

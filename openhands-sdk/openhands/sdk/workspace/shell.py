@@ -1,9 +1,9 @@
 """`run_shell`: run one bash command to its end, or kill it and everything it started.
 
 The one runner for commands that run to completion: workspace commands, `verify` and hooks.
-Each command runs in its own session with the agent's environment (`agent_env.py`), is guarded
-by the watchdog while it runs (it dies with this process) and on timeout is killed with its
-whole tree (`processes.py`).
+Each command runs in the sandbox of its workspace (`sandbox.py`), in its own session with the
+agent's environment (`agent_env.py`), is guarded by the watchdog while it runs (it dies with
+this process) and on timeout is killed with its whole tree (`processes.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from pathlib import Path
 
 from openhands.sdk.workspace.agent_env import agent_environment
 from openhands.sdk.workspace.processes import guarded_process_group, kill_process_group
+from openhands.sdk.workspace.sandbox import SandboxMode, SandboxUnavailableError
+from openhands.sdk.workspace.sandbox_popen import sandbox_popen
 from pydantic import BaseModel, ConfigDict, Field
 
 TIMEOUT_EXIT_CODE = 124
@@ -56,6 +58,8 @@ def run_shell(
     stdin: str | None = None,
     env: Mapping[str, str] | None = None,
     separate_stderr: bool = False,
+    workspace: Path | str | None = None,
+    sandbox: SandboxMode | None = None,
 ) -> CommandResult:
     """Run `command` with bash in `cwd`; never raises for a failing or hanging command.
 
@@ -64,21 +68,25 @@ def run_shell(
     `separate_stderr`, stderr goes to `CommandResult.stderr` instead of being interleaved.
     `timeout` None means no limit. On timeout the command's whole tree is killed (a test
     runner's workers too) and the result has exit code 124, `timed_out=True` and the output so
-    far. A command that cannot start (or contains a NUL byte) gets exit code 127.
+    far. A command that cannot start (or contains a NUL byte, or needs a sandbox that cannot
+    run) gets exit code 127. It runs in the sandbox of `workspace` (default: `cwd`), the one
+    folder it may write; `sandbox` is the caller's mode (see `sandbox_plan`).
     """
     environment = dict(agent_environment() if env is None else env)
     environment["PYTHONUNBUFFERED"] = "1"
     try:
-        process = subprocess.Popen(
+        started = sandbox_popen(
             ["bash", "-c", command],
+            workspace=workspace or cwd,
             cwd=cwd,
+            mode=sandbox,
             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE if separate_stderr else subprocess.STDOUT,
             env=environment,
             start_new_session=True,  # one group for its whole tree: a kill reaches them all
         )
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command or env
+    except (OSError, ValueError, SandboxUnavailableError) as exc:  # ValueError: a NUL byte
         message = f"cannot start: {exc}"
         return CommandResult(
             command=command,
@@ -86,6 +94,7 @@ def run_shell(
             output="" if separate_stderr else message,
             stderr=message if separate_stderr else "",
         )
+    process = started.process
     with guarded_process_group(process.pid):
         try:
             out, err = process.communicate(
@@ -101,6 +110,8 @@ def run_shell(
                 stderr=_text(err),
                 timed_out=True,
             )
+        finally:
+            started.release()
     return CommandResult(
         command=command, exit_code=process.returncode, output=_text(out), stderr=_text(err)
     )

@@ -12,6 +12,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+from openhands.sdk.workspace.sandbox import HiddenPathError, check_visible, hidden_paths
 from openhands.tools.file_editor.views import (
     EditorError,
     binary_error,
@@ -42,7 +43,12 @@ class FileEditor:
         candidate = Path(os.path.expanduser(path))
         if not candidate.is_absolute():
             candidate = self.working_dir / candidate
-        return Path(os.path.normpath(candidate))
+        resolved = Path(os.path.normpath(candidate))
+        try:  # this runs in the server's process: it must see only what the sandbox shows
+            check_visible(resolved, workspace=self.working_dir)
+        except HiddenPathError as exc:
+            raise EditorError(str(exc)) from None
+        return resolved
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -52,7 +58,7 @@ class FileEditor:
         if target.is_dir():
             if view_range is not None:
                 raise EditorError("view_range only applies to files, not directories.")
-            return view_directory(target)
+            return view_directory(target, hidden=hidden_paths(self.working_dir))
         if not target.exists():
             raise EditorError(f"{target} does not exist. Check the path (view a folder to list).")
         return view_file(target, view_range)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from openhands.sdk.errors import OpenHandsError
@@ -122,8 +123,9 @@ def _parse_range(view_range: list[int] | None) -> tuple[int, int | None]:
     return start, end
 
 
-def view_directory(path: Path, depth: int = 2) -> str:
-    """Files and folders up to `depth` levels below `path`, hidden ones skipped."""
+def view_directory(path: Path, depth: int = 2, hidden: Callable[[str], bool] | None = None) -> str:
+    """Files and folders up to `depth` levels below `path`, hidden ones skipped (dot files,
+    and what `hidden` says the agent's sandbox hides)."""
     entries: list[str] = []
     truncated = False
 
@@ -134,7 +136,7 @@ def view_directory(path: Path, depth: int = 2) -> str:
         except OSError:
             return
         for child in children:
-            if child.name.startswith("."):
+            if child.name.startswith(".") or (hidden is not None and hidden(child.path)):
                 continue
             if len(entries) >= MAX_TREE_ENTRIES:
                 truncated = True

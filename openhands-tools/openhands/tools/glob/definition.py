@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.sdk.workspace.sandbox import hidden_paths
 from openhands.tools.file_search import (
     MAX_RESULTS,
     SKIPPED_DIRS,
@@ -59,6 +60,7 @@ class GlobExecutor:
         except ValueError as exc:
             return GlobObservation.from_text(f"Error: {exc}", is_error=True, pattern=action.pattern)
         found: dict[str, Path] = {}
+        hidden = hidden_paths(self.working_dir)
         for pattern in expand_braces(action.pattern):
             if pattern.startswith("/") or ".." in pattern.split("/"):
                 return GlobObservation.from_text(
@@ -69,7 +71,7 @@ class GlobExecutor:
                 )
             for path in root.glob(pattern):
                 parts = path.relative_to(root).parts
-                if path.is_file() and not SKIPPED_DIRS.intersection(parts):
+                if path.is_file() and not SKIPPED_DIRS.intersection(parts) and not hidden(path):
                     found[str(path)] = path
         text, files, truncated = listing(list(found.values()), what="files")
         return GlobObservation.from_text(

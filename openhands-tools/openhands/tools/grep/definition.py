@@ -70,7 +70,7 @@ class GrepExecutor:
         includes = expand_braces(action.include) if action.include else None
         matches = [
             path
-            for path in iter_files(root)
+            for path in iter_files(root, self.working_dir)
             if (includes is None or any(fnmatch.fnmatch(path.name, i) for i in includes))
             and _matches(path, regex)
         ]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from filelock import FileLock
-from openhands.sdk.io import write_atomic
+from openhands.sdk.io import PRIVATE_FILE_MODE, make_private_dir, write_atomic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 logger = logging.getLogger(__name__)
@@ -94,10 +94,10 @@ class TaskIndex:
 
         Raises `StorageError` (an OSError) if the disk refuses; the index is then unchanged.
         """
-        self.folder.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.folder)
         # The file lock keeps two managers (threads or processes) from losing each other's
         # updates in their read-merge-write; the atomic replace alone already prevents tears.
-        with self._lock, FileLock(self.folder / LOCK_FILE):
+        with self._lock, FileLock(self.folder / LOCK_FILE, mode=PRIVATE_FILE_MODE):
             merged = self.load()
             for record in records:
                 current = merged.get(record.id)

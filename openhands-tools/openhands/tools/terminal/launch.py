@@ -1,8 +1,10 @@
 """How the terminal's bash is started: its environment, its user, and the launcher program.
 
 Started as a separate program rather than through Popen's `preexec_fn`, which is unsafe in a
-multi-threaded process. The launcher becomes a session leader, makes the pty (its stdin) the
-controlling terminal so the line discipline delivers Ctrl-C to the foreground job, switches
+multi-threaded process, and inside the workspace's sandbox when there is one (`launch_argv`
+returns the whole command line). The launcher becomes a session leader (unless the sandbox
+made it one), makes the pty (its stdin) the controlling terminal so the line discipline
+delivers Ctrl-C to the foreground job, switches
 to the user named in argv[1] if any (after TIOCSCTTY, which that user might not be allowed),
 then becomes bash. argv[2] is bash's absolute path: after the switch, the new user may not be
 able to read this Python's own library, which a PATH search would import from.
@@ -17,6 +19,7 @@ import sys
 from collections.abc import Mapping
 
 from openhands.sdk.workspace.agent_env import agent_environment
+from openhands.sdk.workspace.sandbox import sandbox_command
 
 BASH_ARGS = ("bash", "--norc", "--noprofile", "--noediting", "-i")
 """bash, interactive (job control, so Ctrl-C reaches only the foreground job), no rc files."""
@@ -26,7 +29,8 @@ _QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "c
 
 _LAUNCHER = """
 import fcntl, os, sys, termios
-os.setsid()
+if os.getsid(0) != os.getpid():
+    os.setsid()
 fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 if sys.argv[1]:
     import pwd
@@ -68,10 +72,23 @@ def shell_environment(user: pwd.struct_passwd | None, extra: Mapping[str, str]) 
     return env
 
 
-def launch_argv(user: pwd.struct_passwd | None, env: Mapping[str, str]) -> list[str]:
-    """The command line that starts bash on the pty (stdin), as `user` if given."""
+def launch_argv(
+    user: pwd.struct_passwd | None,
+    env: Mapping[str, str],
+    *,
+    working_dir: str,
+    command_dir: str,
+) -> list[str]:
+    """The command line that starts bash on the pty (stdin), as `user` if given, in the
+    sandbox of `working_dir` (which also sees `command_dir`, where commands are written).
+
+    Raises ValueError without bash, `SandboxUnavailableError` if a required sandbox cannot run.
+    """
     bash = shutil.which(BASH_ARGS[0], path=env.get("PATH", os.defpath))
     if bash is None:
         raise ValueError("bash was not found on PATH; install bash to use the terminal")
     name = user.pw_name if user is not None else ""
-    return [sys.executable, "-I", "-S", "-c", _LAUNCHER, name, bash, *BASH_ARGS]
+    launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, name, bash, *BASH_ARGS]
+    return sandbox_command(
+        launcher, workspace=working_dir, readable=[command_dir], switches_user=user is not None
+    )

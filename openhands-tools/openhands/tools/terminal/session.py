@@ -32,6 +32,7 @@ from pathlib import Path
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.workspace.processes import kill_process_group, register_process_group
+from openhands.sdk.workspace.sandbox import SandboxUnavailableError
 from openhands.tools.terminal.launch import launch_argv, resolve_user, shell_environment
 
 _WINDOW = 8192  # how much of the stream's tail is searched for the prompt sentinel
@@ -40,6 +41,7 @@ INTERRUPT = "\x03"
 """Ctrl-C, as the terminal tool sends it for `C-c`."""
 INTERRUPT_RETRY_SECONDS = 0.5
 """How long an interrupted job may run on before it gets SIGINT again."""
+_TIOCGSID = getattr(termios, "TIOCGSID", 0x5429)  # Linux's value; Python does not export it
 
 
 class TerminalSessionError(OpenHandsError, RuntimeError):
@@ -122,17 +124,19 @@ class TerminalSession:
         except ValueError as exc:
             raise TerminalSessionError(f"Cannot start the shell: {exc}.") from exc
         env = shell_environment(user, self._extra_env)
+        self._tmpdir = tempfile.mkdtemp(prefix="oh-terminal-")
         try:
-            argv = launch_argv(user, env)
-        except ValueError as exc:
-            raise TerminalSessionError(f"Cannot start the shell: {exc}.") from exc
+            argv = launch_argv(user, env, working_dir=self.working_dir, command_dir=self._tmpdir)
+        except (ValueError, SandboxUnavailableError) as exc:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+            raise TerminalSessionError(f"Cannot start the shell: {exc}") from exc
         master, slave = os.openpty()
         attrs = termios.tcgetattr(slave)
         attrs[1] &= ~termios.OPOST  # no "\r\n" translation on output
         attrs[3] &= ~(termios.ECHO | termios.ECHONL)  # the command is not echoed back
         termios.tcsetattr(slave, termios.TCSANOW, attrs)
         fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-        self._tmpdir = tempfile.mkdtemp(prefix="oh-terminal-")
         if user is not None:
             # The shell reads its command files from here and owns its terminal.
             os.chown(self._tmpdir, user.pw_uid, user.pw_gid)
@@ -145,6 +149,7 @@ class TerminalSession:
                 stderr=slave,
                 cwd=self.working_dir,
                 env=env,
+                start_new_session=True,  # its whole tree is one group: a kill reaches it all
             )
         except OSError as exc:
             os.close(master)
@@ -153,7 +158,7 @@ class TerminalSession:
             raise TerminalSessionError(f"Could not start bash: {exc}") from exc
         finally:
             os.close(slave)
-        # bash leads its own session (the launcher's setsid): guard it and all its jobs.
+        # The process started leads its session: guard it and everything below it.
         register_process_group(self._proc.pid)
         self._master = master
         self._reader = threading.Thread(target=self._read_loop, name="terminal-reader", daemon=True)
@@ -359,8 +364,18 @@ class TerminalSession:
             return
         with contextlib.suppress(OSError):
             job = os.tcgetpgrp(self._master)
-            if job != self._proc.pid:  # bash's own group is the foreground only at its prompt
+            if job != self._shell_pid():  # bash's group is the foreground only at its prompt
                 os.killpg(job, signal.SIGINT)
+
+    def _shell_pid(self) -> int:
+        """bash's pid: the session the pty belongs to (in a sandbox, not the process we
+        started, which is bubblewrap or its network starter)."""
+        assert self._master is not None and self._proc is not None
+        try:
+            packed = fcntl.ioctl(self._master, _TIOCGSID, struct.pack("i", 0))
+        except OSError:
+            return self._proc.pid
+        return struct.unpack("i", packed)[0]
 
     def _finish_command(self) -> None:
         self._running = False

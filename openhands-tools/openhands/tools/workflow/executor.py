@@ -3,14 +3,15 @@
 Trust model. The script is code the LLM wrote; running it is like running a command in the
 agent's terminal, and it gets exactly that power, no more:
 - it runs in a separate Python process (`runner.py`, `python -I -S`: standard library only),
-  in the workspace, with the agent's environment (`agent_environment()`: none of the server's
-  secrets), in its own session whose whole process tree is killed when the run ends, times
-  out, or this process dies (`register_process_group`);
+  in the workspace and its sandbox (`openhands.sdk.workspace.sandbox`), with the agent's
+  environment (`agent_environment()`: none of the server's secrets), in its own session
+  whose whole process tree is killed when the run ends, times out, or this process dies
+  (`register_process_group`);
 - it reaches sub-agents only through the `wf` calls it sends over a pipe; the sub-agents run
   here, under the same rules as the task tool's (registered agents, the parent's LLM);
 - the AST checks (no imports, no private names, few builtins) only give clear errors for
-  scripts that stray from the `wf` API. They are not a sandbox: like the terminal, this is
-  not a boundary against hostile code; a container is.
+  scripts that stray from the `wf` API. They are not a sandbox: the boundary is the same as
+  the terminal's (bubblewrap when it is on; nothing but the user's rights when it is off).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from openhands.sdk.workspace import (
     kill_process_group,
     register_process_group,
 )
+from openhands.sdk.workspace.sandbox import SandboxUnavailableError
+from openhands.sdk.workspace.sandbox_popen import sandbox_popen
 from openhands.tools.task.manager import DEFAULT_MAX_ITERATIONS, TaskError, TaskManager
 from openhands.tools.task.parent import parent_llm, sub_visualizer
 from openhands.tools.workflow import runner
@@ -122,6 +125,8 @@ class WorkflowExecutor:
         )
         try:
             return _Run(self, manager, conversation, max_concurrency).execute(script)
+        except SandboxUnavailableError as exc:
+            return WorkflowOutcome(False, f"The workflow could not start: {exc}")
         finally:
             manager.close()
 
@@ -142,17 +147,22 @@ class _Run:
         self.timed_out = threading.Event()
 
     def execute(self, script: str) -> WorkflowOutcome:
-        with subprocess.Popen(
+        started = sandbox_popen(
             [sys.executable, "-I", "-S", str(_RUNNER)],
+            workspace=self.owner.working_dir,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=self.owner.working_dir,
             env=agent_environment(),
             start_new_session=True,
-        ) as process:
-            register_process_group(process.pid)
-            outcome = self._talk(process, script)
+        )
+        try:
+            with started.process as process:
+                register_process_group(process.pid)
+                outcome = self._talk(process, script)
+        finally:
+            started.release()
         if self.timed_out.is_set():
             outcome = WorkflowOutcome(
                 False, f"The workflow timed out after {self.owner.timeout:g} s and was stopped."

@@ -5,7 +5,7 @@
 
 Tools: `add`, `echo_env` (reads a variable of its environment), `red_pixel` (an image),
 `crash` (the process exits mid-call), `sleep` (answers after some seconds), `spawn_child`
-(starts a long-lived grandchild and returns its pid), `header` (an HTTP request header),
+(starts a long-lived grandchild and returns a marker in its command line), `header` (an HTTP request header),
 `whoami` (pid and working directory).
 """
 
@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 import zlib
 
 from mcp.server.mcpserver import Context, Image, MCPServer
@@ -70,14 +71,16 @@ def sleep(seconds: float) -> str:
 
 @server.tool()
 def spawn_child() -> str:
-    """Start a grandchild that sleeps for an hour; return its pid."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(3600)"],
+    """Start a grandchild that sleeps for an hour; return a marker in its command line (a
+    pid would mean nothing outside a sandbox's PID namespace)."""
+    marker = f"grandchild-{uuid.uuid4().hex}"
+    subprocess.Popen(
+        [sys.executable, "-c", f"import time; time.sleep(3600)  # {marker}"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    return str(child.pid)
+    return marker
 
 
 @server.tool()

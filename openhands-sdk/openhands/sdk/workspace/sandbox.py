@@ -1,0 +1,408 @@
+"""The sandbox every process the agent controls starts in: bubblewrap, no Docker needed.
+
+One seam: `sandbox_command(argv, workspace=...)` returns the command line that runs `argv`
+in the sandbox (or `argv` itself when the sandbox is off). Every spawner goes through it:
+`run_shell` (verify, hooks, workspace commands, the server's /api/bash), the terminal's
+shell, MCP stdio servers and workflow scripts. Inside:
+
+- the whole file system read-only (`--ro-bind / /`), the workspace writable, a private
+  `/tmp`, a minimal `/dev`, its own `/proc` (a new PID namespace: the server's processes and
+  their environments are not visible);
+- invisible: every path the policy hides (the server's conversations folder and key file),
+  the folders of conversations persisted by this process, and every other workspace this
+  process knows (`claim_workspace`); a file is replaced by an empty one, a folder by an empty
+  read-only one;
+- no capabilities (`--cap-drop ALL`, so no mount can be undone, also as root), a new session;
+- network: always its own network namespace. With `network` on, reached through slirp4netns
+  with the host's loopback disabled (`_sandbox_net.py`), so even with network the agent
+  cannot connect to the server's port or any other loopback service; without a working
+  slirp4netns there is no network (and `sandbox_status()` warns); off: only a loopback of
+  its own.
+
+Modes (`OH_SANDBOX`, or `LocalWorkspace(sandbox=...)`): `bwrap` (required: a spawn fails
+with `SandboxUnavailableError` when bubblewrap cannot run), `auto` (bubblewrap when it works,
+else unsandboxed with a warning) and `off`. A process-wide policy set with
+`configure_sandbox` (the agent server does) wins over a workspace's own choice; without one,
+`OH_SANDBOX` (default `off`), `OH_SANDBOX_NETWORK` (default on) and `OH_SANDBOX_WRITABLE`
+(extra writable folders) are read from the environment.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, get_args
+
+from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.workspace._sandbox_net import NO_NETWORK
+from openhands.sdk.workspace.sandbox_mounts import hidden_mounts, mount_options, resolv_conf
+from openhands.sdk.workspace.sandbox_probe import BASE_OPTIONS, NET_STARTER, probe, reset_probes
+from pydantic import BaseModel, ConfigDict, Field
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "SANDBOX_ENV",
+    "SANDBOX_NETWORK_ENV",
+    "SANDBOX_WRITABLE_ENV",
+    "HiddenPathError",
+    "SandboxMode",
+    "SandboxPlan",
+    "SandboxPolicy",
+    "SandboxStatus",
+    "SandboxUnavailableError",
+    "check_visible",
+    "claim_workspace",
+    "configure_sandbox",
+    "hidden_paths",
+    "hide_path",
+    "release_workspace",
+    "sandbox_command",
+    "sandbox_plan",
+    "sandbox_policy",
+    "sandbox_status",
+    "unhide_path",
+]
+
+SandboxMode = Literal["auto", "bwrap", "off"]
+"""`bwrap`: always (fail if it cannot run); `auto`: when it works; `off`: never."""
+
+SANDBOX_ENV = "OH_SANDBOX"
+"""The mode (auto, bwrap, off) when no policy was configured in the process."""
+SANDBOX_NETWORK_ENV = "OH_SANDBOX_NETWORK"
+"""`false` (or 0, no, off) takes the network away from sandboxed processes."""
+SANDBOX_WRITABLE_ENV = "OH_SANDBOX_WRITABLE"
+"""Comma-separated folders that stay writable in the sandbox besides the workspace."""
+
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+class SandboxUnavailableError(OpenHandsError, RuntimeError):
+    """The sandbox is required (`bwrap`) but bubblewrap cannot run here; the message says
+    why and what to do."""
+
+
+class SandboxPolicy(BaseModel):
+    """How the agent's processes are sandboxed (one per process, or per workspace)."""
+
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+
+    mode: SandboxMode = Field(default="off", description="bwrap, auto or off.")
+    network: bool = Field(
+        default=True,
+        description="Outbound network through a user-mode stack (no access to the host's "
+        "loopback); False: none at all.",
+    )
+    hidden: tuple[str, ...] = Field(
+        default=(), description="Files and folders no sandboxed process may see (absolute)."
+    )
+    writable: tuple[str, ...] = Field(
+        default=(), description="Folders writable in the sandbox besides the workspace."
+    )
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> SandboxPolicy:
+        """The policy `OH_SANDBOX`, `OH_SANDBOX_NETWORK` and `OH_SANDBOX_WRITABLE` describe.
+
+        Raises ValueError naming the variable for a value that is not understood.
+        """
+        env = os.environ if environ is None else environ
+        mode = (env.get(SANDBOX_ENV) or "off").strip().lower()
+        if mode not in get_args(SandboxMode):
+            raise ValueError(f"{SANDBOX_ENV}={mode!r}: give auto, bwrap or off")
+        network = (env.get(SANDBOX_NETWORK_ENV) or "true").strip().lower() not in _FALSE
+        writable = tuple(
+            part.strip() for part in env.get(SANDBOX_WRITABLE_ENV, "").split(",") if part.strip()
+        )
+        return cls(mode=mode, network=network, writable=writable)  # type: ignore[arg-type]
+
+
+class HiddenPathError(OpenHandsError, PermissionError):
+    """A tool that runs in this process was asked for a path the workspace's sandbox hides."""
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    """Whether the sandbox is in force for a mode, and with which network (for reports)."""
+
+    mode: SandboxMode
+    active: bool
+    network: Literal["isolated", "host", "none"]
+    """`isolated`: own namespace through slirp4netns; `none`: none at all (switched off, or
+    no user-mode stack works here); `host`: the server's (no sandbox)."""
+    warning: str | None = None
+    """What the operator should know (no sandbox under `auto`, a shared network), or None."""
+
+
+# -- process-wide state ------------------------------------------------------------------------
+
+_lock = threading.Lock()
+_configured: SandboxPolicy | None = None
+_workspaces: Counter[str] = Counter()
+_workspace_modes: dict[str, SandboxMode] = {}
+_hidden: Counter[str] = Counter()
+_warned: set[str] = set()
+
+
+def configure_sandbox(policy: SandboxPolicy | None) -> None:
+    """Set the process-wide policy (the agent server's); None goes back to the environment.
+
+    A configured policy wins over any workspace's own `sandbox` choice.
+    """
+    global _configured
+    with _lock:
+        _configured = policy
+
+
+def sandbox_policy() -> SandboxPolicy:
+    """The configured policy, else the one the environment describes."""
+    with _lock:
+        configured = _configured
+    return configured if configured is not None else SandboxPolicy.from_env()
+
+
+def claim_workspace(path: str | Path, mode: SandboxMode | None = None) -> None:
+    """Say that a conversation works in `path`: every other sandboxed process stops seeing it.
+
+    `mode` is the workspace's own choice (used unless a process-wide policy is configured).
+    Claims are counted: call `release_workspace` once per claim.
+    """
+    key = _real(path)
+    with _lock:
+        _workspaces[key] += 1
+        if mode is not None:
+            _workspace_modes[key] = mode
+
+
+def release_workspace(path: str | Path) -> None:
+    """Undo one `claim_workspace(path)`."""
+    key = _real(path)
+    with _lock:
+        _workspaces[key] -= 1
+        if _workspaces[key] <= 0:
+            del _workspaces[key]
+            _workspace_modes.pop(key, None)
+
+
+def hide_path(path: str | Path) -> None:
+    """Hide `path` (a conversation's persistence folder) from every sandboxed process.
+
+    Counted like `claim_workspace`; undo with `unhide_path`.
+    """
+    key = _real(path)
+    with _lock:
+        _hidden[key] += 1
+
+
+def unhide_path(path: str | Path) -> None:
+    """Undo one `hide_path(path)`."""
+    key = _real(path)
+    with _lock:
+        _hidden[key] -= 1
+        if _hidden[key] <= 0:
+            del _hidden[key]
+
+
+# -- the seam ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SandboxPlan:
+    """How to start one command in its sandbox: bwrap's options (without the command), and
+    slirp4netns when the sandbox gets network through it."""
+
+    bwrap: str
+    options: tuple[str, ...]
+    slirp: str | None = None
+
+
+def sandbox_plan(
+    workspace: str | Path,
+    *,
+    cwd: str | Path | None = None,
+    readable: Iterable[str | Path] = (),
+    mode: SandboxMode | None = None,
+    switches_user: bool = False,
+) -> SandboxPlan | None:
+    """The sandbox a command for `workspace` gets now, or None when it runs without one.
+
+    `workspace` is the folder the command may write; `cwd` where it starts (default: the
+    workspace); `readable` more paths it must see (read-only) even where they would be
+    hidden, e.g. a private temp folder of the caller. `mode` is the caller's own choice
+    (ignored when a process-wide policy is configured). `switches_user`: the command starts
+    as root and switches to another user itself (the terminal's `username`), so it keeps the
+    capabilities to do so until it has switched. Raises `SandboxUnavailableError` when the
+    sandbox is required but cannot run.
+    """
+    policy, chosen = _effective(workspace, mode)
+    if chosen == "off":
+        return None
+    found = probe(policy.network)
+    if found.bwrap is None:
+        if chosen == "bwrap":
+            raise SandboxUnavailableError(
+                f"{SANDBOX_ENV}=bwrap, but bubblewrap cannot run here: {found.problem}. "
+                "Install it (apt-get install bubblewrap), allow user namespaces, or set "
+                f"{SANDBOX_ENV}=auto or off."
+            )
+        _warn_once(found.problem or "bubblewrap cannot run")
+        return None
+    own = _real(workspace)
+    start = _real(cwd) if cwd is not None else own
+    with _lock:
+        others = [path for path in _workspaces if path != own]
+        secret = [*policy.hidden, *_hidden]
+    options = (
+        *BASE_OPTIONS,
+        *_capabilities(switches_user),
+        "--unshare-net",
+        *mount_options(
+            own,
+            others=others,
+            writable=[_real(path) for path in policy.writable],
+            readable=[_real(path) for path in readable],
+            secret=[_real(path) for path in secret],
+            resolv=resolv_conf() if found.network == "isolated" else None,
+        ),
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--chdir",
+        start,
+    )
+    return SandboxPlan(bwrap=found.bwrap, options=options, slirp=found.slirp)
+
+
+def sandbox_command(
+    argv: Sequence[str],
+    *,
+    workspace: str | Path,
+    cwd: str | Path | None = None,
+    readable: Iterable[str | Path] = (),
+    mode: SandboxMode | None = None,
+    switches_user: bool = False,
+) -> list[str]:
+    """The command line that runs `argv` in the sandbox of `workspace` (or `argv` unchanged).
+
+    The arguments are `sandbox_plan`'s. The command line starts the sandbox's starter
+    (`_sandbox_net.py`), which stays its parent until the command ends and sets up
+    slirp4netns for its network: fit for long-lived processes (the terminal, MCP servers); a
+    command run to its end is cheaper through `sandbox_popen`. Start the result in a new
+    session, as every agent process is.
+    """
+    plan = sandbox_plan(
+        workspace, cwd=cwd, readable=readable, mode=mode, switches_user=switches_user
+    )
+    if plan is None:
+        return list(argv)
+    network = plan.slirp or NO_NETWORK
+    starter = [sys.executable, "-I", "-S", str(NET_STARTER), network, plan.bwrap]
+    return [*starter, *plan.options, "--", *argv]
+
+
+def hidden_paths(workspace: str | Path) -> Callable[[str | Path], bool]:
+    """A test for the agent's tools that run in this process (file editors, search): whether
+    the sandbox of `workspace` hides a path (symlinks followed): the server's conversations
+    folder and key file, other conversations' workspaces. So they see what its sandboxed
+    terminal sees. Nothing is hidden when the sandbox is off. Made once per search.
+    """
+    policy, chosen = _effective(workspace, None)
+    if chosen == "off":
+        return lambda _path: False
+    own = _real(workspace)
+    with _lock:
+        others = [folder for folder in _workspaces if folder != own]
+        secret = [*policy.hidden, *_hidden]
+    mounts = hidden_mounts(
+        own,
+        others=others,
+        writable=[_real(folder) for folder in policy.writable],
+        secret=[_real(item) for item in secret],
+    )
+    return lambda path: mounts.hides(_real(path))
+
+
+def check_visible(path: str | Path, *, workspace: str | Path) -> None:
+    """Raise `HiddenPathError` when the sandbox of `workspace` hides `path` (`hidden_paths`)."""
+    if hidden_paths(workspace)(path):
+        raise HiddenPathError(
+            f"{path} is hidden from the agent: it belongs to the server (its conversations or "
+            "its key) or to another conversation's workspace. Work inside your workspace "
+            f"{workspace}."
+        )
+
+
+def sandbox_status(mode: SandboxMode | None = None) -> SandboxStatus:
+    """Whether processes started now would be sandboxed, and how (probing bubblewrap once)."""
+    policy = sandbox_policy()
+    chosen = mode if mode is not None and _configured is None else policy.mode
+    if chosen == "off":
+        return SandboxStatus(mode=chosen, active=False, network="host")
+    found = probe(policy.network)
+    if found.bwrap is None:
+        return SandboxStatus(
+            mode=chosen,
+            active=False,
+            network="host",
+            warning=f"the agent's processes run WITHOUT a sandbox: {found.problem}",
+        )
+    warning = None
+    if policy.network and found.network == "none":
+        warning = (
+            f"sandboxed processes have NO network ({found.problem}): install slirp4netns, "
+            f"or set {SANDBOX_NETWORK_ENV}=false to say that is intended"
+        )
+    return SandboxStatus(mode=chosen, active=True, network=found.network, warning=warning)
+
+
+# -- internals ---------------------------------------------------------------------------------
+
+
+def _capabilities(switches_user: bool) -> list[str]:
+    # Root in the sandbox keeps every capability unless told otherwise, and could then
+    # unmount what hides the server's files.
+    options = ["--cap-drop", "ALL"]
+    if switches_user and os.geteuid() == 0:
+        options += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return options
+
+
+def _effective(workspace: str | Path, mode: SandboxMode | None) -> tuple[SandboxPolicy, str]:
+    policy = sandbox_policy()
+    with _lock:
+        if _configured is not None:
+            return policy, policy.mode
+        claimed = _workspace_modes.get(_real(workspace))
+    return policy, mode or claimed or policy.mode
+
+
+def _real(path: str | Path) -> str:
+    return os.path.realpath(os.fspath(path))
+
+
+def _warn_once(problem: str) -> None:
+    with _lock:
+        if problem in _warned:
+            return
+        _warned.add(problem)
+    logger.warning(
+        "%s=auto: the agent's processes run WITHOUT a sandbox (%s); they can read every "
+        "file this process can. Install bubblewrap (apt-get install bubblewrap) or set %s=off "
+        "to silence this.",
+        SANDBOX_ENV,
+        problem,
+        SANDBOX_ENV,
+    )
+
+
+def _reset_for_tests() -> None:
+    """Forget probes and warnings (tests that change what is installed)."""
+    reset_probes()
+    with _lock:
+        _warned.clear()

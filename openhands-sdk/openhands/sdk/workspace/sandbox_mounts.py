@@ -1,0 +1,163 @@
+"""What a sandboxed command sees: bubblewrap's mount options for one command.
+
+The system read-only, a minimal /dev, its own /proc, a private /tmp; then every path by depth
+(a parent before what is inside it): other workspaces emptied, the workspace (and the extra
+writable folders) bound writable, readable paths bound read-only, and at the same depth the
+secrets last; so a workspace inside a hidden folder is bound back, and a secret inside the
+workspace stays hidden. Emptied folders become read-only only at the end, once the mount
+points for what is bound inside them exist.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+__all__ = ["HiddenMounts", "hidden_mounts", "mount_options", "resolv_conf"]
+
+SLIRP_DNS = "10.0.2.3"
+"""The DNS forwarder slirp4netns offers inside the sandbox."""
+
+_lock = threading.Lock()
+_resolv: str | None = None
+
+
+def mount_options(
+    own: str,
+    *,
+    others: list[str],
+    writable: list[str],
+    readable: list[str],
+    secret: list[str],
+    resolv: str | None,
+) -> list[str]:
+    """bwrap's mount options: the system read-only, then each path by depth (a parent before
+    what is inside it); at the same depth hiding comes first and secrets last.
+
+    So a workspace inside a hidden folder (another workspace, the default workspaces'
+    parent, even a secret folder) is bound back, and a secret inside the workspace stays
+    hidden.
+    """
+    options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    emptied: list[str] = []
+    for path, kind in _mounts(
+        own, others=others, writable=writable, readable=readable, secret=secret
+    ):
+        if kind == "hidden":
+            if os.path.isdir(path):
+                options += ["--tmpfs", path]
+                emptied.append(path)
+            else:
+                options += ["--ro-bind", os.devnull, path]
+        else:
+            options += ["--bind" if kind == "rw" else "--ro-bind", path, path]
+    if resolv is not None:
+        options += ["--ro-bind", resolv, "/etc/resolv.conf"]
+    # Read-only only now: mount points for the folders bound inside were made meanwhile.
+    for path in emptied:
+        options += ["--remount-ro", path]
+    return options
+
+
+class HiddenMounts:
+    """What a sandbox hides, for tools that run in this process (`hidden_mounts`)."""
+
+    def __init__(self, plan: dict[str, str]) -> None:
+        self._plan = plan
+
+    def hides(self, path: str) -> bool:
+        """Whether `path` (a real path) is hidden: an empty folder or file in its place, or
+        inside one."""
+        return not _visible(path, self._plan)
+
+
+def hidden_mounts(
+    own: str, *, others: list[str], writable: list[str], secret: list[str]
+) -> HiddenMounts:
+    """The hiding of the sandbox `mount_options` describes, without its private /tmp (it
+    isolates, it hides no secret; what is hidden inside /tmp stays hidden)."""
+    mounts = _mounts(own, others=others, writable=writable, readable=[], secret=secret, tmp=False)
+    return HiddenMounts({"/": "ro", **dict(mounts)})
+
+
+def _mounts(
+    own: str,
+    *,
+    others: list[str],
+    writable: list[str],
+    readable: list[str],
+    secret: list[str],
+    tmp: bool = True,
+) -> list[tuple[str, str]]:
+    """The mounts after the system's (and the private /tmp's, with `tmp`), in order:
+    (path, "hidden" | "ro" | "rw")."""
+    plan: dict[str, str] = {"/": "ro", "/tmp": "hidden"} if tmp else {"/": "ro"}
+    entries: dict[str, str] = {path: "other" for path in others if os.path.isdir(path)}
+    entries.update({path: "ro" for path in readable if os.path.exists(path)})
+    entries.update({path: "rw" for path in writable if os.path.isdir(path)})
+    entries[own] = "rw"
+    entries.update({path: "secret" for path in secret if os.path.lexists(path)})
+    order = {"other": 0, "ro": 1, "rw": 2, "secret": 3}
+    mounts: list[tuple[str, str]] = []
+    for path in sorted(entries, key=lambda item: (_depth(item), order[entries[item]])):
+        kind = entries[path]
+        if kind in ("other", "secret"):
+            if not _visible(path, plan):
+                continue
+            kind = "hidden"
+        plan[path] = kind
+        mounts.append((path, kind))
+    return mounts
+
+
+def _visible(path: str, plan: dict[str, str]) -> bool:
+    """Whether `path` can be seen with the mounts planned so far (its nearest mount)."""
+    nearest = max((mount for mount in plan if _within(path, mount)), key=_depth)
+    return plan[nearest] != "hidden"
+
+
+def _within(path: str, folder: str) -> bool:
+    return folder == "/" or path == folder or path.startswith(folder + "/")
+
+
+def _depth(path: str) -> int:
+    return 0 if path == "/" else path.count("/")
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def resolv_conf() -> str | None:
+    """A resolv.conf naming slirp4netns's DNS, when the host's only names loopback servers.
+
+    Inside the network namespace a resolver on the host's loopback (systemd-resolved's
+    127.0.0.53, Docker's 127.0.0.11) cannot be reached; slirp4netns forwards 10.0.2.3 to the
+    host's resolver. None when the host's resolv.conf works as it is.
+    """
+    global _resolv
+    with _lock:
+        if _resolv is not None:
+            return _resolv or None
+    try:
+        text = Path("/etc/resolv.conf").read_text()
+    except OSError:
+        text = ""
+    servers = [
+        line.split()[1]
+        for line in text.splitlines()
+        if line.startswith("nameserver") and len(line.split()) > 1
+    ]
+    if servers and not all(s.startswith(("127.", "::1")) for s in servers):
+        path = ""
+    else:
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="oh-sandbox-")
+        path = os.path.join(folder, "resolv.conf")
+        kept = [line for line in text.splitlines() if not line.startswith("nameserver")]
+        Path(path).write_text("\n".join([*kept, f"nameserver {SLIRP_DNS}", ""]))
+    with _lock:
+        _resolv = path
+    return path or None
