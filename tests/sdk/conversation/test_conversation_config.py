@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from openhands.sdk import Agent, LocalConversation
+from openhands.sdk import Agent, LocalConversation, Tool
 from openhands.sdk.context.condenser import LLMSummarizingCondenser
 from openhands.sdk.conversation import ConversationConfig
 from openhands.sdk.hooks import HookConfig
 from openhands.sdk.mcp import MCPServer
+from openhands.sdk.security.approval_rules import AllowRule
 from openhands.sdk.security.confirmation_policy import AlwaysConfirm, ConfirmRisky
 from openhands.sdk.security.defense_in_depth import PatternSecurityAnalyzer
 from openhands.sdk.security.risk import SecurityRisk
@@ -45,6 +46,7 @@ def _non_default_config(workspace: Path) -> dict[str, Any]:
         "hook_config": HOOKS,
         "confirmation_policy": ConfirmRisky(threshold=SecurityRisk.MEDIUM),
         "security_analyzer": PatternSecurityAnalyzer(),
+        "approval_rules": [AllowRule(tool="terminal", command_prefix="pytest")],
     }
 
 
@@ -108,9 +110,11 @@ def test_an_always_confirm_fork_waits_for_approval(
         Agent(llm=TestLLM.from_messages([])), workspace_dir, persistence_dir=persistence_dir
     )
     source.set_confirmation_policy(AlwaysConfirm())
-    fork = source.fork(agent=Agent(llm=TestLLM.from_messages([reply.think("x")])))
+    # finish and think never wait; a tool that acts does.
+    echo = reply.call("echo", {"text": "x"})
+    fork = source.fork(agent=Agent(llm=TestLLM.from_messages([echo]), tools=[Tool(name="echo")]))
     try:
-        fork.send_message("think")
+        fork.send_message("echo")
         fork.run()
         assert fork.state.execution_status == "waiting_for_confirmation"
         assert isinstance(fork.state.confirmation_policy, AlwaysConfirm)
