@@ -157,7 +157,8 @@ def test_a_plugin_given_at_create_brings_its_skills_and_hooks(
         "---\nname: ruff-tips\ndescription: How to lint with ruff.\n---\nRun ruff check.\n"
     )
     (plugin / "hooks").mkdir()
-    marker = tmp_path / "hook-ran.txt"
+    # In the workspace: the hook runs in the server's sandbox, where only it is writable.
+    marker = Path(remote_workspace.working_dir) / "hook-ran.txt"
     (plugin / "hooks" / "hooks.json").write_text(
         json.dumps(
             {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}}
