@@ -229,3 +229,24 @@ def test_resend_mode_since_without_a_time_is_refused_400_naming_it(
         server.socket(conversation_id, resend_mode="since")
     assert refused.value.response.status_code == 400
     assert b"after_timestamp" in (refused.value.response.body or b"")
+
+
+def test_a_poll_between_runs_sends_the_snapshot_again(
+    server: ServerProcess,
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    conversation_id: str,
+) -> None:
+    # The reference's client waits for a snapshot that comes after its POST /run was
+    # answered, and polls GET /{id} meanwhile: a run quicker than that answer is not lost.
+    fake_llm.script(agent_model, [FakeReply.text("hello")])
+    with server.socket(conversation_id) as socket:
+        socket.frame()  # the snapshot on open
+        _send(client, conversation_id, "hi", run=True)
+        socket.until(_finished)
+        assert socket.frame()["key"] == "full_state"  # the run's own
+
+        assert client.get(f"/api/conversations/{conversation_id}").status_code == 200
+        again = socket.frame()
+    assert (again["key"], again["value"]["execution_status"]) == ("full_state", "finished")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response, status
+from fastapi import APIRouter, BackgroundTasks, Depends, Query, Response, status
 from openhands.agent_server.api.deps import live_conversation, registry, server_settings
 from openhands.agent_server.api.models import STORAGE, error_responses
 from openhands.agent_server.api.routing import CheckedRoute
@@ -81,7 +82,11 @@ async def count_conversations(
 @router.get("/{conversation_id}", response_model=ConversationInfo, responses=error_responses(404))
 async def get_conversation(conversation_id: uuid.UUID, conversations: Registry) -> Response:
     """One conversation."""
-    return _json(await conversations.info(conversation_id))
+    info = await conversations.info(conversation_id)
+    live = conversations.find(conversation_id)
+    if live is not None:
+        live.remind_run_ended()
+    return _json(info)
 
 
 @router.delete(
@@ -102,9 +107,15 @@ async def delete_conversation(
 
 
 @router.post("/{conversation_id}/run", response_model=Success, responses=error_responses(404, 409))
-async def run_conversation(conversation: Live) -> Success:
-    """Run the agent in the background until it finishes, pauses or fails."""
-    await conversation.start_run()
+async def run_conversation(conversation: Live, background: BackgroundTasks) -> Success:
+    """Run the agent in the background until it finishes, pauses or fails.
+
+    The agent starts once this answer is sent: a client may wait for the run's end only after
+    the answer (the reference's client does), so a quick run must not end before it.
+    """
+    answered = threading.Event()
+    await conversation.start_run(answered=answered)
+    background.add_task(answered.set)
     return Success()
 
 

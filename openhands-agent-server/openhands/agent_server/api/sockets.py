@@ -240,6 +240,9 @@ async def _send_events(
             await websocket.send_text(event.model_dump_json())
         if any(_ends_a_run(event) for event in batch):
             await websocket.send_text(_snapshot(conversation))
+        elif not batch and conversation.between_runs:
+            # A reminder (LiveConversation.remind_run_ended), still true when it is sent.
+            await websocket.send_text(_snapshot(conversation))
 
 
 def _ends_a_run(event: Event) -> bool:

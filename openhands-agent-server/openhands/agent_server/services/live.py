@@ -12,6 +12,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import threading
 import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -62,6 +63,9 @@ Status = ConversationExecutionStatus
 
 SETTLE_SECONDS = 5.0
 """How long to wait for a finished run's thread to return before calling the run busy."""
+
+RUN_ANSWER_GRACE_SECONDS = 5.0
+"""How long a run started by POST /run waits for that request's answer to be sent."""
 
 CLOSE_WAIT_SECONDS = 30.0
 """How long closing a conversation waits for a paused agent to finish its current step."""
@@ -232,26 +236,48 @@ class LiveConversation:
         if future is not None and not future.done() and ended:
             await asyncio.wait({asyncio.wrap_future(future)}, timeout=SETTLE_SECONDS)
 
-    async def start_run(self) -> None:
-        """Start a run in the background; ConflictError if a run or a goal is in progress."""
+    async def start_run(self, *, answered: threading.Event | None = None) -> None:
+        """Start a run in the background; ConflictError if a run or a goal is in progress.
+
+        With `answered`, the run is claimed now (a second start is a conflict) but the agent
+        begins only once the event is set, i.e. once the caller's answer has been sent.
+        """
         await self.settle()
         if self.goal.active:
             raise ConflictError(
                 f"A goal is driving conversation {self.id}; stop it (POST /goal/stop) first."
             )
         self._check_keys()
-        self._submit_run()
+        self._submit_run(answered)
 
-    def _submit_run(self) -> concurrent.futures.Future[RunResult]:
+    def _submit_run(
+        self, answered: threading.Event | None = None
+    ) -> concurrent.futures.Future[RunResult]:
         self.ensure_open()
         if self.is_busy:
             raise ConflictError(
                 f"Conversation {self.id} is already running; pause it or wait for it to finish."
             )
         self._run_started = False
-        future = self._runs.submit(self._run_blocking)
+        future = self._runs.submit(self._run_blocking, answered)
         self._run_future = future
         return future
+
+    def remind_run_ended(self) -> None:
+        """Send the sockets a `full_state` frame again if no run is in progress.
+
+        The reference's client takes a `full_state` frame that comes after its POST /run was
+        answered as the end of that run, and polls GET /{id} until one comes. A quick run can
+        end before the answer reaches it; its poll then gets the frame it missed. Never while
+        a run is claimed, so it cannot end the wait for a run that has not begun.
+        """
+        if self.between_runs:
+            self.pubsub.want_state()
+
+    @property
+    def between_runs(self) -> bool:
+        """True when no run is claimed, running or still returning."""
+        return not self.is_busy and self.execution_status != Status.RUNNING
 
     def current_run(self) -> concurrent.futures.Future[RunResult] | None:
         """The run in progress, or the last one (None before the first): for callers that
@@ -262,7 +288,12 @@ class LiveConversation:
         """Run the agent (in a run thread) and return how the run ended."""
         return await asyncio.wrap_future(self._submit_run())
 
-    def _run_blocking(self) -> RunResult:
+    def _run_blocking(self, answered: threading.Event | None = None) -> RunResult:
+        if answered is not None:
+            # The reference's client arms its wait for the run's final snapshot only once
+            # POST /run has answered; a fast run that ended before would leave it waiting
+            # forever. Bounded, in case the answer is never sent (the client went away).
+            answered.wait(RUN_ANSWER_GRACE_SECONDS)
         try:
             self.conversation.run()
             state = self.conversation.state  # the step cap ends `error` without raising

@@ -32,9 +32,15 @@ class Subscription:
         self.cursor = start
         self._wake = asyncio.Event()
         self._wake.set()  # read whatever is already past the cursor first
+        self._state_wanted = False
 
     def notify(self) -> None:
         """Wake the subscriber (called on the event loop)."""
+        self._wake.set()
+
+    def want_state(self) -> None:
+        """Ask for an empty batch: the subscriber then sends the conversation's state again."""
+        self._state_wanted = True
         self._wake.set()
 
     async def batches(self) -> AsyncIterator[list[Event]]:
@@ -49,6 +55,9 @@ class Subscription:
                 batch = log.read(self.cursor, min(len(log), self.cursor + BATCH))
                 self.cursor += len(batch)
                 yield batch
+            if self._state_wanted:
+                self._state_wanted = False
+                yield []
 
     def close(self) -> None:
         """Stop receiving notifications."""
@@ -96,6 +105,11 @@ class EventPubSub:
         self._pending.clear()
         for subscription in list(self._subscribers):
             subscription.notify()
+
+    def want_state(self) -> None:
+        """Ask every subscriber to send the conversation's state again (on the event loop)."""
+        for subscription in list(self._subscribers):
+            subscription.want_state()
 
     def close(self) -> None:
         """End every subscription (called on the event loop)."""
