@@ -75,6 +75,8 @@ class Git:
                 capture_output=True,
                 timeout=GIT_TIMEOUT_SECONDS,
                 check=False,
+                # The shadow repository sits in the conversation's folder: private like it.
+                umask=0o077,
             )
         except subprocess.TimeoutExpired:
             raise CheckpointError(
