@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar, runtime_checkable
 
 from openhands.sdk.tool.schema import Action, Observation
 from openhands.sdk.tool.spec import Tool
@@ -29,6 +29,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.base import BaseConversation
+    from openhands.sdk.llm.message import MessageToolCall
     from openhands.sdk.tool.response_schema import ResponseSchema
     from openhands.sdk.workspace.local import LocalWorkspace
 
@@ -83,6 +84,16 @@ class ToolExecutor(ABC, Generic[ActionT, ObservationT]):
 
     def interrupt(self) -> None:
         """Stop an execution in progress (called from another thread; idempotent)."""
+
+
+@runtime_checkable
+class RecordedToolCall(Protocol):
+    """An event that records a call of a tool (an `ActionEvent`), as the tool reads it back:
+    the tool's name, the model's raw call and the validated action (None if invalid)."""
+
+    tool_name: str
+    tool_call: MessageToolCall
+    action: Action | None
 
 
 @dataclass
@@ -399,13 +410,16 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
 
     def parse_last_response(self, events: Sequence[Any]) -> BaseModel | dict[str, Any] | None:
         """The structured output of this tool's latest call in `events`, or None."""
-        from openhands.sdk.event.action import ActionEvent
         from openhands.sdk.tool import response_schema as rs
 
         if self.response_schema is None:
             return None
         for event in reversed(events):
-            if isinstance(event, ActionEvent) and event.tool_name == self.name and event.action:
+            if (
+                isinstance(event, RecordedToolCall)
+                and event.tool_name == self.name
+                and event.action
+            ):
                 arguments = json.loads(event.tool_call.arguments or "{}")
                 _, structured = rs.split_arguments(arguments, self.response_schema)
                 return (
