@@ -18,13 +18,15 @@ import each other):
     conversation.goal                        the goal loop on a conversation
     wire                                     the server's JSON shapes
     workspace.remote                         an agent server: its transport, settings, commands
-    conversation.remote                      a conversation on it; local-or-remote `Conversation`
+    conversation.remote                      a conversation on an agent server
+    conversation.factory, workspace.factory  `Conversation(...)` / `Workspace(...)`: local or
+                                             remote, from the arguments
     __init__                                 the public names (the composition root)
 
 A unit is a top-level module or folder of the package; `conversation/goal`,
-`conversation/remote` and `workspace/remote` are units of their own. A folder's `__init__.py`
+`conversation/remote`, `workspace/remote` and the two factories are units of their own. A folder's `__init__.py`
 is its face: besides what its own unit may import, it may hand on the names of the units
-inside its folder (`openhands.sdk.workspace` hands on `RemoteWorkspace`), and nothing in the
+inside its folder (`openhands.sdk.workspace` hands on `RemoteWorkspace` and `Workspace`), and nothing in the
 package imports such a face from below. Imports are read from the source with `ast`,
 including those inside functions and under `TYPE_CHECKING`.
 """
@@ -56,6 +58,7 @@ ORDER: list[set[str]] = [
     {"wire"},
     {"workspace.remote"},
     {"conversation.remote"},
+    {"conversation.factory", "workspace.factory"},
     {"__init__"},
 ]
 """The layers, lowest first."""

@@ -13,6 +13,7 @@ from openhands.sdk.conversation.errors import (
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemoryEventLog
+from openhands.sdk.conversation.factory import Conversation
 from openhands.sdk.conversation.local import LocalConversation
 from openhands.sdk.conversation.persistence import (
     ConversationSummary,
@@ -20,7 +21,6 @@ from openhands.sdk.conversation.persistence import (
     load_conversation_summary,
     remove_unfinished,
 )
-from openhands.sdk.conversation.remote.factory import Conversation
 from openhands.sdk.conversation.secret_registry import SecretRegistry
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from openhands.sdk.conversation.stuck import StuckDetector

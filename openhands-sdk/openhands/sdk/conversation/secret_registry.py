@@ -16,9 +16,13 @@ import re
 import shlex
 import threading
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from openhands.sdk.secret.secrets import SecretSource, SecretValue, StaticSecret
 from pydantic import SecretStr
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.base import BaseConversation
 
 __all__ = ["MASK", "SecretRegistry", "secret_registry_of"]
 
@@ -133,7 +137,20 @@ class SecretRegistry:
         return text
 
 
-def secret_registry_of(conversation: object) -> SecretRegistry | None:
-    """The secret registry of a conversation in this process (None for others or None)."""
-    registry = getattr(getattr(conversation, "state", None), "secret_registry", None)
-    return registry if isinstance(registry, SecretRegistry) else None
+@runtime_checkable
+class HoldsSecrets(Protocol):
+    """A conversation state that keeps its secrets in this process (a local one's)."""
+
+    @property
+    def secret_registry(self) -> SecretRegistry:
+        """The conversation's secrets."""
+        ...
+
+
+def secret_registry_of(conversation: BaseConversation | None) -> SecretRegistry | None:
+    """The secret registry of a conversation in this process (None for a remote one, whose
+    secrets stay on its server, or for no conversation)."""
+    if conversation is None:
+        return None
+    state = conversation.state
+    return state.secret_registry if isinstance(state, HoldsSecrets) else None

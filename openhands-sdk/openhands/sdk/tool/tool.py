@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar, runtime_checkable
 
+from openhands.sdk.tool.resources import DeclaredResources
 from openhands.sdk.tool.schema import Action, Observation
 from openhands.sdk.tool.spec import Tool
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -337,6 +338,15 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
             if self.observation_type is None
             else (self.observation_type.__name__),
         }
+
+    def declared_resources(self, action: Action) -> DeclaredResources:
+        """What a call with `action` touches, so calls of one reply may run at the same time.
+
+        By default nothing is declared and this tool's calls take turns; a tool whose calls
+        share nothing returns `DeclaredResources(declared=True)`, one that touches files
+        returns their keys (e.g. `file:/abs/path`).
+        """
+        return DeclaredResources()
 
     def to_openai_tool(
         self,

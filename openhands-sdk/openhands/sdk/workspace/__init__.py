@@ -7,6 +7,7 @@ from openhands.sdk.workspace.agent_env import (
     configure_agent_environment,
     is_denied,
 )
+from openhands.sdk.workspace.factory import Workspace
 from openhands.sdk.workspace.local import LocalWorkspace
 from openhands.sdk.workspace.processes import (
     kill_process_group,
@@ -14,7 +15,6 @@ from openhands.sdk.workspace.processes import (
     unregister_process_group,
 )
 from openhands.sdk.workspace.remote import RemoteWorkspace
-from openhands.sdk.workspace.remote.factory import Workspace
 from openhands.sdk.workspace.sandbox import (
     SandboxMode,
     SandboxPolicy,
