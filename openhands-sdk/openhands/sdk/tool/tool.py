@@ -15,6 +15,7 @@ import inspect
 import json
 import os
 import re
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,7 +30,6 @@ from pydantic._internal._model_construction import ModelMetaclass
 from pydantic.json_schema import SkipJsonSchema
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.base import BaseConversation
     from openhands.sdk.llm.message import MessageToolCall
     from openhands.sdk.tool.response_schema import ResponseSchema
     from openhands.sdk.workspace.local import LocalWorkspace
@@ -66,6 +66,17 @@ class ToolAnnotations(BaseModel):
     openWorldHint: bool = Field(default=True, description="It reaches outside systems.")
 
 
+class ToolConversation(Protocol):
+    """The conversation a tool call runs in, as the tool layer names it (the conversation
+    layer sits above the tools). It is a `BaseConversation` (`openhands.sdk.conversation`):
+    an executor that reads more than the id annotates its parameter as one."""
+
+    @property
+    def id(self) -> uuid.UUID:
+        """The conversation's id."""
+        ...
+
+
 class ToolExecutor(ABC, Generic[ActionT, ObservationT]):
     """Runs one validated action and returns its observation.
 
@@ -76,7 +87,7 @@ class ToolExecutor(ABC, Generic[ActionT, ObservationT]):
 
     @abstractmethod
     def __call__(
-        self, action: ActionT, conversation: BaseConversation | None = None
+        self, action: ActionT, conversation: ToolConversation | None = None
     ) -> ObservationT:
         """Execute `action` on behalf of `conversation`."""
 
@@ -128,7 +139,6 @@ class ToolContext:
         """The conversation id (a `uuid.UUID` when it is one, else the string, or None)."""
         if self.conversation_id is None:
             return None
-        import uuid
 
         try:
             return uuid.UUID(str(self.conversation_id))
@@ -439,7 +449,7 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
                 )
         return None
 
-    def __call__(self, action: Action, conversation: BaseConversation | None = None) -> Observation:
+    def __call__(self, action: Action, conversation: ToolConversation | None = None) -> Observation:
         """Run the action through this tool's executor."""
         if self.executor is None:
             raise NotImplementedError(f"Tool {self.name!r} has no executor")
