@@ -68,8 +68,8 @@ LAYERS: dict[str, int] = {unit: level for level, units in enumerate(ORDER) for u
 
 KNOWN_UPWARD: frozenset[str] = frozenset(
     {
-        "agent/agent.py imports conversation",
-        "agent/base.py imports conversation",
+        # load_user_skills reads the enabled installed skills through skills.installed, and
+        # skill files' resources through skills.resources (inside functions).
         "context/skill_loading.py imports skills",
     }
 )
