@@ -16,13 +16,10 @@ import re
 import shlex
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from openhands.sdk.secret.secrets import SecretSource, SecretValue, StaticSecret
 from pydantic import SecretStr
-
-if TYPE_CHECKING:
-    from openhands.sdk.conversation.base import BaseConversation
 
 __all__ = ["MASK", "SecretRegistry", "secret_registry_of"]
 
@@ -147,7 +144,16 @@ class HoldsSecrets(Protocol):
         ...
 
 
-def secret_registry_of(conversation: BaseConversation | None) -> SecretRegistry | None:
+class HasState(Protocol):
+    """A conversation, as far as its state goes (any `BaseConversation`)."""
+
+    @property
+    def state(self) -> object:
+        """The conversation's state."""
+        ...
+
+
+def secret_registry_of(conversation: HasState | None) -> SecretRegistry | None:
     """The secret registry of a conversation in this process (None for a remote one, whose
     secrets stay on its server, or for no conversation)."""
     if conversation is None:
