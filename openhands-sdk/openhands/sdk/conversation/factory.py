@@ -8,7 +8,7 @@ from typing import Any
 from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.base import BaseConversation, as_conversation_id
 from openhands.sdk.workspace.local import LocalWorkspace
-from openhands.sdk.workspace.remote import RemoteWorkspace
+from openhands.sdk.workspace.remote.base import RemoteWorkspace
 
 
 class Conversation:
@@ -28,7 +28,7 @@ class Conversation:
         if kwargs.get("conversation_id") is not None:
             kwargs["conversation_id"] = as_conversation_id(kwargs["conversation_id"])
         if isinstance(workspace, RemoteWorkspace):
-            from openhands.sdk.conversation.remote import RemoteConversation
+            from openhands.sdk.conversation.remote.conversation import RemoteConversation
 
             if agent is None:
                 raise ValueError("A remote conversation needs an agent to send to the server.")
