@@ -1,18 +1,17 @@
 """`LocalConversation`: runs an agent in this process, optionally persisted to disk.
 
-The class is assembled from parts, each in its own module: the run loop (`run_loop`),
-approvals (`approvals`), client tool calls (`client_calls`), checkpoints (`checkpointing`)
-and model switching (`llm_switch`) are its bases; it owns a `Recorder` (`recording`: events,
-status, usage) and `SideLLMs` (`side_llms`: the LLM copies of side questions), and
-`opening.open_state` turns the constructor's arguments into its state. This module keeps
-what ties them together: setting a conversation up (new, reopened or forked), messages,
-tools, secrets, side questions, fork, HEAD moves, and close.
+The class is assembled from parts, each in its own module. Its bases: the run loop
+(`run_loop`), fork and HEAD moves (`branching`), approvals (`approvals`), client tool calls
+(`client_calls`), checkpoints (`checkpointing`) and model switching (`llm_switch`). It owns
+a `Recorder` (`recording`: events, status, usage) and `SideLLMs` (`side_llms`: the LLM copies
+of side questions); `lifecycle` opens its state from the constructor's arguments, makes its
+tools and saves it at close. This module keeps what ties them together: setting a
+conversation up (new, reopened or forked), messages, tools, secrets, side questions, close.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -41,7 +40,11 @@ from openhands.sdk.conversation.lifecycle import (
 from openhands.sdk.conversation.llm_switch import LLMSwitching
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
 from openhands.sdk.conversation.recording import RUN_LOST, Recorder
-from openhands.sdk.conversation.run_loop import STOP_HOOK_FEEDBACK_PREFIX, RunLoop
+from openhands.sdk.conversation.run_loop import (
+    CLOSE_WAIT_SECONDS,
+    STOP_HOOK_FEEDBACK_PREFIX,
+    RunLoop,
+)
 from openhands.sdk.conversation.secret_registry import SecretRegistry
 from openhands.sdk.conversation.side_llms import SideLLMs
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
@@ -76,9 +79,6 @@ __all__ = ["CLOSE_WAIT_SECONDS", "RUN_LOST", "STOP_HOOK_FEEDBACK_PREFIX", "Local
 logger = logging.getLogger(__name__)
 
 Status = ConversationExecutionStatus
-
-CLOSE_WAIT_SECONDS = 30.0
-"""How long `close()` waits for a running step to end before releasing files anyway."""
 
 
 class LocalConversation(
@@ -394,16 +394,7 @@ class LocalConversation(
             return
         self._pause_requested.set()
         self._closed = True
-        waited = self._run_thread == threading.get_ident() or self._run_lock.acquire(
-            timeout=CLOSE_WAIT_SECONDS
-        )
-        if not waited:
-            logger.warning(
-                "conversation %s: closing while a step is still running (%ss passed)",
-                self.id,
-                CLOSE_WAIT_SECONDS,
-            )
-        try:
+        with self._runs_stopped():
             try:
                 self.hook_runner.run(HookEventType.SESSION_END, {})
             except Exception:  # a hook must not keep the conversation from closing
@@ -411,9 +402,6 @@ class LocalConversation(
             close_tools(self.tools)
             save_at_close(self._state)
             self._claim.release()
-        finally:
-            if waited and self._run_thread != threading.get_ident():
-                self._run_lock.release()
 
     def record_stats(self) -> None:
         """Append the LLM usage as a `stats` update if it changed since the last one.

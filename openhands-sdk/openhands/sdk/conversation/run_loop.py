@@ -11,8 +11,10 @@ it may start the next run at once.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,11 +43,14 @@ if TYPE_CHECKING:
     from openhands.sdk.event.base import Event
     from openhands.sdk.hooks.runner import HookRunner
 
-__all__ = ["STOP_HOOK_FEEDBACK_PREFIX", "RunLoop"]
+__all__ = ["CLOSE_WAIT_SECONDS", "STOP_HOOK_FEEDBACK_PREFIX", "RunLoop"]
 
 logger = logging.getLogger(__name__)
 
 Status = ConversationExecutionStatus
+
+CLOSE_WAIT_SECONDS = 30.0
+"""How long `close()` waits for a running step to end before releasing files anyway."""
 
 STOP_HOOK_FEEDBACK_PREFIX = "[Stop hook feedback]"
 """Starts the message a Stop hook's feedback is given to the agent in."""
@@ -229,6 +234,29 @@ class RunLoop:
             self._emit(PauseEvent())
             if status != Status.RUNNING:
                 self._set_status(Status.PAUSED, best_effort=True)
+
+    @contextlib.contextmanager
+    def _runs_stopped(self) -> Iterator[None]:
+        """Hold the run lock while the conversation closes, so no run starts meanwhile.
+
+        Waits up to CLOSE_WAIT_SECONDS for a running step (asked to stop beforehand); a step
+        that takes longer is left running, with a warning. Closing from the run's own thread
+        (a callback) needs no wait.
+        """
+        waited = self._run_thread == threading.get_ident() or self._run_lock.acquire(
+            timeout=CLOSE_WAIT_SECONDS
+        )
+        if not waited:
+            logger.warning(
+                "conversation %s: closing while a step is still running (%ss passed)",
+                self.id,
+                CLOSE_WAIT_SECONDS,
+            )
+        try:
+            yield
+        finally:
+            if waited and self._run_thread != threading.get_ident():
+                self._run_lock.release()
 
     # -- the run loop -------------------------------------------------------------------------
     def _run_loop(self) -> _RunOutcome:
