@@ -1,4 +1,4 @@
-"""Server configuration: every setting, its environment variable and its limit, in one place.
+"""`ServerConfig`: every setting, its environment variable and its limit, in one place.
 
 `ServerConfig` is a pydantic-settings model. Each field reads `OH_<FIELD NAME>` (e.g.
 `max_body_bytes` reads `OH_MAX_BODY_BYTES`), except the LLM defaults, which keep their
@@ -10,15 +10,26 @@ docs/agent-server.md describes every setting (a test keeps the two in step).
 
 from __future__ import annotations
 
-import ipaddress
 import re
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
-from urllib.parse import urlsplit
 
+from openhands.agent_server.config.env_source import (
+    ENVIRON,
+    MappingEnvSource,
+    field_alias,
+    plain_message,
+    reading,
+)
+from openhands.agent_server.config.hosts import (
+    ANY,
+    HOST_NAME,
+    format_origin,
+    ip_or_none,
+    normalize_host,
+    parse_origin,
+)
 from openhands.sdk.errors import OpenHandsError
 from pydantic import (
     AliasChoices,
@@ -28,31 +39,20 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
-from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
-    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
-from pydantic_settings.sources.utils import parse_env_vars
 
 if TYPE_CHECKING:
     from openhands.sdk.llm import LLM
 
 ENV_PREFIX = "OH_"
-LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
-WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::", "[::]"})
-ANY = "*"
 MIN_KEY_CHARS = 32
 """The shortest key OH_SECRET_KEY (or the key file) may hold: a random value, not a password."""
-"""In OH_ALLOWED_HOSTS / OH_ALLOWED_ORIGINS: accept every host / origin (checks off)."""
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_HOST_NAME = re.compile(r"^(\*\.)?[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$")
-
-# Set by `from_env(environ)` so that one build reads a given mapping instead of os.environ.
-_ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("oh_server_environ", default=None)
 
 
 class ServerConfigError(OpenHandsError, ValueError):
@@ -405,7 +405,7 @@ class ServerConfig(BaseSettings):
         normalized = []
         for host in hosts:
             name = normalize_host(host)
-            if name != ANY and not (_HOST_NAME.match(name) or _ip(name) is not None):
+            if name != ANY and not (HOST_NAME.match(name) or ip_or_none(name) is not None):
                 raise ValueError(
                     f"{host!r} is not a host name or address (give names like "
                     "'agents.example.com', '*.example.com' or '10.0.0.5', without port)"
@@ -476,20 +476,20 @@ class ServerConfig(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Arguments, then the environment (or the mapping given to `from_env`); no files."""
-        environ = _ENVIRON.get()
-        env = env_settings if environ is None else _MappingEnvSource(settings_cls, environ)
+        environ = ENVIRON.get()
+        env = env_settings if environ is None else MappingEnvSource(settings_cls, environ)
         return (init_settings, env)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ServerConfig:
         """Build the config from the environment (or `environ`); ServerConfigError if invalid."""
         try:
-            with _reading(environ):
+            with reading(environ):
                 return cls()
         except ValidationError as exc:
             problems = [
                 f"{cls.env_name(str(err['loc'][0])) if err['loc'] else 'config'}: "
-                f"{_plain(err['msg'])}"
+                f"{plain_message(err['msg'])}"
                 for err in exc.errors()
             ]
             raise ServerConfigError("; ".join(problems)) from None
@@ -500,7 +500,7 @@ class ServerConfig(BaseSettings):
         info = cls.model_fields.get(field)
         if info is None:  # already an alias (LLM_MODEL ...)
             return field
-        return _alias(info) or f"{ENV_PREFIX}{field.upper()}"
+        return field_alias(info) or f"{ENV_PREFIX}{field.upper()}"
 
     @classmethod
     def env_names(cls) -> dict[str, str]:
@@ -534,83 +534,3 @@ class ServerConfig(BaseSettings):
             llm.api_key = self.llm_api_key
         if llm.base_url is None and self.llm_base_url and llm.model == self.llm_model:
             llm.base_url = self.llm_base_url
-
-
-class _MappingEnvSource(EnvSettingsSource):
-    """The environment source, reading a given mapping instead of os.environ."""
-
-    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-        self._environ = environ
-        super().__init__(settings_cls)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        return parse_env_vars(
-            self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str
-        )
-
-
-@contextmanager
-def _reading(environ: Mapping[str, str] | None) -> Iterator[None]:
-    token = _ENVIRON.set(environ)
-    try:
-        yield
-    finally:
-        _ENVIRON.reset(token)
-
-
-def _alias(info: FieldInfo) -> str | None:
-    alias = info.validation_alias
-    return alias if isinstance(alias, str) else None
-
-
-def _plain(message: str) -> str:
-    # pydantic prefixes messages of custom validators with "Value error, ".
-    return message.removeprefix("Value error, ")
-
-
-def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return None
-
-
-def format_origin(scheme: str, host: str, port: int) -> str:
-    """An origin in the one spelling used for comparisons: `scheme://host:port`."""
-    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
-
-
-def normalize_host(host: str) -> str:
-    """A host name or address as compared: lower case, no trailing dot, no IPv6 brackets."""
-    return host.strip().lower().rstrip(".").strip("[]")
-
-
-DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
-
-
-def parse_origin(origin: str) -> tuple[str, str, int] | None:
-    """(scheme, host, port) of an origin like `https://a.example:8443`, or None if it is not one."""
-    try:
-        parts = urlsplit(origin.strip().rstrip("/"))
-        port = parts.port
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
-        return None
-    if parts.path or parts.query or parts.fragment or parts.username or parts.password:
-        return None
-    return scheme, normalize_host(parts.hostname), port or DEFAULT_PORTS[scheme]
-
-
-def is_loopback(host: str) -> bool:
-    """Whether binding `host` only accepts connections from this machine."""
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    address = _ip(host)
-    return address is not None and address.is_loopback
-
-
-def is_wildcard(host: str) -> bool:
-    """Whether binding `host` listens on every interface (0.0.0.0, ::)."""
-    return host.strip() in WILDCARD_HOSTS
