@@ -37,6 +37,11 @@ from openhands.agent_server.services.storage import (
     remove_folders,
     remove_trash,
 )
+from openhands.agent_server.services.workspace_claims import (
+    WorkspaceClaims,
+    keep_reason,
+    workspace_of,
+)
 from openhands.sdk.conversation import (
     ConversationConfig,
     ConversationExecutionStatus,
@@ -53,7 +58,7 @@ from openhands.sdk.wire import (
     KeptFolder,
     StartConversationRequest,
 )
-from openhands.sdk.workspace import LocalWorkspace, claim_workspace, release_workspace
+from openhands.sdk.workspace import LocalWorkspace
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +94,7 @@ class ConversationRegistry:
         self._creating: dict[uuid.UUID, asyncio.Future[None]] = {}
         self._deleting: set[uuid.UUID] = set()
         self._disposals: set[asyncio.Future[None]] = set()
-        self._claims: dict[uuid.UUID, str] = {}  # working dirs hidden from other sandboxes
+        self._claims = WorkspaceClaims()  # working dirs hidden from other sandboxes
 
     # -- start-up and shut-down -------------------------------------------------------------
 
@@ -112,7 +117,7 @@ class ConversationRegistry:
         self.catalog.broken.sort(key=lambda entry: entry.id)
         for summary in summaries:
             self.catalog.add(summary.id, summary.created_at, summary)
-            self._claim(summary.id, summary.workspace.working_dir)
+            self._claims.claim(summary.id, summary.workspace.working_dir)
         self._dispose_later(self.pools.controls.run(remove_trash, self.path))
         for summary in summaries:
             if _left_busy(summary):
@@ -138,9 +143,7 @@ class ConversationRegistry:
         """
         services = list(self._live.values())
         self._live.clear()
-        for claimed in self._claims.values():
-            release_workspace(claimed)
-        self._claims.clear()
+        self._claims.release_all()
         pending_disposals = list(self._disposals)
         if not services and not pending_disposals:
             return 0
@@ -342,7 +345,7 @@ class ConversationRegistry:
             live = await self._create(conversation_id, request)
             self._live[conversation_id] = live
             self.catalog.add(conversation_id, live.conversation.state.created_at)
-            self._claim(conversation_id, live.working_dir)
+            self._claims.claim(conversation_id, live.working_dir)
             future.set_result(None)
         except Exception as exc:
             future.set_exception(exc)
@@ -413,7 +416,7 @@ class ConversationRegistry:
             raise
         self._live[fork_id] = LiveConversation(fork, self.pools, asyncio.get_running_loop())
         self.catalog.add(fork_id, fork.state.created_at)
-        self._claim(fork_id, fork.workspace.working_dir)
+        self._claims.claim(fork_id, fork.workspace.working_dir)
         return fork_id
 
     async def _create(
@@ -509,15 +512,15 @@ class ConversationRegistry:
         self._live.pop(conversation_id, None)
         self.catalog.remove(conversation_id)
         self._deleting.discard(conversation_id)
-        claimed = self._claims.pop(conversation_id, None)
-        if claimed is not None:
-            release_workspace(claimed)
+        self._claims.release(conversation_id)
         answer = DeleteConversationResponse(removed=[str(self.path / conversation_id.hex)])
-        workspace = self._workspace_of(live, summary)
+        workspace = workspace_of(live, summary)
         remove_workspace: Path | None = None
         if workspace is not None:
             working_dir, created = workspace
-            reason = self._keep_reason(working_dir, created)
+            reason = keep_reason(
+                working_dir, created, self.config.workspace_path, self.users_of(working_dir)
+            )
             if reason is None:
                 remove_workspace = Path(working_dir)
                 answer.removed.append(working_dir)
@@ -530,39 +533,6 @@ class ConversationRegistry:
         if not busy:
             await asyncio.wait({cleanup})
         return answer
-
-    def _claim(self, conversation_id: uuid.UUID, working_dir: str) -> None:
-        """Hide this conversation's working directory from other conversations' sandboxes
-        (for as long as the conversation exists, open or not)."""
-        if conversation_id not in self._claims:
-            self._claims[conversation_id] = working_dir
-            claim_workspace(working_dir)
-
-    @staticmethod
-    def _workspace_of(
-        live: LiveConversation | None, summary: ConversationSummary | None
-    ) -> tuple[str, bool] | None:
-        """(working directory, made for the conversation) of a conversation being deleted."""
-        if live is not None:
-            state = live.conversation.state
-            return state.workspace.working_dir, state.created_workspace
-        if summary is not None:
-            return summary.workspace.working_dir, summary.created_workspace
-        return None
-
-    def _keep_reason(self, working_dir: str, created: bool) -> str | None:
-        """Why a deleted conversation's working directory must stay (None: remove it)."""
-        folder = Path(working_dir)
-        if folder.parent != self.config.workspace_path.resolve():
-            return "the client chose this folder; the server removes only folders it made"
-        if not created:
-            return "it existed before the conversation was created"
-        users = self.users_of(working_dir)
-        if users:
-            names = ", ".join(str(cid) for cid in users[:3])
-            more = f" and {len(users) - 3} more" if len(users) > 3 else ""
-            return f"conversation {names}{more} still uses it"
-        return None
 
     def users_of(self, working_dir: str) -> list[uuid.UUID]:
         """The conversations (open or stored) that work in `working_dir`."""
