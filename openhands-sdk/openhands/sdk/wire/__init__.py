@@ -21,27 +21,27 @@ from openhands.sdk.wire.base import (
     to_wire,
 )
 from openhands.sdk.wire.bash import BashCommand, BashEventPage, BashOutput, ExecuteCommandRequest
-from openhands.sdk.wire.conversations import (
-    PROFILE_USAGE_PREFIX,
+from openhands.sdk.wire.controls import (
     ApprovalRulesRequest,
     ApprovalSuggestions,
     ClientToolResponseRequest,
     ConfirmationResponseRequest,
+    SetConfirmationPolicyRequest,
+    SetSecurityAnalyzerRequest,
+    TakeCheckpointRequest,
+)
+from openhands.sdk.wire.conversations import (
+    PROFILE_USAGE_PREFIX,
     ConversationInfo,
     ConversationPage,
     DeleteConversationResponse,
-    EventPage,
     ForkConversationRequest,
-    GoalStepAnswer,
-    GoalStepRequest,
     KeptFolder,
-    ResumeGoalRequest,
     SendMessageRequest,
-    SetConfirmationPolicyRequest,
-    SetSecurityAnalyzerRequest,
     StartConversationRequest,
-    TakeCheckpointRequest,
 )
+from openhands.sdk.wire.events import EventPage
+from openhands.sdk.wire.goals import GoalStepAnswer, GoalStepRequest, ResumeGoalRequest
 
 __all__ = [
     "PROFILE_USAGE_PREFIX",

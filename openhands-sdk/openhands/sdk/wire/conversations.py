@@ -1,8 +1,11 @@
-"""Wire models of conversations, their events, approval and goal controls."""
+"""Wire models of conversations: create, read, list, fork, delete and send a message.
+
+A conversation's events are `events.py`, its controls (approval, client tools, checkpoints,
+the analyzer) `controls.py`, its goal's steps `goals.py`.
+"""
 
 from __future__ import annotations
 
-import logging
 import re
 import uuid
 from collections.abc import Mapping
@@ -11,12 +14,8 @@ from typing import Annotated, Any, ClassVar
 
 from openhands.sdk.agent.agent import Agent, AgentBase
 from openhands.sdk.conversation.goal.models import GoalStatus
-from openhands.sdk.conversation.goal.resuming import GoalLimitsChange
-from openhands.sdk.conversation.goal.steps import DriverStep, RecordStatus, StepResult
 from openhands.sdk.conversation.state import ConversationExecutionStatus
-from openhands.sdk.event.base import Event, UnknownEventKindError
 from openhands.sdk.hooks.config import HookConfig
-from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.llm_profile_store import PROFILE_NAME
 from openhands.sdk.llm.message import ImageContent, Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
@@ -27,18 +26,49 @@ from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, Never
 from openhands.sdk.security.ensemble import SecurityAnalyzer
 from openhands.sdk.tool.client_tool import ClientToolSpec
 from openhands.sdk.wire.base import WIRE, Success, WireAnswer, WireRequest
+from openhands.sdk.wire.controls import (
+    ApprovalRulesRequest,
+    ApprovalSuggestions,
+    ClientToolResponseRequest,
+    ConfirmationResponseRequest,
+    SetConfirmationPolicyRequest,
+    SetSecurityAnalyzerRequest,
+    TakeCheckpointRequest,
+)
+from openhands.sdk.wire.events import EventPage
+from openhands.sdk.wire.goals import GoalStepAnswer, GoalStepRequest, ResumeGoalRequest
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import (
     BaseModel,
     Field,
     SerializeAsAny,
-    ValidationError,
     computed_field,
     field_validator,
     model_validator,
 )
 
-logger = logging.getLogger("openhands.sdk.wire")
+# The models of events, controls and goals lived here before the split: still importable here.
+__all__ = [
+    "PROFILE_USAGE_PREFIX",
+    "ApprovalRulesRequest",
+    "ApprovalSuggestions",
+    "ClientToolResponseRequest",
+    "ConfirmationResponseRequest",
+    "ConversationInfo",
+    "ConversationPage",
+    "DeleteConversationResponse",
+    "EventPage",
+    "ForkConversationRequest",
+    "GoalStepAnswer",
+    "GoalStepRequest",
+    "KeptFolder",
+    "ResumeGoalRequest",
+    "SendMessageRequest",
+    "SetConfirmationPolicyRequest",
+    "SetSecurityAnalyzerRequest",
+    "StartConversationRequest",
+    "TakeCheckpointRequest",
+]
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -297,42 +327,6 @@ class ConversationPage(BaseModel):
     )
 
 
-# -- events -----------------------------------------------------------------------------------
-
-
-class EventPage(BaseModel):
-    """One page of an event search; each event is (de)serialized by its own class.
-
-    Reading a page skips (and logs) an event whose `kind` this SDK does not know, as the
-    event stream does, so an older client keeps working against a newer server.
-    """
-
-    model_config = WIRE
-
-    items: list[SerializeAsAny[Event]] = Field(
-        description="Events, each with a `kind` discriminator naming its class."
-    )
-    next_page_id: str | None = Field(
-        default=None, description="Pass as `page_id` to get the next page; null on the last."
-    )
-
-    @field_validator("items", mode="before")
-    @classmethod
-    def _by_kind(cls, value: Any) -> Any:
-        if not isinstance(value, list):
-            return value
-        events: list[Any] = []
-        for item in value:
-            if not isinstance(item, dict):
-                events.append(item)
-                continue
-            try:
-                events.append(Event.model_validate(item))
-            except (UnknownEventKindError, ValidationError) as exc:
-                logger.warning("Ignoring an item that is not a known event: %s", _first(exc))
-        return events
-
-
 class ForkConversationRequest(WireRequest):
     """Body of POST /{id}/fork (all optional)."""
 
@@ -349,9 +343,6 @@ class ForkConversationRequest(WireRequest):
     tags: dict[str, str] | None = Field(
         default=None, description="The fork's tags (keys: lowercase letters and digits)."
     )
-
-
-# -- human approval ---------------------------------------------------------------------------
 
 
 class KeptFolder(BaseModel):
@@ -376,137 +367,3 @@ class DeleteConversationResponse(Success):
     kept: list[KeptFolder] = Field(
         default_factory=list, description="Folders left in place (its working directory), why."
     )
-
-
-class ClientToolResponseRequest(WireRequest):
-    """Body of POST /client_tools/respond: the client's answer to a call that waits for it."""
-
-    tool_call_id: str = Field(min_length=1, description="The waiting call's tool_call_id.")
-    content: str = Field(max_length=1_000_000, description="The result the agent reads.")
-    is_error: bool = Field(default=False, description="The call failed on the client.")
-    run: bool = Field(default=True, description="Let the agent go on at once.")
-
-
-class ConfirmationResponseRequest(WireRequest):
-    """Body of POST /events/respond_to_confirmation: approve or reject the waiting calls."""
-
-    accept: bool = Field(description="true runs the waiting tool calls; false rejects them.")
-    reason: str = Field(
-        default="User rejected the action.",
-        max_length=10_000,
-        description="Why they were rejected (the agent reads it); ignored when accepting.",
-    )
-
-
-class SetConfirmationPolicyRequest(WireRequest):
-    """Body of POST /confirmation_policy."""
-
-    policy: ConfirmationPolicy = Field(
-        description='{"kind": "AlwaysConfirm"}, {"kind": "NeverConfirm"} or {"kind": '
-        '"ConfirmRisky", "threshold": "HIGH", "confirm_unknown": true}.'
-    )
-
-
-class ApprovalRulesRequest(WireRequest):
-    """Body of PUT /approval_rules: the conversation's standing approvals, all of them."""
-
-    rules: list[AllowRule] = Field(
-        description='e.g. [{"tool": "terminal", "command_prefix": "pytest"}, '
-        '{"tool": "file_editor"}]; [] asks again for every call the policy covers.'
-    )
-
-
-class ApprovalSuggestions(WireAnswer):
-    """What "always allow" would add for the calls waiting now."""
-
-    like_these: list[AllowRule] = Field(
-        default_factory=list,
-        description="Rules for calls like these: the command's first words for the terminal, "
-        "the tool for the others.",
-    )
-    tools: list[AllowRule] = Field(
-        default_factory=list, description="One rule per tool: every call of these tools."
-    )
-
-
-class TakeCheckpointRequest(WireRequest):
-    """Body of POST /checkpoints: snapshot the workspace now."""
-
-    label: str = Field(
-        default="checkpoint",
-        min_length=1,
-        max_length=200,
-        description="What the snapshot marks, e.g. 'before the refactor'.",
-    )
-    goal_round: int | None = Field(
-        default=None,
-        ge=0,
-        description="The goal round it ends (0: a goal's start); null: not a goal's round.",
-    )
-
-
-class SetSecurityAnalyzerRequest(WireRequest):
-    """Body of POST /security_analyzer."""
-
-    security_analyzer: SecurityAnalyzer | None = Field(
-        description='e.g. {"kind": "LLMSecurityAnalyzer"}; null removes the analyzer.'
-    )
-
-
-# -- goals ------------------------------------------------------------------------------------
-
-
-class GoalStepRequest(WireRequest):
-    """Body of POST /goal/steps: one step of a goal's remote run (a Temporal worker)."""
-
-    run: str = Field(min_length=1, max_length=200, description="The run's token (from its start).")
-    step_id: str = Field(
-        min_length=1, max_length=200, description="The step's id: a retry sends the same one."
-    )
-    records: list[RecordStatus] = Field(
-        default_factory=list,
-        max_length=16,
-        description="Statuses the controller decided on just before `step`, recorded first, "
-        "in order (they ride with the next step: one request instead of several).",
-    )
-    step: DriverStep = Field(description="The step, as `GoalController.next()` gave it.")
-    wait: float = Field(
-        default=0.0, ge=0.0, le=60.0, description="Seconds to wait for the step to end."
-    )
-
-
-class GoalStepAnswer(WireAnswer):
-    """Answer of POST /goal/steps: the step's result, or null while it is still under way."""
-
-    result: StepResult | None = None
-
-
-class ResumeGoalRequest(WireRequest):
-    """Optional body of POST /goal/resume: the judge, and new limits (a capped goal goes on
-    only with new ones; a limit left out or null keeps the recorded one)."""
-
-    judge_llm: LLM | None = Field(
-        default=None,
-        description="The judge's LLM; default: the judge of the interrupted goal, or (after a "
-        "restart) a copy of the agent's LLM.",
-    )
-    max_iterations: int | None = Field(
-        default=None, ge=1, description="Judged rounds in all (those done included); null: keep."
-    )
-    max_cost: float | None = Field(
-        default=None, ge=0, description="USD in all, agent and judge; 0: unlimited; null: keep."
-    )
-    time_limit: float | None = Field(
-        default=None, ge=0, description="Seconds of work in all; 0: unlimited; null: keep."
-    )
-
-    def limits_change(self) -> GoalLimitsChange | None:
-        """The new limits asked for, or None when the recorded ones stay."""
-        change = GoalLimitsChange(
-            max_iterations=self.max_iterations, max_cost=self.max_cost, time_limit=self.time_limit
-        )
-        return change if change.changes_anything else None
-
-
-def _first(exc: Exception) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
