@@ -7,6 +7,11 @@ SDK, the server and the remote client.
 """
 
 from openhands.sdk.conversation.goal.controller import GoalController
+from openhands.sdk.conversation.goal.conversation_steps import (
+    ConversationSteps,
+    GoalStop,
+    StatusCallback,
+)
 from openhands.sdk.conversation.goal.errors import (
     GoalError,
     GoalStepError,
@@ -31,14 +36,7 @@ from openhands.sdk.conversation.goal.models import (
 )
 from openhands.sdk.conversation.goal.options import GoalLimits, GoalRequest
 from openhands.sdk.conversation.goal.resuming import GoalLimitsChange, resume_limits
-from openhands.sdk.conversation.goal.runner import (
-    ConversationSteps,
-    GoalStop,
-    StatusCallback,
-    drive_goal,
-    resume_goal,
-    run_goal,
-)
+from openhands.sdk.conversation.goal.runner import drive_goal, resume_goal, run_goal
 from openhands.sdk.conversation.goal.snapshot import MAX_JUDGE_FAILURES, SNAPSHOT, GoalSnapshot
 from openhands.sdk.conversation.goal.status import (
     GOAL_SENDER,
