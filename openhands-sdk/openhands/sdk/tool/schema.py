@@ -21,6 +21,7 @@ from openhands.sdk.llm.message import (
     TextContent,
     scrub_surrogates,
 )
+from openhands.sdk.utils.lazy import lazy_exports
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -253,10 +254,11 @@ def observation_from_data(data: Any) -> Observation:
     return _from_data(Observation, "UnknownObservation", data)
 
 
-def __getattr__(name: str) -> Any:
-    # The generic classes are defined on first use (`openhands.sdk.tool.unknown`).
-    if name in ("UnknownAction", "UnknownObservation"):
-        from openhands.sdk.tool import unknown
-
-        return getattr(unknown, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The generic classes are defined on first use (`openhands.sdk.tool.unknown`).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "UnknownAction": "openhands.sdk.tool.unknown",
+        "UnknownObservation": "openhands.sdk.tool.unknown",
+    },
+)
