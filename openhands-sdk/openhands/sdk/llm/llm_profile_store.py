@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.io.atomic import write_atomic
+from openhands.sdk.llm.errors import LLMConfigurationError
 
 if TYPE_CHECKING:
     from openhands.sdk.llm.llm import LLM
@@ -54,7 +56,7 @@ class LLMProfileStore:
     def _path(self, name: str) -> Path:
         clean = name.removesuffix(".json")
         if not PROFILE_NAME.match(clean):
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"Invalid profile name {name!r}: use 1-64 characters, starting with a letter "
                 "or digit, then letters, digits, '.', '_' or '-'."
             )
@@ -95,7 +97,9 @@ class LLMProfileStore:
         try:
             return LLM.model_validate_json(text)
         except ValueError as exc:
-            raise ValueError(f"LLM profile {name!r} ({path}) is not a valid LLM: {exc}") from exc
+            raise LLMConfigurationError(
+                f"LLM profile {name!r} ({path}) is not a valid LLM: {exc}"
+            ) from exc
 
     def delete(self, name: str) -> None:
         """Delete profile `name`; a missing profile is not an error."""

@@ -15,6 +15,7 @@ import logging
 import threading
 from typing import Any, ClassVar, Self, TypeVar
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm.message import (
     LONE_SURROGATE,
     ImageContent,
@@ -199,7 +200,9 @@ def _from_data(base: type[SchemaT], unknown_name: str, data: Any) -> SchemaT:
         if isinstance(data, BaseModel):
             data = data.model_dump()
         if not isinstance(data, dict):
-            raise ValueError(f"expected an object for a {base.__name__}, got {type(data).__name__}")
+            raise InvalidArgumentError(
+                f"expected an object for a {base.__name__}, got {type(data).__name__}"
+            )
     fields = dict(data)
     kind = fields.pop("kind", None)
     cls = _find_kind(base, kind) if isinstance(kind, str) else None

@@ -68,7 +68,7 @@ from openhands.sdk.conversation.goal.steps import (
 from openhands.sdk.conversation.goal.verify import Verifier, perform_verify
 from openhands.sdk.conversation.local import LocalConversation
 from openhands.sdk.conversation.state import ConversationExecutionStatus
-from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.errors import InvalidArgumentError, OpenHandsError
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import MessageEvent
 from openhands.sdk.event.state import ConversationStateUpdateEvent
@@ -382,7 +382,10 @@ def drive_goal(
     propagates. `stop.request()` from another thread ends it `interrupted` too.
     """
     if controller.judge_llm is None:
-        raise ValueError("drive_goal needs a controller with a judge_llm")
+        raise InvalidArgumentError(
+            "drive_goal needs a controller with a judge_llm: build it with GoalController(..., "
+            "judge_llm=LLM(...))"
+        )
     steps = ConversationSteps(
         conversation,
         GoalJudge(controller.judge_llm),

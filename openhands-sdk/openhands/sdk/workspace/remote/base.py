@@ -13,6 +13,7 @@ from contextlib import closing
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
+from openhands.sdk.llm.errors import LLMConfigurationError
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class RemoteWorkspace(BaseModel):
                 if profile_name is None:
                     data = settings.agent_settings.get("llm")
                     if not isinstance(data, dict):
-                        raise ValueError(
+                        raise LLMConfigurationError(
                             f"The agent server at {self.host} stores no LLM: store one with "
                             'PATCH /api/settings {"agent_settings_diff": {"llm": {...}}}, or '
                             "name a profile."
