@@ -91,15 +91,20 @@ sandbox:
 			echo "bubblewrap or slirp4netns is missing: run 'sudo apt-get install bubblewrap slirp4netns' for the sandbox (its tests are skipped without it)"; \
 		fi; }
 
+# pytest-xdist workers: most tests wait on servers and subprocesses, so twice the cores pays.
+PYTEST_WORKERS ?= 4
+PYTEST := $(UV) run pytest -q --timeout=300 -n $(PYTEST_WORKERS)
+
 pytest: install browser sandbox
-	$(UV) run pytest -q --timeout=300
+	@start=$$(date +%s); $(PYTEST); status=$$?; \
+		echo "pytest took $$(( $$(date +%s) - start )) s with $(PYTEST_WORKERS) workers"; exit $$status
 
 # The whole suite with every agent process sandboxed, and with none (both must pass).
 pytest-sandbox-bwrap: install browser sandbox
-	OH_SANDBOX=bwrap $(UV) run pytest -q --timeout=300
+	OH_SANDBOX=bwrap $(PYTEST)
 
 pytest-sandbox-off: install browser
-	OH_SANDBOX=off $(UV) run pytest -q --timeout=300
+	OH_SANDBOX=off $(PYTEST)
 
 test: lint typecheck pytest
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 import time
 import uuid
 
@@ -56,3 +59,20 @@ class Sleeper:
         """SIGKILL whatever still runs it (cleanup)."""
         for process in self.running():
             process.kill()
+
+
+def uv_command() -> list[str] | None:
+    """A command running uv: the `uv` program, or a Python that has the uv module."""
+    found = shutil.which("uv")
+    if found:
+        return [found]
+    for python in (shutil.which("python3"), "/usr/bin/python3", sys.executable):
+        if (
+            python
+            and subprocess.run(
+                [python, "-m", "uv", "--version"], capture_output=True, timeout=60
+            ).returncode
+            == 0
+        ):
+            return [python, "-m", "uv"]
+    return None

@@ -15,7 +15,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -24,6 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
+from child_processes import uv_command
 
 REFERENCE_PIN = "1.57.*"
 """The reference release the interop tests run against (the newest below 1.58)."""
@@ -77,23 +77,6 @@ def find_reference_python() -> str:
     )
 
 
-def _uv() -> list[str] | None:
-    """A command running uv: the `uv` program, or a Python that has the uv module."""
-    found = shutil.which("uv")
-    if found:
-        return [found]
-    for python in (shutil.which("python3"), "/usr/bin/python3", sys.executable):
-        if (
-            python
-            and subprocess.run(
-                [python, "-m", "uv", "--version"], capture_output=True, timeout=60
-            ).returncode
-            == 0
-        ):
-            return [python, "-m", "uv"]
-    return None
-
-
 def _run(command: list[str], env: dict[str, str] | None = None) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, env=env)
     if done.returncode != 0:
@@ -123,7 +106,7 @@ def ensure_reference_python(root: Path) -> Path:
             return python
         shutil.rmtree(venv, ignore_errors=True)
         base = find_reference_python()
-        uv = _uv()
+        uv = uv_command()
         env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
         if uv is not None:
             _run([*uv, "venv", "--python", base, str(venv)], env=env)

@@ -62,6 +62,7 @@ def test_a_background_job_left_running_stays_guarded(tmp_path: Path, sleeper: Sl
         assert sleeper.gone()
         return
     group = int(result.output)
+    assert sleeper.started()  # the job may not have exec'd `sleep` yet when the shell ends
     [job] = sleeper.running()
     try:
         assert job.is_running()
