@@ -18,6 +18,7 @@ from openhands.sdk.errors import (
     InvalidArgumentTypeError,
     InvalidSettingError,
     InvalidStateError,
+    NotFoundError,
     OpenHandsError,
 )
 
@@ -26,7 +27,7 @@ SOURCES = {
     "sdk": ROOT / "openhands-sdk" / "openhands" / "sdk",
     "tools": ROOT / "openhands-tools" / "openhands" / "tools",
 }
-BUILTINS = {"ValueError", "TypeError", "RuntimeError"}
+BUILTINS = {"ValueError", "TypeError", "RuntimeError", "FileNotFoundError"}
 VALIDATORS = {"field_validator", "model_validator", "validator", "root_validator"}
 
 ALLOWED = {
@@ -48,6 +49,7 @@ ALLOWED = {
         "testing/fake_openai_server.py",
         "_make_handler.Handler.do_POST",
     ): "caught below: a 400",
+    ("sdk", "mcp/transports.py", "stdio_transport"): "MCPClient turns it into an MCPError",
     # Converted after conversation/local.py is split into smaller modules (issue 21).
     ("sdk", "conversation/local.py", "LocalConversation.__init__"): "pending the split",
     ("sdk", "conversation/local.py", "LocalConversation.ask_agent"): "pending the split",
@@ -181,3 +183,11 @@ def test_a_tool_given_params_it_does_not_take_is_an_invalid_tool_spec(tmp_path: 
 
     with pytest.raises(InvalidToolSpecError, match="takes no params"):
         GlobTool.create(ToolContext(working_dir=str(tmp_path)), unexpected=1)
+
+
+def test_a_missing_llm_profile_is_a_not_found_error_naming_the_profiles(tmp_path: Path) -> None:
+    from openhands.sdk.llm import LLMProfileStore
+
+    with pytest.raises(NotFoundError, match="no-such-profile") as caught:
+        LLMProfileStore(base_dir=tmp_path).load("no-such-profile")
+    assert isinstance(caught.value, FileNotFoundError)

@@ -10,6 +10,7 @@ OpenHandsError
 │   ├── InvalidSettingError           an environment variable or setting: names it and its range
 │   └── ResponseSchemaError           openhands.sdk.tool.response_schema: an unusable schema
 ├── InvalidStateError                 (RuntimeError) here: called at the wrong time (not started, ...)
+├── NotFoundError                     (FileNotFoundError) here: no LLM profile or plugin of that name
 ├── LLMError                          openhands.sdk.llm.errors: calling a model failed
 │   ├── LLMConfigurationError         (ValueError) no model or key: names what to set
 │   ├── LLMAuthenticationError        the provider refused the key
@@ -63,6 +64,7 @@ __all__ = [
     "InvalidArgumentTypeError",
     "InvalidSettingError",
     "InvalidStateError",
+    "NotFoundError",
     "OpenHandsError",
     "StorageError",
     "StorageFullError",
@@ -94,6 +96,11 @@ class InvalidSettingError(InvalidArgumentError):
 class InvalidStateError(OpenHandsError, RuntimeError):
     """Called at a time it cannot run (not started yet, already running, ...); the message says
     what to do first."""
+
+
+class NotFoundError(OpenHandsError, FileNotFoundError):
+    """Something asked for by name (an LLM profile, a plugin folder) does not exist; the message
+    names what there is, or how to create it."""
 
 
 class StorageError(OpenHandsError, OSError):

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from openhands.sdk.errors import InvalidArgumentError
+from openhands.sdk.errors import InvalidArgumentError, NotFoundError
 from openhands.sdk.io.atomic import write_atomic
 from openhands.sdk.llm.errors import LLMConfigurationError
 
@@ -83,15 +83,16 @@ class LLMProfileStore:
             write_atomic(path, payload)
 
     def load(self, name: str) -> LLM:
-        """The LLM saved as `name`; FileNotFoundError names the profiles there are."""
+        """The LLM saved as `name`; `NotFoundError` (a FileNotFoundError) names the profiles there are."""
         from openhands.sdk.llm.llm import LLM
 
         path = self._path(name)
         with self._locked():
             if not path.exists():
                 known = ", ".join(sorted(p.stem for p in self.base_dir.glob("*.json")))
-                raise FileNotFoundError(
-                    f"No LLM profile {name!r} in {self.base_dir} (profiles: {known or 'none'})."
+                raise NotFoundError(
+                    f"No LLM profile {name!r} in {self.base_dir} (profiles: {known or 'none'}); "
+                    "save one under that name first."
                 )
             text = path.read_text(encoding="utf-8")
         try:

@@ -13,6 +13,7 @@ from contextlib import closing
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
+from openhands.sdk.errors import NotFoundError
 from openhands.sdk.llm.errors import LLMConfigurationError
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
@@ -74,9 +75,9 @@ class RemoteWorkspace(BaseModel):
 
         It has no `api_key` (the server never sends one back): a conversation or goal on
         this server gets the stored key when it uses this LLM unchanged (same model and base
-        URL). Raises `FileNotFoundError` for an unknown profile, `ValueError` if the server
-        stores no LLM, and the remote client's errors when the server refuses or cannot be
-        reached.
+        URL). Raises `NotFoundError` (a `FileNotFoundError`) for an unknown profile,
+        `LLMConfigurationError` (a `ValueError`) if the server stores no LLM, and the remote
+        client's errors when the server refuses or cannot be reached.
         """
         from openhands.sdk.conversation.remote.errors import RemoteConversationNotFoundError
         from openhands.sdk.llm import LLM
@@ -101,7 +102,7 @@ class RemoteWorkspace(BaseModel):
                     not_found=f"LLM profile {profile_name!r}",
                 )
             except RemoteConversationNotFoundError as exc:
-                raise FileNotFoundError(str(exc)) from exc
+                raise NotFoundError(str(exc)) from exc
         config = dict(body.get("config") or {})
         config["usage_id"] = f"{PROFILE_USAGE_PREFIX}{profile_name}"
         return LLM.model_validate({**config, **llm_kwargs})
