@@ -18,11 +18,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from waits import EVENT_WAIT
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-START_TIMEOUT = 120.0
+START_TIMEOUT = EVENT_WAIT
 STOP_TIMEOUT = 30.0
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from child_processes import uv_command
+from waits import EVENT_WAIT
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("openhands_sdk", "openhands_tools", "openhands_agent_server")
 INSTALL_TIMEOUT = 600.0
 """Seconds for building and installing (generous: a busy machine, a cold uv cache)."""
-START_TIMEOUT = 120.0
+START_TIMEOUT = EVENT_WAIT
 """Seconds for the installed server to answer /health."""
 
 

@@ -16,14 +16,14 @@ from typing import Any, TypeVar
 
 import httpx
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from waits import EVENT_WAIT
 from websockets.sync.client import ClientConnection, connect
 
 T = TypeVar("T")
 
-START_TIMEOUT = 60.0
-WAIT_TIMEOUT = 90.0
-"""Seconds a wait for an event allows: a fresh server imports litellm on its first LLM call,
-which takes 30 s and more while other work keeps both cores busy."""
+START_TIMEOUT = EVENT_WAIT
+WAIT_TIMEOUT = EVENT_WAIT
+"""Seconds a wait for an event allows (tests/waits.py says why it is generous)."""
 
 
 def free_port() -> int:

@@ -42,11 +42,12 @@ from openhands.sdk.event import ConversationStateUpdateEvent
 from openhands.sdk.hooks import HookConfig
 from openhands.sdk.security import AlwaysConfirm
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from waits import EVENT_WAIT
 
 HOLD_LIMIT = 120.0
 """Seconds a held reply waits for its release at most (a failing test never hangs)."""
 
-WAIT = 90.0
+WAIT = EVENT_WAIT
 """Seconds a test waits for a goal event (generous: other work shares the two cores)."""
 
 CHILD = Path(__file__).with_name("run_goal_child.py")

@@ -15,8 +15,9 @@ import pytest
 from openhands.sdk import LLM
 from openhands.sdk.testing import FakeOpenAIServer
 from pydantic import SecretStr
+from waits import EVENT_WAIT
 
-START_TIMEOUT = 60.0
+START_TIMEOUT = EVENT_WAIT
 
 
 def free_port() -> int:

@@ -8,8 +8,6 @@ import pytest
 from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.conversation.remote.errors import RemoteConversationNotFoundError
 
-pytestmark = pytest.mark.timeout(120)
-
 
 def test_checkpoints_round_trip_through_the_server(
     conversation: RemoteConversation, tmp_path: Path

@@ -27,8 +27,6 @@ from openhands.sdk.event import ActionEvent, ObservationEvent, SystemPromptEvent
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.sdk.workspace import RemoteWorkspace
 
-pytestmark = pytest.mark.timeout(120)
-
 
 def server_event_ids(server: LiveServer, conversation_id: object) -> list[str]:
     ids: list[str] = []

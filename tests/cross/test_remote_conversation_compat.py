@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 from live_server import Models
 from openhands.sdk import Agent, ConversationErrorEvent, Event
 from openhands.sdk.conversation import ConversationExecutionStatus, ConversationVisualizerBase
 from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.sdk.workspace import RemoteWorkspace
-
-pytestmark = pytest.mark.timeout(120)
 
 
 class Seen(ConversationVisualizerBase):

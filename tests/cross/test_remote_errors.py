@@ -22,8 +22,7 @@ from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.sdk.workspace import RemoteWorkspace
 from pydantic import SecretStr
-
-pytestmark = pytest.mark.timeout(120)
+from waits import EVENT_WAIT
 
 KEY = "s3cret-key"
 
@@ -160,7 +159,7 @@ def test_a_run_waiting_on_a_conversation_deleted_elsewhere_ends_with_not_found(
     started.wait(timeout=30)
     seen = 0
     while not any(type(e).__name__ == "ActionEvent" for e in conversation.state.events):
-        assert conversation._events.wait_for_length(seen, timeout=60), "no agent step"
+        assert conversation._events.wait_for_length(seen, timeout=EVENT_WAIT), "no agent step"
         seen = len(conversation.state.events)
     httpx.delete(f"{server.url}/api/conversations/{conversation.id}").raise_for_status()
     runner.join(timeout=90)

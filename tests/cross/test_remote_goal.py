@@ -13,8 +13,7 @@ from openhands.sdk.conversation.goal import GoalLimitsChange, InvalidGoalError, 
 from openhands.sdk.conversation.remote import RemoteConversation, RemoteRequestError
 from openhands.sdk.event import ConversationStateUpdateEvent
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-
-pytestmark = pytest.mark.timeout(120)
+from waits import EVENT_WAIT
 
 
 def judge_says(complete: bool) -> Callable[[dict[str, Any]], FakeReply]:
@@ -45,7 +44,7 @@ def test_goal_reaches_complete(
     fake_llm.set_responder(models.judge, judge_says(complete=True))
     judge = make_llm(fake_llm, models.judge, usage_id="goal-judge")
     conversation.start_goal("say it is done", max_iterations=3, judge_llm=judge)
-    status = conversation.wait_for_goal(timeout=60)
+    status = conversation.wait_for_goal(timeout=EVENT_WAIT)
     assert (status.status, status.active, status.iteration) == ("complete", False, 1)
     assert status.verdict is not None and status.verdict.complete
 
@@ -57,7 +56,7 @@ def test_goal_status_events_reach_the_mirror(
     fake_llm.set_responder(models.judge, judge_says(complete=True))
     judge = make_llm(fake_llm, models.judge, usage_id="goal-judge")
     conversation.start_goal("say it is done", judge_llm=judge)
-    conversation.wait_for_goal(timeout=60)
+    conversation.wait_for_goal(timeout=EVENT_WAIT)
     goal_events = [
         event.value["status"]
         for event in conversation.state.events
@@ -74,12 +73,12 @@ def test_stop_goal_interrupts_and_resume_completes(
     judge = make_llm(fake_llm, models.judge, usage_id="goal-judge")
     conversation.start_goal("finish the work", max_iterations=50, judge_llm=judge)
     conversation.stop_goal()
-    stopped = conversation.wait_for_goal(timeout=30)
+    stopped = conversation.wait_for_goal(timeout=EVENT_WAIT)
     assert (stopped.status, stopped.active) == ("interrupted", False)
 
     fake_llm.set_responder(models.judge, judge_says(complete=True))
     conversation.resume_goal()
-    resumed = conversation.wait_for_goal(timeout=60)
+    resumed = conversation.wait_for_goal(timeout=EVENT_WAIT)
     assert resumed.status == "complete"
     assert resumed.objective == "finish the work"
 
@@ -91,7 +90,7 @@ def test_a_capped_goal_continues_with_new_limits(
     fake_llm.set_responder(models.judge, judge_says(complete=False))
     judge = make_llm(fake_llm, models.judge, usage_id="goal-judge")
     conversation.start_goal("finish the work", max_iterations=1, judge_llm=judge)
-    assert conversation.wait_for_goal(timeout=60).status == "capped"
+    assert conversation.wait_for_goal(timeout=EVENT_WAIT).status == "capped"
     with pytest.raises(RemoteRequestError, match="new limits"):
         conversation.resume_goal()
     with pytest.raises(RemoteRequestError, match="more than the 1 rounds"):
@@ -99,7 +98,7 @@ def test_a_capped_goal_continues_with_new_limits(
 
     fake_llm.set_responder(models.judge, judge_says(complete=True))
     conversation.resume_goal(GoalLimitsChange(max_iterations=4))
-    done = conversation.wait_for_goal(timeout=60)
+    done = conversation.wait_for_goal(timeout=EVENT_WAIT)
     assert (done.status, done.iteration, done.max_iterations) == ("complete", 2, 4)
 
 
@@ -118,7 +117,7 @@ def test_a_zero_budget_means_unlimited_on_the_server_too(
     fake_llm.set_responder(models.judge, judge_says(complete=True))
     judge = make_llm(fake_llm, models.judge, usage_id="goal-judge")
     conversation.start_goal("say it is done", judge_llm=judge, max_cost=0, time_limit=0)
-    status = conversation.wait_for_goal(timeout=60)
+    status = conversation.wait_for_goal(timeout=EVENT_WAIT)
     assert (status.status, status.max_cost, status.time_limit) == ("complete", None, None)
 
 
@@ -129,7 +128,7 @@ def test_the_mirrored_goal_events_rebuild_the_full_status(
     fake_llm.set_responder(models.judge, judge_says(complete=True))
     judge = make_llm(fake_llm, models.judge, usage_id="goal-judge")
     conversation.start_goal("say it is done", judge_llm=judge)
-    conversation.wait_for_goal(timeout=60)
+    conversation.wait_for_goal(timeout=EVENT_WAIT)
     # The REST status may be read a moment before the socket delivers the same event.
     deadline = time.monotonic() + 10
     mirrored = last_goal_status(conversation.state.events)

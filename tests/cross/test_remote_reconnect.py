@@ -6,7 +6,6 @@ import threading
 from pathlib import Path
 
 import httpx
-import pytest
 from live_server import LiveServer, Models, make_llm
 from openhands.sdk import (
     Agent,
@@ -18,8 +17,6 @@ from openhands.sdk import (
 from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.sdk.workspace import RemoteWorkspace
-
-pytestmark = pytest.mark.timeout(180)
 
 
 def test_mirror_catches_up_after_server_restart(

@@ -17,6 +17,7 @@ from openhands.sdk.llm import TextContent
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.sdk.workspace import RemoteWorkspace
 from pydantic import SecretStr
+from waits import EVENT_WAIT
 
 SESSION = "workspace-settings-session"
 SETTINGS_KEY = "sk-from-settings-31aa"
@@ -102,7 +103,7 @@ def test_a_profile_llm_and_a_profile_judge_get_their_keys_on_the_server(
     conversation = RemoteConversation(Agent(llm=agent_llm), workspace)
     try:
         conversation.start_goal("prove it", judge_llm=judge_llm, max_iterations=2)
-        status = conversation.wait_for_goal(timeout=60)
+        status = conversation.wait_for_goal(timeout=EVENT_WAIT)
     finally:
         conversation.close()
 

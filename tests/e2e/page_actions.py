@@ -8,8 +8,9 @@ from typing import Protocol
 
 from openhands.sdk.testing import FakeOpenAIServer
 from playwright.sync_api import Page, expect
+from waits import EVENT_WAIT_MS
 
-WAIT_MS = 60_000
+WAIT_MS = EVENT_WAIT_MS
 """How long a step may wait for the page (the machine may be busy)."""
 
 

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-import pytest
 from playwright.sync_api import Browser, ConsoleMessage, expect
-
-pytestmark = pytest.mark.timeout(120)
 
 
 def test_docs_render_offline_under_the_content_security_policy(

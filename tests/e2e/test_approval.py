@@ -7,13 +7,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from page_actions import WAIT_MS, OpenPage, create_conversation, start_goal
 from playwright.sync_api import Page, expect
 from web_fakes import agent_and_judge, in_turn
-
-pytestmark = pytest.mark.timeout(180)
 
 PHONE = (390, 844)
 DOCS_IMAGES = Path(__file__).parents[2] / "docs" / "img"

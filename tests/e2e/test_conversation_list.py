@@ -6,13 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from page_actions import WAIT_MS, OpenPage, conversation_id, create_conversation
 from playwright.sync_api import Page, expect
 from web_fakes import agent_and_judge
-
-pytestmark = pytest.mark.timeout(180)
 
 POLL_MS = 5_000
 """The list's refresh period (conversations.js POLL_SECONDS)."""

@@ -7,13 +7,10 @@ import re
 from pathlib import Path
 
 import httpx
-import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from page_actions import WAIT_MS, conversation_id, create_conversation, start_goal
 from playwright.sync_api import Page, expect
 from web_fakes import AGENT_MODEL, JUDGE_MODEL, REQUIREMENTS, in_turn, verdict, work
-
-pytestmark = pytest.mark.timeout(180)
 
 
 def format_cost(usd: float) -> str:

@@ -13,8 +13,6 @@ from page_actions import WAIT_MS, OpenPage, create_conversation, start_goal
 from playwright.sync_api import Page, expect
 from web_fakes import agent_and_judge
 
-pytestmark = pytest.mark.timeout(180)
-
 PHONE_WIDTH = 390
 A11Y_CHECKS = (Path(__file__).parent / "a11y_basics.js").read_text()
 

@@ -12,8 +12,6 @@ from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from page_actions import WAIT_MS, create_conversation
 from playwright.sync_api import Page, expect
 
-pytestmark = pytest.mark.timeout(120)
-
 RENDER = """async (text) => {
   const { renderMarkdown } = await import('/static/markdown.js');
   const box = document.createElement('div');

@@ -5,14 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-import pytest
 from e2e_server import ServerProcess
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from page_actions import WAIT_MS, OpenPage, conversation_id, create_conversation, start_goal
 from playwright.sync_api import Page, expect
 from web_fakes import SESSION_KEY, agent_and_judge
-
-pytestmark = pytest.mark.timeout(180)
 
 
 def test_new_conversation_appears_in_the_list(

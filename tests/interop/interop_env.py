@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 from child_processes import uv_command
+from waits import EVENT_WAIT
 
 REFERENCE_PIN = "1.57.*"
 """The reference release the interop tests run against (the newest below 1.58)."""
@@ -32,7 +33,7 @@ REQUIREMENTS = tuple(
     for name in ("openhands-sdk", "openhands-tools", "openhands-agent-server")
 )
 INSTALL_TIMEOUT = 1200.0
-START_TIMEOUT = 120.0
+START_TIMEOUT = EVENT_WAIT
 MIN_VERSION = (3, 12)
 
 

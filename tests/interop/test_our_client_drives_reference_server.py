@@ -17,10 +17,11 @@ from openhands.sdk.security.confirmation_policy import AlwaysConfirm
 from openhands.sdk.workspace import RemoteWorkspace
 from openhands.tools.preset.default import get_default_agent
 from pydantic import SecretStr
+from waits import EVENT_WAIT
 
 pytestmark = pytest.mark.timeout(600)
 
-WAIT = 120.0
+WAIT = EVENT_WAIT
 
 
 class Seen:

@@ -26,13 +26,12 @@ from pathlib import Path
 import psutil
 import pytest
 from child_processes import Sleeper
+from waits import EVENT_WAIT
 
-pytestmark = pytest.mark.timeout(90)
-
-GONE_WITHIN = 10.0
+GONE_WITHIN = EVENT_WAIT
 """Seconds the sleep may take to die after its starter was killed (polled, not slept)."""
 
-START_WITHIN = 60.0
+START_WITHIN = EVENT_WAIT
 """Seconds a starter may take to import the SDK and start its command (a loaded machine)."""
 
 ANNOUNCE_REGISTERED = """

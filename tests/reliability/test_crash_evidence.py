@@ -11,7 +11,6 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
 from openhands.sdk import (
     Agent,
     ConversationExecutionStatus,
@@ -24,8 +23,6 @@ from openhands.sdk.conversation.event_log import EVENTS_FILE
 from openhands.sdk.conversation.local import RUN_LOST
 from openhands.sdk.event import ConversationErrorEvent
 from openhands.sdk.testing import TestLLM
-
-pytestmark = pytest.mark.timeout(120)
 
 Status = ConversationExecutionStatus
 

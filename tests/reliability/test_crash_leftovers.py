@@ -17,8 +17,6 @@ from typing import Any
 import pytest
 from agent_server.harness import ServerProcess
 
-pytestmark = pytest.mark.timeout(120)
-
 SCRIPT = """
 import os, signal, sys
 from openhands.sdk import Agent, LocalConversation

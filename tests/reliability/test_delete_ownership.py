@@ -16,8 +16,6 @@ import pytest
 from agent_server.harness import ServerProcess, llm_spec, unique
 from openhands.sdk.testing import FakeOpenAIServer
 
-pytestmark = pytest.mark.timeout(120)
-
 
 @pytest.fixture(scope="module")
 def fake_llm() -> Iterator[FakeOpenAIServer]:

@@ -17,8 +17,6 @@ from agent_server.harness import ServerProcess, llm_spec, unique, verdict, wait_
 from openhands.agent_server.services.sealing import KEY_FILE_NAME
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-pytestmark = pytest.mark.timeout(120)
-
 
 @pytest.fixture(scope="module")
 def fake_llm() -> Iterator[FakeOpenAIServer]:

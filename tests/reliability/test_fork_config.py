@@ -16,12 +16,11 @@ import httpx
 import pytest
 from agent_server.harness import ServerProcess, llm_spec, unique, wait_until
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-
-pytestmark = pytest.mark.timeout(180)
+from waits import EVENT_WAIT
 
 TOOLS_SERVER = Path(__file__).parents[1] / "sdk" / "mcp" / "servers" / "tools_server.py"
 SUMMARY_KEY = "sk-summarizer-" + "5" * 20
-RUN_WITHIN = 120.0
+RUN_WITHIN = EVENT_WAIT
 """Seconds a run may take to reach a status (a loaded machine starts sandboxes slowly)."""
 BLOCKING_HOOK = "if grep -q forbidden; then echo 'no forbidden words' >&2; exit 2; fi"
 

@@ -26,8 +26,6 @@ from openhands.sdk.testing import TestLLM
 
 from .tmpfs import fill, mounted_tmpfs, remount_read_only
 
-pytestmark = pytest.mark.timeout(60)
-
 Status = ConversationExecutionStatus
 PADDING = "x" * 100_000  # each message is a 100 kB line
 

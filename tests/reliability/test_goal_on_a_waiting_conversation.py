@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 from agent_server.harness import ServerProcess, unique, verdict, wait_goal_end, wait_until
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from waits import EVENT_WAIT
 
 from .goal_restarts import create_conversation, goal, judge_spec, keyed_models, read_log
-
-pytestmark = pytest.mark.timeout(180)
 
 MARKER = "ran"
 """The file the pending terminal call creates: it exists only if the call ran."""
@@ -75,7 +74,7 @@ def _waiting_or_ran(server: ServerProcess, cid: str, work: Path) -> dict[str, An
             return status
         return None
 
-    return wait_until(settled, timeout=60, what="the goal to wait (or the call to run)")
+    return wait_until(settled, timeout=EVENT_WAIT, what="the goal to wait (or the call to run)")
 
 
 def _assert_goal_waits(server: ServerProcess, cid: str, work: Path) -> None:
@@ -95,7 +94,7 @@ def _approve_and_finish(server: ServerProcess, cid: str, work: Path) -> None:
             f"/api/conversations/{cid}/events/respond_to_confirmation", json={"accept": True}
         )
     assert answer.status_code == 200, answer.text
-    final = wait_goal_end(lambda: goal(server, cid), timeout=60)
+    final = wait_goal_end(lambda: goal(server, cid), timeout=EVENT_WAIT)
     assert final["status"] == "complete", final
     assert (work / MARKER).exists()
     kinds = [e["kind"] for e in read_log(server, cid)]

@@ -25,8 +25,7 @@ from agent_server.harness import (
     wait_until,
 )
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-
-pytestmark = pytest.mark.timeout(240)
+from waits import EVENT_WAIT
 
 MARKER = "approved-command-ran.txt"
 
@@ -107,7 +106,7 @@ def test_a_goal_waits_for_the_pending_approval_instead_of_giving_it(
                 f"/api/conversations/{cid}/events/respond_to_confirmation", json=decision
             )
             assert responded.status_code == 200, responded.text
-            ended = wait_goal_end(lambda: _goal(http, cid), timeout=120)
+            ended = wait_goal_end(lambda: _goal(http, cid), timeout=EVENT_WAIT)
 
             assert ended["status"] == "complete", ended
             assert ended["verify"]["exit_code"] == 0, ended["verify"]

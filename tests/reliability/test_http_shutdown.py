@@ -12,8 +12,6 @@ import pytest
 from agent_server.harness import ServerProcess, llm_spec, unique, wait_until
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-pytestmark = pytest.mark.timeout(120)
-
 LLM_DELAY = 60.0
 """How long the agent's LLM call takes: far longer than any shutdown may."""
 EXIT_BOUND = 10.0

@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 from agent_server.harness import ServerProcess, llm_spec, unique, wait_until
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from waits import EVENT_WAIT
 
 from .goal_restarts import HELD
 
 pytestmark = pytest.mark.timeout(300)
 
-RUN_WITHIN = 120.0
+RUN_WITHIN = EVENT_WAIT
 """Seconds a run may take to finish on a loaded machine."""
 
 

@@ -26,6 +26,7 @@ from agent_server.harness import ServerProcess, unique, verdict, wait_goal_end, 
 from child_processes import Sleeper
 from openhands.sdk.conversation.local import RUN_LOST
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from waits import EVENT_WAIT
 
 from .goal_restarts import (
     HELD,
@@ -42,7 +43,7 @@ from .goal_restarts import (
 
 pytestmark = pytest.mark.timeout(300)
 
-PHASE_WITHIN = 120.0
+PHASE_WITHIN = EVENT_WAIT
 """Seconds a phase may take to be reached (servers and sandboxes start slowly under load)."""
 
 DONE = FakeReply.text("done")
@@ -193,7 +194,7 @@ def test_kill_9_then_restart_and_resume_completes_the_goal_losing_nothing(
     with second.client() as http:
         resumed = http.post(f"/api/conversations/{cid}/goal/resume")
     assert resumed.status_code == 200, resumed.text
-    final = wait_goal_end(lambda: goal(second, cid), timeout=60)
+    final = wait_goal_end(lambda: goal(second, cid), timeout=EVENT_WAIT)
     assert final["status"] == "complete", final
     after = read_log(second, cid)
     assert_each_seen_event_kept_once_in_order(seen, after)

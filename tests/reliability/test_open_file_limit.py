@@ -10,10 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.timeout(120)
-
 LIMIT = 64
 CONVERSATIONS = 150
 

@@ -27,8 +27,6 @@ from .goal_restarts import (
     keyed_models,
 )
 
-pytestmark = pytest.mark.timeout(150)
-
 SEALING_KEY = "sealing-key-" + "7" * 40
 OTHER_SEALING_KEY = "other-sealing-key-" + "3" * 40
 DONE = FakeReply.text("done")

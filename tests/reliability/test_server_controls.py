@@ -15,8 +15,7 @@ import httpx
 import pytest
 from agent_server.harness import ServerProcess, llm_spec, unique, wait_until
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-
-pytestmark = pytest.mark.timeout(180)
+from waits import EVENT_WAIT
 
 SLOW_CALL_SECONDS = 60.0
 """How long each agent's LLM call takes: longer than all the tests of this module."""
@@ -55,7 +54,7 @@ def busy(
             goal = {"objective": "be slow", "judge_llm": llm_spec(fake_llm, slow)}
             assert http.post(f"/api/conversations/{ids[name]}/goal", json=goal).is_success
         # The first LLM call may wait for litellm's import (seconds): then all four are in.
-        wait_until(lambda: len(fake_llm.requests_for(slow)) == 4, timeout=90, what="4 runs")
+        wait_until(lambda: len(fake_llm.requests_for(slow)) == 4, timeout=EVENT_WAIT, what="4 runs")
         assert http.post(f"/api/conversations/{ids['queued-e']}/events", json=go).is_success
     yield server, ids
     server.stop()

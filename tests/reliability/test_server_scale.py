@@ -19,8 +19,6 @@ import httpx
 import pytest
 from agent_server.harness import ServerProcess
 
-pytestmark = pytest.mark.timeout(240)
-
 CONVERSATIONS = 320
 FD_LIMIT = 256
 

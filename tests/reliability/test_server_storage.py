@@ -18,8 +18,6 @@ from openhands.sdk.testing import FakeOpenAIServer
 
 from .tmpfs import fill, mounted_tmpfs, remount_read_only
 
-pytestmark = pytest.mark.timeout(120)
-
 PADDING = "x" * 100_000  # each message is a 100 kB line
 ENV = {"OH_PRELOAD_LITELLM": "false"}
 

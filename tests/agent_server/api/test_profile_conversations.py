@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from waits import EVENT_WAIT
 
 from ..harness import ServerProcess, unique, wait_goal_end, wait_until
 
@@ -20,7 +21,7 @@ AGENT_KEY = "sk-agent-profile-0a91"
 JUDGE_KEY = "sk-judge-profile-77f3"
 # Each fresh server imports litellm before its first LLM call: seconds alone, far longer when
 # other work keeps the cores busy.
-RUN_TIMEOUT = 180.0
+RUN_TIMEOUT = EVENT_WAIT
 
 
 def _save(rest: httpx.Client, fake: FakeOpenAIServer, key: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from waits import EVENT_WAIT
 
 from ..harness import ServerProcess, llm_spec, unique, wait_until
 
@@ -31,7 +32,7 @@ def _finished(rest: httpx.Client, cid: str) -> None:
     def done() -> bool:
         return rest.get(f"/api/conversations/{cid}").json()["execution_status"] == "finished"
 
-    wait_until(done, timeout=60, what="the run to finish")
+    wait_until(done, timeout=EVENT_WAIT, what="the run to finish")
 
 
 def _say(rest: httpx.Client, cid: str, text: str) -> None:

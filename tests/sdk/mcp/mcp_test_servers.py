@@ -14,13 +14,14 @@ from typing import Any
 import psutil
 from openhands.sdk import LocalConversation
 from openhands.sdk.testing import TestLLM
+from waits import EVENT_WAIT
 
 SERVERS = Path(__file__).parent / "servers"
 TOOLS_SERVER = SERVERS / "tools_server.py"
 SILENT_SERVER = SERVERS / "silent_server.py"
 SESSION_SERVER = SERVERS / "session_server.py"
 
-GONE_WITHIN = 10.0
+GONE_WITHIN = EVENT_WAIT
 """Seconds a server process may take to disappear (polled, not slept)."""
 
 

@@ -14,8 +14,9 @@ import httpx
 import pytest
 from openhands.sdk.testing import fake_llm
 from openhands.sdk.testing.demo_script import DEMO_FILE
+from waits import EVENT_WAIT
 
-START_TIMEOUT = 60.0
+START_TIMEOUT = EVENT_WAIT
 
 
 def _free_port() -> int:

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from openhands.sdk.testing import FakeOpenAIServer
+from waits import EVENT_WAIT
 
-RUN_TIMEOUT = 120.0
+RUN_TIMEOUT = EVENT_WAIT
 """Seconds a whole `openhands-goal` run may take in a test (litellm's import included)."""
 
 PRICED_MODEL = "openai/gpt-4o-mini"

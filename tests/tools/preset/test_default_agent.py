@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from openhands.sdk import (
     ConversationExecutionStatus,
     LocalConversation,
@@ -15,8 +14,6 @@ from openhands.sdk import (
 from openhands.sdk.testing import TestLLM
 from openhands.tools.preset import get_default_agent
 from openhands.tools.terminal import TerminalObservation
-
-pytestmark = pytest.mark.timeout(60)
 
 
 def test_default_agent_has_the_reference_tools_terminal_file_editor_task_tracker() -> None:

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from openhands.sdk import LLM, ConversationExecutionStatus, LocalConversation
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from openhands.tools.preset import get_default_agent
 from pydantic import SecretStr
-
-pytestmark = pytest.mark.timeout(120)
 
 
 def test_scripted_http_run_uses_terminal_and_file_editor(workspace: Path) -> None:

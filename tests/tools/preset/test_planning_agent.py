@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from openhands.sdk import ConversationExecutionStatus, LocalConversation, Message, ObservationEvent
 from openhands.sdk.testing import TestLLM
 from openhands.tools.preset import get_planning_agent, get_planning_tools
-
-pytestmark = pytest.mark.timeout(60)
 
 
 def test_the_planning_agent_has_read_only_tools_and_the_plan_editor() -> None:

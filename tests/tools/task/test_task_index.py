@@ -13,8 +13,6 @@ import pytest
 from openhands.tools.task import TaskIndex, TaskRecord
 from openhands.tools.task.index import INDEX_FILE
 
-pytestmark = pytest.mark.timeout(120)
-
 
 def record(task_id: str, status: str = "completed") -> TaskRecord:
     return TaskRecord(id=task_id, status=status, conversation_id=f"conv-{task_id}")  # type: ignore[arg-type]

@@ -14,8 +14,6 @@ from openhands.sdk.testing import TestLLM
 from openhands.tools.task import TaskError, TaskManager, TaskRecord, UnknownTaskError
 from openhands.tools.task.index import INDEX_FILE
 
-pytestmark = pytest.mark.timeout(60)
-
 Factory = Callable[..., Message]
 
 

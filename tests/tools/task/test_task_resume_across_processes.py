@@ -8,13 +8,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from openhands.sdk import Message
 from openhands.sdk.conversation.event_log import EVENTS_FILE
 from openhands.sdk.testing import TestLLM
 from openhands.tools.task import TaskManager
-
-pytestmark = pytest.mark.timeout(120)
 
 RESUME_SCRIPT = """
 import json, sys

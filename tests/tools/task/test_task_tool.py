@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from openhands.sdk import Event, LocalConversation, Message, ObservationEvent
 from openhands.sdk.testing import TestLLM
 from openhands.tools.preset import get_default_agent
 from openhands.tools.task import TaskAction, TaskExecutor, TaskManager, TaskObservation
-
-pytestmark = pytest.mark.timeout(60)
 
 Factory = Callable[..., Message]
 

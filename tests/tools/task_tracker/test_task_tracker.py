@@ -26,8 +26,6 @@ from openhands.tools.task_tracker import (
     TaskTrackerTool,
 )
 
-pytestmark = pytest.mark.timeout(60)
-
 Factory = Callable[..., Message]
 
 PLAN = [

@@ -14,8 +14,6 @@ from openhands.tools.terminal import (
     TerminalTool,
 )
 
-pytestmark = pytest.mark.timeout(60)
-
 
 def test_create_uses_a_given_executor(workspace: Path) -> None:
     shared = TerminalExecutor(str(workspace))

@@ -11,8 +11,6 @@ from openhands.sdk.llm import TextContent
 from openhands.sdk.tool import Observation, Tool, ToolContext, resolve_tool
 from openhands.tools.terminal import TerminalAction, TerminalExecutor, TerminalObservation
 
-pytestmark = pytest.mark.timeout(60)
-
 
 @pytest.fixture
 def quiet_terminal(workspace: Path) -> Iterator[TerminalExecutor]:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from openhands.sdk import Agent, LocalConversation, ObservationEvent, Tool
 from openhands.sdk.secret import SecretSource
 from openhands.sdk.testing import TestLLM
-
-pytestmark = pytest.mark.timeout(60)
 
 
 class Computed(SecretSource):

@@ -10,8 +10,6 @@ import pytest
 from openhands.tools.terminal import TerminalSession
 from openhands.tools.terminal.session import INTERRUPT
 
-pytestmark = pytest.mark.timeout(120)
-
 # Stands for a job whose first Ctrl-C was lost (bash was still starting it): it only gives up
 # on the second SIGINT.
 SURVIVES_ONE_CTRL_C = """

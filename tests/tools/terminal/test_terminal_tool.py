@@ -5,13 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
 from child_processes import Sleeper
 from openhands.sdk.llm import TextContent
 from openhands.sdk.tool import Observation
 from openhands.tools.terminal import TerminalAction, TerminalExecutor
-
-pytestmark = pytest.mark.timeout(60)
 
 
 def shown(observation: Observation) -> str:
