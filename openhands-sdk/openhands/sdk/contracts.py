@@ -9,12 +9,12 @@ against the same promises.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from openhands.sdk.event.base import Event
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.state import ConversationExecutionStatus
     from openhands.sdk.llm.llm import LLM
     from openhands.sdk.llm.message import Message
     from openhands.sdk.workspace.checkpoints import Checkpoint
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentView",
     "CheckpointingConversation",
+    "ConversationExecutionStatus",
     "ConversationStateView",
     "DrivableConversation",
     "EventHistory",
@@ -29,6 +30,30 @@ __all__ = [
     "ObservableConversation",
     "WorkspaceView",
 ]
+
+
+class ConversationExecutionStatus(StrEnum):
+    """Where a conversation is in its life cycle."""
+
+    IDLE = "idle"
+    RUNNING = "running"
+    PAUSED = "paused"
+    WAITING_FOR_CONFIRMATION = "waiting_for_confirmation"
+    FINISHED = "finished"
+    ERROR = "error"
+    STUCK = "stuck"
+
+    @property
+    def is_terminal(self) -> bool:
+        """True for statuses that end a run (finished, error, stuck, paused, or waiting for
+        a person to approve a tool call)."""
+        return self in (
+            ConversationExecutionStatus.WAITING_FOR_CONFIRMATION,
+            ConversationExecutionStatus.FINISHED,
+            ConversationExecutionStatus.ERROR,
+            ConversationExecutionStatus.STUCK,
+            ConversationExecutionStatus.PAUSED,
+        )
 
 
 @runtime_checkable

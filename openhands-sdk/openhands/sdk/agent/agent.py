@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.agent.base import AgentBase, OnEvent, OnToken
@@ -32,7 +33,7 @@ from pydantic import PrivateAttr, ValidationError
 
 if TYPE_CHECKING:
     from openhands.sdk.agent.parallel_executor import ParallelToolExecutor
-    from openhands.sdk.conversation.local import LocalConversation
+    from openhands.sdk.agent.step_conversation import StepConversation
 
 __all__ = ["Agent", "AgentBase", "OnEvent", "OnToken"]
 
@@ -66,7 +67,7 @@ class Agent(AgentBase):
     _executor: ParallelToolExecutor | None = PrivateAttr(default=None)
 
     def step(
-        self, conversation: LocalConversation, on_event: OnEvent, on_token: OnToken | None = None
+        self, conversation: StepConversation, on_event: OnEvent, on_token: OnToken | None = None
     ) -> bool:
         approved = conversation.take_approved_actions()
         if approved:
@@ -86,7 +87,7 @@ class Agent(AgentBase):
         return self._run_calls(conversation, calls, on_event)
 
     def _approved_calls(
-        self, conversation: LocalConversation, actions: list[ActionEvent]
+        self, conversation: StepConversation, actions: list[ActionEvent]
     ) -> list[_Call]:
         """The calls that waited for approval, as the step that recorded them left them."""
         calls: list[_Call] = []
@@ -100,7 +101,7 @@ class Agent(AgentBase):
 
     # -- (1) and (2): ask the LLM --------------------------------------------------------------
 
-    def _llm_messages(self, conversation: LocalConversation) -> list[Message]:
+    def _llm_messages(self, conversation: StepConversation) -> list[Message]:
         """The messages the LLM sees this step (kept incrementally by the state), condensed
         first when the condenser says the view grew too long."""
         messages = conversation.state.llm_messages()
@@ -115,7 +116,7 @@ class Agent(AgentBase):
         return conversation.state.llm_messages()
 
     def _complete(
-        self, conversation: LocalConversation, messages: list[Message], on_token: OnToken | None
+        self, conversation: StepConversation, messages: list[Message], on_token: OnToken | None
     ) -> LLMResponse:
         # `on_token` only when there are token callbacks, so LLMs without it keep working.
         streaming: dict[str, Any] = {} if on_token is None else {"on_token": on_token}
@@ -124,7 +125,7 @@ class Agent(AgentBase):
     # -- (3): record the calls -----------------------------------------------------------------
 
     def _record_calls(
-        self, conversation: LocalConversation, response: LLMResponse, on_event: OnEvent
+        self, conversation: StepConversation, response: LLMResponse, on_event: OnEvent
     ) -> list[_Call]:
         reply = response.message
         thought = [part for part in reply.content if isinstance(part, TextContent)]
@@ -154,7 +155,7 @@ class Agent(AgentBase):
 
     @staticmethod
     def _validate(
-        call: MessageToolCall, tools: dict[str, ToolDefinition]
+        call: MessageToolCall, tools: Mapping[str, ToolDefinition]
     ) -> tuple[Any, str | None, str]:
         """(the action or None, why not, the `security_risk` the LLM stated or UNKNOWN)."""
         tool = tools.get(call.name)
@@ -177,7 +178,7 @@ class Agent(AgentBase):
     # -- (4) to (6): check, run, record --------------------------------------------------------
 
     def _run_calls(
-        self, conversation: LocalConversation, calls: list[_Call], on_event: OnEvent
+        self, conversation: StepConversation, calls: list[_Call], on_event: OnEvent
     ) -> bool:
         """Run the calls of one reply; True when one of them was `finish`."""
         runnable = [call for call in calls if call.error is None]
@@ -212,7 +213,7 @@ class Agent(AgentBase):
         return finished
 
     @staticmethod
-    def _for_client(conversation: LocalConversation, call: _Call) -> bool:
+    def _for_client(conversation: StepConversation, call: _Call) -> bool:
         """True for an allowed call of a client tool that waits for its answer: it is left
         without a result and the run stops after this step (see `tool.client_tool`)."""
         if not Agent._will_run(call):
@@ -234,7 +235,7 @@ class Agent(AgentBase):
             self._executor = ParallelToolExecutor(self.tool_concurrency_limit)
         return self._executor
 
-    def _check(self, conversation: LocalConversation, call: _Call) -> str | None:
+    def _check(self, conversation: StepConversation, call: _Call) -> str | None:
         """Why the call must not run (PreToolUse hooks said so), or None."""
         event = call.event
         outcome = conversation.hook_runner.run(
@@ -245,7 +246,7 @@ class Agent(AgentBase):
         )
         return outcome.feedback if outcome.blocked else None
 
-    def _invoke(self, conversation: LocalConversation, call: _Call) -> _Ran:
+    def _invoke(self, conversation: StepConversation, call: _Call) -> _Ran:
         """Run one call's tool (maybe in a worker thread); never raises for a broken tool."""
         name = call.event.tool_name
         try:
@@ -257,7 +258,7 @@ class Agent(AgentBase):
         return _Ran(observation=observation)
 
     def _record_result(
-        self, conversation: LocalConversation, call: _Call, ran: _Ran | None, on_event: OnEvent
+        self, conversation: StepConversation, call: _Call, ran: _Ran | None, on_event: OnEvent
     ) -> bool:
         """Record the answer to one call (and run its PostToolUse hooks); True for `finish`."""
         event = call.event

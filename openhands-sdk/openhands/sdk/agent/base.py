@@ -28,8 +28,8 @@ from openhands.sdk.tool.tool import Tool, ToolContext, ToolDefinition
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 if TYPE_CHECKING:
+    from openhands.sdk.agent.step_conversation import StepConversation
     from openhands.sdk.context.conversation_context import ConversationContext
-    from openhands.sdk.conversation.local import LocalConversation
 
 OnEvent = Callable[[Event], None]
 OnToken = Callable[[Any], None]
@@ -274,7 +274,7 @@ class AgentBase(BaseModel):
     # -- stepping ------------------------------------------------------------------------------
 
     def step(
-        self, conversation: LocalConversation, on_event: OnEvent, on_token: OnToken | None = None
+        self, conversation: StepConversation, on_event: OnEvent, on_token: OnToken | None = None
     ) -> bool:
         """Take one step; return True when the agent wants to end the run.
 

@@ -11,7 +11,13 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import TypeVar
+
+from openhands.sdk.tool.resources import DeclaredResources
+from openhands.sdk.tool.schema import Action
+from openhands.sdk.tool.tool import ToolDefinition
+
+__all__ = ["DeclaredResources", "ParallelToolExecutor", "ResourceLocks", "lock_keys"]
 
 from openhands.sdk.errors import InvalidArgumentError
 
@@ -19,25 +25,12 @@ CallT = TypeVar("CallT")
 ResultT = TypeVar("ResultT")
 
 
-class DeclaredResources(NamedTuple):
-    """The resources one tool call uses, as a tool declares them.
-
-    `declared=False`: the tool did not say, so its calls take turns (one lock per tool).
-    `declared=True` with no `keys`: the call shares nothing and takes no lock. Otherwise the
-    call holds a lock per key (e.g. `file:/abs/path`) while it runs.
-    """
-
-    keys: tuple[str, ...] = ()
-    declared: bool = False
-
-
-def lock_keys(tool: Any, action: Any) -> list[str]:
+def lock_keys(tool: ToolDefinition, action: Action | None) -> list[str]:
     """The locks a call of `tool` with `action` holds while it runs (see DeclaredResources)."""
-    declare = getattr(tool, "declared_resources", None)
-    resources = declare(action) if callable(declare) and action is not None else None
-    if resources is None or not getattr(resources, "declared", False):
-        return [f"tool:{getattr(tool, 'name', type(tool).__name__)}"]
-    return sorted(set(getattr(resources, "keys", ())))
+    resources = tool.declared_resources(action) if action is not None else DeclaredResources()
+    if not resources.declared:
+        return [f"tool:{tool.name}"]
+    return sorted(set(resources.keys))
 
 
 class ResourceLocks:

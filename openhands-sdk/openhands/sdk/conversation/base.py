@@ -6,7 +6,11 @@ import uuid
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Self
 
-from openhands.sdk.contracts import ConversationStateView, WorkspaceView
+from openhands.sdk.contracts import (
+    ConversationExecutionStatus,
+    ConversationStateView,
+    WorkspaceView,
+)
 from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm.message import Message, TextContent
 
@@ -114,7 +118,6 @@ class BaseConversation(ABC):
     def pending_actions(self) -> list[ActionEvent]:
         """The tool calls waiting for approval (empty unless `waiting_for_confirmation`)."""
         from openhands.sdk.conversation.confirmation import unmatched_actions
-        from openhands.sdk.conversation.state import ConversationExecutionStatus
 
         state = self.state
         if state.execution_status != ConversationExecutionStatus.WAITING_FOR_CONFIRMATION:

@@ -12,14 +12,15 @@ rated HIGH.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any
 
+from openhands.sdk.contracts import EventHistory
 from openhands.sdk.event.action import (
     ActionEvent,
     AgentErrorEvent,
     ObservationEvent,
     UserRejectObservation,
 )
+from openhands.sdk.event.base import Event
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
 from openhands.sdk.security.approval_rules import (
     NEVER_ASK,
@@ -37,13 +38,16 @@ their results are always among the newest)."""
 _RESULTS = (ObservationEvent, AgentErrorEvent, UserRejectObservation)
 
 
-def unmatched_actions(events: Any) -> list[ActionEvent]:
+def unmatched_actions(events: EventHistory | Sequence[Event]) -> list[ActionEvent]:
     """The calls of the newest LLM reply that have no result yet (no observation, error or
     rejection), in call order. `events` is a list of events or a conversation's history."""
     total = len(events)
     start = max(0, total - PENDING_SEARCH)
-    window: Sequence[Any] = events.read(start, total) if hasattr(events, "read") else events
-    window = list(window)[-PENDING_SEARCH:]
+    # A history reads only the newest events from its files; a list is sliced.
+    if isinstance(events, EventHistory):
+        window = events.read(start, total)
+    else:
+        window = list(events[start:total])
     waiting: dict[str, ActionEvent] = {}  # by event id, in call order
     newest_reply: str | None = None
     for event in window:
@@ -53,7 +57,7 @@ def unmatched_actions(events: Any) -> list[ActionEvent]:
         elif isinstance(event, _RESULTS):
             # A result names its call by event id when it can; an error only by the LLM's
             # call id, which a provider may reuse: it answers the newest such call.
-            action_id = getattr(event, "action_id", None)
+            action_id = event.action_id if not isinstance(event, AgentErrorEvent) else None
             if action_id in waiting:
                 del waiting[action_id]
                 continue

@@ -9,7 +9,7 @@ from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.base import BaseConversation, as_conversation_id
 from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.workspace.local import LocalWorkspace
-from openhands.sdk.workspace.remote import RemoteWorkspace
+from openhands.sdk.workspace.remote.base import RemoteWorkspace
 
 
 class Conversation:
@@ -29,7 +29,7 @@ class Conversation:
         if kwargs.get("conversation_id") is not None:
             kwargs["conversation_id"] = as_conversation_id(kwargs["conversation_id"])
         if isinstance(workspace, RemoteWorkspace):
-            from openhands.sdk.conversation.remote import RemoteConversation
+            from openhands.sdk.conversation.remote.conversation import RemoteConversation
 
             if agent is None:
                 raise InvalidArgumentError(

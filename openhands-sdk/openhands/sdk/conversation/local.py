@@ -32,6 +32,7 @@ from openhands.sdk.conversation.errors import (
 )
 from openhands.sdk.conversation.event_log import EventLogClosedError
 from openhands.sdk.conversation.fork import copy_agent, fork_state
+from openhands.sdk.conversation.hook_agent import hook_agent_for
 from openhands.sdk.conversation.llm_switch import LLMSwitching
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
 from openhands.sdk.conversation.secret_registry import SecretRegistry
@@ -290,6 +291,7 @@ class LocalConversation(Approvals, Checkpointing, ClientCalls, LLMSwitching, Bas
                 on_event=self._emit,
                 llm_source=lambda: self._state.agent.llm,
                 stats=state.stats,
+                hook_agent=hook_agent_for(LocalConversation),
             )
             if not state.has_events:
                 records = [

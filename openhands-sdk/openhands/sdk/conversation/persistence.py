@@ -41,6 +41,10 @@ from openhands.sdk.security.confirmation_policy import ConfirmationPolicy, Never
 from openhands.sdk.workspace.local import LocalWorkspace
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+GOAL_STATE_KEY = "goal"
+"""The `key` of the `ConversationStateUpdateEvent`s that carry a goal's status (the goal
+package writes them; a conversation's summary reads the latest)."""
+
 __all__ = [
     "ConversationSummary",
     "list_conversation_ids",
@@ -124,8 +128,6 @@ def load_conversation_summary(
                 "restore it from a backup, or remove that folder to start over."
             )
         return None
-    from openhands.sdk.conversation.goal import GOAL_STATE_KEY  # the goal package is heavier
-
     updates = data.get("state_updates")
     goal = updates.get(GOAL_STATE_KEY) if isinstance(updates, dict) else None
     try:

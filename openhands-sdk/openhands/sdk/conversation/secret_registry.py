@@ -16,6 +16,7 @@ import re
 import shlex
 import threading
 from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.secret.secrets import SecretSource, SecretValue, StaticSecret
@@ -134,7 +135,29 @@ class SecretRegistry:
         return text
 
 
-def secret_registry_of(conversation: object) -> SecretRegistry | None:
-    """The secret registry of a conversation in this process (None for others or None)."""
-    registry = getattr(getattr(conversation, "state", None), "secret_registry", None)
-    return registry if isinstance(registry, SecretRegistry) else None
+@runtime_checkable
+class HoldsSecrets(Protocol):
+    """A conversation state that keeps its secrets in this process (a local one's)."""
+
+    @property
+    def secret_registry(self) -> SecretRegistry:
+        """The conversation's secrets."""
+        ...
+
+
+class HasState(Protocol):
+    """A conversation, as far as its state goes (any `BaseConversation`)."""
+
+    @property
+    def state(self) -> object:
+        """The conversation's state."""
+        ...
+
+
+def secret_registry_of(conversation: HasState | None) -> SecretRegistry | None:
+    """The secret registry of a conversation in this process (None for a remote one, whose
+    secrets stay on its server, or for no conversation)."""
+    if conversation is None:
+        return None
+    state = conversation.state
+    return state.secret_registry if isinstance(state, HoldsSecrets) else None

@@ -24,11 +24,11 @@ import threading
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from openhands.sdk.agent.agent import AgentBase
+from openhands.sdk.contracts import ConversationExecutionStatus
 from openhands.sdk.conversation.branch import (
     BranchView,
     EventTree,
@@ -74,30 +74,6 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
-
-
-class ConversationExecutionStatus(StrEnum):
-    """Where a conversation is in its life cycle."""
-
-    IDLE = "idle"
-    RUNNING = "running"
-    PAUSED = "paused"
-    WAITING_FOR_CONFIRMATION = "waiting_for_confirmation"
-    FINISHED = "finished"
-    ERROR = "error"
-    STUCK = "stuck"
-
-    @property
-    def is_terminal(self) -> bool:
-        """True for statuses that end a run (finished, error, stuck, paused, or waiting for
-        a person to approve a tool call)."""
-        return self in (
-            ConversationExecutionStatus.WAITING_FOR_CONFIRMATION,
-            ConversationExecutionStatus.FINISHED,
-            ConversationExecutionStatus.ERROR,
-            ConversationExecutionStatus.STUCK,
-            ConversationExecutionStatus.PAUSED,
-        )
 
 
 def _now() -> datetime:

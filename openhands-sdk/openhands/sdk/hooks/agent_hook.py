@@ -1,7 +1,9 @@
 """Prompt and agent hooks: an LLM (a copy of the conversation's) decides allow or deny.
 
 A prompt hook is one completion under the hook's policy; an agent hook is a short
-sub-conversation (no hooks of its own, `max_iterations` steps, the hook's `tools`). Both are
+sub-conversation (no hooks of its own, `max_iterations` steps, the hook's `tools`) that the
+conversation runs for it: it gives the runner a `HookAgent` (the hooks do not build agents or
+conversations, which sit above them). Both are
 given the event JSON and must answer `{"decision": "allow"|"deny", "reason": "..."}`; the first
 JSON object in the answer counts. Anything else (no LLM, an error, no or bad JSON, another
 decision) allows: the hook fails open, with `success=False` and the `error` said. The hook
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from openhands.sdk.hooks.config import HookDefinition, HookType
 from openhands.sdk.hooks.executor import HookResult
@@ -23,14 +25,29 @@ from openhands.sdk.llm.message import Message, TextContent
 from openhands.sdk.llm.metrics import Metrics
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.conversation_stats import ConversationStats
-    from openhands.sdk.event.base import Event
     from openhands.sdk.llm.llm import LLM
 
 logger = logging.getLogger(__name__)
 
 LLMSource = Callable[[], "LLM | None"]
 """Gives the conversation's current LLM (read when a hook runs, so a switched LLM is used)."""
+
+
+class HookAgent(Protocol):
+    """Runs an agent hook: a sub-conversation of `llm` (the hook's copy) in `working_dir` that
+    is sent `request`; returns the agent's last word (its last message or `finish` message)."""
+
+    def __call__(self, hook: HookDefinition, llm: LLM, request: str, working_dir: str) -> str: ...
+
+
+class UsageLedger(Protocol):
+    """Where a hook LLM's usage is counted: the conversation's `ConversationStats`."""
+
+    @property
+    def usage_to_metrics(self) -> dict[str, Metrics]:
+        """Metrics by usage_id."""
+        ...
+
 
 _DECODER = json.JSONDecoder()
 
@@ -59,16 +76,23 @@ def run_llm_hook(
     *,
     llm_source: LLMSource | None,
     working_dir: str,
-    stats: ConversationStats | None,
+    stats: UsageLedger | None,
+    hook_agent: HookAgent | None = None,
 ) -> HookResult:
-    """Run a prompt or agent hook; never raises (it fails open)."""
+    """Run a prompt or agent hook; never raises (it fails open). An agent hook runs through
+    `hook_agent` (a conversation gives its own); without one it allows, and says why."""
     llm = llm_source() if llm_source is not None else None
     if llm is None:
         return _fail_open(f"{hook.type.value} hook has no LLM to ask (allowed)")
+    if hook.type == HookType.AGENT and hook_agent is None:
+        return _fail_open("agent hook has no conversation to run its agent in (allowed)")
     hook_llm = _hook_llm(llm, hook)
     try:
-        if hook.type == HookType.AGENT:
-            answer = _ask_agent(hook, hook_llm, event_name, payload, working_dir)
+        if hook_agent is not None and hook.type == HookType.AGENT:
+            request = AGENT_HOOK_REQUEST.format(
+                event=event_name, payload=json.dumps(payload, indent=2, default=str)
+            )
+            answer = hook_agent(hook, hook_llm, request, working_dir)
         else:
             answer = _ask_once(hook, hook_llm, event_name, payload)
     except Exception as exc:  # a broken hook must not stop the agent: it allows, and says why
@@ -121,11 +145,7 @@ def _hook_llm(llm: LLM, hook: HookDefinition) -> LLM:
     """A copy of `llm` for this hook: its own usage_id and timeout, fresh metrics."""
     usage_id = f"{hook.type.value}-hook:{hook.name or 'default'}"
     copy = llm.model_copy(update={"usage_id": usage_id, "timeout": hook.timeout})
-    reset = getattr(copy, "reset_metrics", None)
-    if callable(reset):
-        reset()
-    else:  # an LLM without reset_metrics: a shallow copy would share the parent's metrics
-        copy._metrics = Metrics(usage_id=usage_id)
+    copy.reset_metrics()  # a shallow copy would otherwise share the parent's metrics
     return copy
 
 
@@ -149,69 +169,10 @@ def _ask_once(hook: HookDefinition, llm: LLM, event_name: str, payload: dict[str
     return "\n".join(part.text for part in reply.content if isinstance(part, TextContent))
 
 
-def _ask_agent(
-    hook: HookDefinition, llm: LLM, event_name: str, payload: dict[str, Any], working_dir: str
-) -> str:
-    # Imported here: the conversation layer imports the hooks package.
-    from openhands.sdk.agent.agent import Agent
-    from openhands.sdk.conversation.errors import ConversationRunError
-    from openhands.sdk.conversation.local import LocalConversation
-    from openhands.sdk.tool.tool import Tool
-
-    agent = Agent(
-        llm=llm,
-        tools=[Tool(name=name) for name in hook.tools],
-        include_default_tools=["FinishTool"],
-        system_prompt=hook.system_prompt,
-    )
-    conversation = LocalConversation(
-        agent, working_dir, hook_config=None, max_iteration_per_run=hook.max_iterations
-    )
-    try:
-        conversation.send_message(
-            AGENT_HOOK_REQUEST.format(
-                event=event_name, payload=json.dumps(payload, indent=2, default=str)
-            )
-        )
-        try:
-            conversation.run()
-        except ConversationRunError as exc:
-            logger.warning("%s did not finish: %s", hook.display_command, exc)
-        return final_answer(list(conversation.state.events))
-    finally:
-        conversation.close()
-
-
-def final_answer(events: list[Event]) -> str:
-    """The agent's last word in `events`: its last text message or `finish` message."""
-    from openhands.sdk.event.action import ActionEvent
-    from openhands.sdk.event.message import MessageEvent
-
-    for event in reversed(events):
-        if isinstance(event, MessageEvent) and event.source == "agent":
-            return event.llm_message.text
-        if isinstance(event, ActionEvent) and event.tool_name == "finish":
-            action: Any = event.action
-            message = (
-                action.get("message")
-                if isinstance(action, dict)
-                else getattr(action, "message", None)
-            )
-            return str(message or "")
-    return ""
-
-
-def _count(stats: ConversationStats, metrics: Metrics) -> None:
+def _count(stats: UsageLedger, metrics: Metrics) -> None:
     """Add one hook run's usage to the conversation's stats under the hook's usage_id."""
     total = stats.usage_to_metrics.get(metrics.usage_id)
     if total is None:
         stats.usage_to_metrics[metrics.usage_id] = metrics
-        return
-    if total is metrics:
-        return
-    merge = getattr(total, "merge", None)
-    if callable(merge):
-        merge(metrics)
-        return
-    for name in ("accumulated_cost", "prompt_tokens", "completion_tokens", "completions"):
-        setattr(total, name, getattr(total, name) + getattr(metrics, name))
+    elif total is not metrics:
+        total.merge(metrics)

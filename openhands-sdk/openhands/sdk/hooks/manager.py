@@ -2,8 +2,10 @@
 
 The reference SDK's entry point for hooks: a script (or a UI checking a policy) asks "may
 this tool call go on?" and gets the decision plus every hook's result. Prompt hooks ask
-`llm` (a copy counted in `conversation_stats`); command hooks run in `working_dir`. Inside
-a conversation the same rules run through `HookRunner`.
+`llm` (a copy counted in `conversation_stats`); command hooks run in `working_dir`; agent
+hooks run through `hook_agent` (`hook_agent_for(LocalConversation)` from
+`openhands.sdk.conversation.hook_agent`; without one they allow, and say why). Inside a
+conversation the same rules run through `HookRunner`.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from openhands.sdk.hooks.runner import HookRunner
 from openhands.sdk.hooks.types import HookEventType
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.conversation_stats import ConversationStats
     from openhands.sdk.event.base import Event
+    from openhands.sdk.hooks.agent_hook import HookAgent, UsageLedger
     from openhands.sdk.hooks.executor import HookResult
     from openhands.sdk.llm.llm import LLM
 
@@ -35,8 +37,9 @@ class HookManager:
         session_id: str | None = None,
         llm: LLM | None = None,
         llm_getter: Callable[[], LLM | None] | None = None,
-        conversation_stats: ConversationStats | None = None,
+        conversation_stats: UsageLedger | None = None,
         on_event: Callable[[Event], object] | None = None,
+        hook_agent: HookAgent | None = None,
     ) -> None:
         folder = working_dir or str(Path.cwd())
         self.config = config if config is not None else HookConfig.load(working_dir=folder)
@@ -50,6 +53,7 @@ class HookManager:
             on_event=on_event,
             llm_source=getter,
             stats=conversation_stats,
+            hook_agent=hook_agent,
         )
 
     def run_pre_tool_use(

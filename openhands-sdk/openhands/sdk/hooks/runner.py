@@ -17,9 +17,8 @@ from openhands.sdk.hooks.types import BLOCK_EXIT_CODE, HookEventType
 from openhands.sdk.workspace.shell import TIMEOUT_EXIT_CODE
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.conversation_stats import ConversationStats
     from openhands.sdk.event.base import Event
-    from openhands.sdk.hooks.agent_hook import LLMSource
+    from openhands.sdk.hooks.agent_hook import HookAgent, LLMSource, UsageLedger
     from openhands.sdk.hooks.executor import HookResult
 
 logger = logging.getLogger(__name__)
@@ -70,7 +69,7 @@ class HookRunner:
     Command hooks run in `working_dir` through `run_shell`, with `env` as their whole
     environment (None: `agent_environment()`, this process's environment without its secrets)
     plus the OPENHANDS_* variables. Prompt and agent hooks use a copy of `llm_source()`, and
-    count its cost in `stats`. `on_event` gets a `HookExecutionEvent` per hook run.
+    count its cost in `stats`; an agent hook's sub-conversation runs through `hook_agent`. `on_event` gets a `HookExecutionEvent` per hook run.
     """
 
     def __init__(
@@ -82,7 +81,8 @@ class HookRunner:
         env: Mapping[str, str] | None = None,
         on_event: Callable[[Event], object] | None = None,
         llm_source: LLMSource | None = None,
-        stats: ConversationStats | None = None,
+        stats: UsageLedger | None = None,
+        hook_agent: HookAgent | None = None,
     ) -> None:
         self.config = config or HookConfig()
         self.working_dir = working_dir
@@ -91,6 +91,7 @@ class HookRunner:
         self.on_event = on_event
         self.llm_source = llm_source
         self.stats = stats
+        self.hook_agent = hook_agent
 
     def has_hooks(self, event: HookEventType, tool_name: str | None = None) -> bool:
         """Whether any hook would run for `event` (and `tool_name`)."""
@@ -170,6 +171,7 @@ class HookRunner:
                 llm_source=self.llm_source,
                 working_dir=self.working_dir,
                 stats=self.stats,
+                hook_agent=self.hook_agent,
             )
         from openhands.sdk.hooks.executor import hook_environment, run_command_hook
 

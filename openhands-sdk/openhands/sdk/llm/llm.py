@@ -45,7 +45,7 @@ from pydantic.json_schema import SkipJsonSchema
 if TYPE_CHECKING:
     from openhands.sdk.llm.callbacks import TokenCallbackType
     from openhands.sdk.llm.fallback_strategy import FallbackStrategy
-    from openhands.sdk.tool.tool import ToolDefinition
+    from openhands.sdk.llm.tool_schema import LLMTool
     from tenacity import RetryCallState, Retrying
 
 __all__ = ["LLM", "LLM_PROFILE_SCHEMA_VERSION", "LLMCallContext", "LLMResponse"]
@@ -473,7 +473,7 @@ class LLM(BaseModel):
     def completion(
         self,
         messages: list[Message],
-        tools: "Sequence[ToolDefinition | dict[str, Any]] | None" = None,
+        tools: "Sequence[LLMTool | dict[str, Any]] | None" = None,
         add_security_risk_prediction: bool = False,
         on_token: "TokenCallbackType | None" = None,
         call_context: LLMCallContext | None = None,
@@ -623,7 +623,7 @@ class LLM(BaseModel):
 
 
 def _tool_dicts(
-    tools: "Sequence[ToolDefinition | dict[str, Any]] | None", add_security_risk: bool
+    tools: "Sequence[LLMTool | dict[str, Any]] | None", add_security_risk: bool
 ) -> list[dict[str, Any]] | None:
     """OpenAI tool dicts for `tools` (definitions are rendered, dicts kept)."""
     if not tools:

@@ -13,18 +13,21 @@ import json
 import logging
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import mcp_types
 from openhands.sdk.llm.message import ImageContent, TextContent
 from openhands.sdk.mcp.client import MCPClient
 from openhands.sdk.mcp.errors import MCPError
 from openhands.sdk.tool.json_schema_action import JsonSchemaAction, object_schema, schema_function
-from openhands.sdk.tool.tool import Action, Observation, ToolAnnotations, ToolDefinition
+from openhands.sdk.tool.tool import (
+    Action,
+    Observation,
+    ToolAnnotations,
+    ToolConversation,
+    ToolDefinition,
+)
 from pydantic import ConfigDict, Field, model_validator
-
-if TYPE_CHECKING:
-    from openhands.sdk.conversation.base import BaseConversation
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +153,7 @@ class MCPToolExecutor:
         self.client = client
 
     def __call__(
-        self, action: Any, conversation: BaseConversation | None = None
+        self, action: Any, conversation: ToolConversation | None = None
     ) -> MCPToolObservation:
         arguments = action.to_mcp_arguments() if isinstance(action, MCPToolAction) else {}
         try:

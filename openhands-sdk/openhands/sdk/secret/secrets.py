@@ -20,7 +20,14 @@ from pydantic import (
     field_serializer,
 )
 
-__all__ = ["LookupSecret", "SecretSource", "SecretSpec", "SecretValue", "StaticSecret"]
+__all__ = [
+    "LookupSecret",
+    "SecretSource",
+    "SecretSpec",
+    "SecretValue",
+    "StaticSecret",
+    "dump_with_secrets",
+]
 
 
 class SecretSource(BaseModel, ABC):
@@ -86,6 +93,12 @@ SecretValue = str | SecretSource
 
 def _exposed(info: SerializationInfo) -> bool:
     return isinstance(info.context, dict) and bool(info.context.get("expose_secrets"))
+
+
+def dump_with_secrets(model: BaseModel) -> dict[str, Any]:
+    """`model` as a JSON-ready dict with secret values in clear and unset (None) fields left
+    out: the body sent to a server you trust (`openhands.sdk.wire.to_wire` is this)."""
+    return model.model_dump(mode="json", exclude_none=True, context={"expose_secrets": True})
 
 
 def _with_kind(value: Any) -> Any:

@@ -24,7 +24,7 @@ import copy
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.tool.json_schema_action import JsonSchemaAction, object_schema, schema_function
@@ -35,8 +35,7 @@ from openhands.sdk.tool.tool import ToolAnnotations, ToolContext, ToolDefinition
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 if TYPE_CHECKING:
-    from openhands.sdk.agent.base import AgentBase
-    from openhands.sdk.conversation.base import BaseConversation
+    from openhands.sdk.tool.tool import ToolConversation
 
 __all__ = [
     "DISPATCHED_TEXT",
@@ -152,7 +151,7 @@ class ClientTool(ToolDefinition):
         )
 
 
-def _acknowledge(action: Any, conversation: BaseConversation | None = None) -> Observation:
+def _acknowledge(action: Any, conversation: ToolConversation | None = None) -> Observation:
     return ClientToolObservation.from_text(DISPATCHED_TEXT)
 
 
@@ -242,9 +241,23 @@ def extract_client_tool_specs(tools: Sequence[Tool]) -> list[ClientToolSpec]:
     return found
 
 
-def with_client_tools(
-    agent: AgentBase, specs: Sequence[ClientToolSpec | Mapping[str, Any]]
-) -> AgentBase:
+class _WithTools(Protocol):
+    """An agent as far as its tools go (`AgentBase`, which sits above the tools)."""
+
+    @property
+    def tools(self) -> Sequence[Tool]:
+        """The agent's tool specs."""
+        ...
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with the fields of `update` changed."""
+        ...
+
+
+AgentT = TypeVar("AgentT", bound=_WithTools)
+
+
+def with_client_tools(agent: AgentT, specs: Sequence[ClientToolSpec | Mapping[str, Any]]) -> AgentT:
     """A copy of `agent` that also has the client tools of `specs` (replacing same names)."""
     tools = register_client_tools(specs)
     names = {tool.name for tool in tools}

@@ -15,13 +15,15 @@ import inspect
 import json
 import os
 import re
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar, runtime_checkable
 
 from openhands.sdk.errors import InvalidArgumentError, InvalidArgumentTypeError
+from openhands.sdk.tool.resources import DeclaredResources
 from openhands.sdk.tool.schema import Action, Observation
 from openhands.sdk.tool.spec import Tool
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -29,7 +31,7 @@ from pydantic._internal._model_construction import ModelMetaclass
 from pydantic.json_schema import SkipJsonSchema
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.base import BaseConversation
+    from openhands.sdk.llm.message import MessageToolCall
     from openhands.sdk.tool.response_schema import ResponseSchema
     from openhands.sdk.workspace.local import LocalWorkspace
 
@@ -65,6 +67,17 @@ class ToolAnnotations(BaseModel):
     openWorldHint: bool = Field(default=True, description="It reaches outside systems.")
 
 
+class ToolConversation(Protocol):
+    """The conversation a tool call runs in, as the tool layer names it (the conversation
+    layer sits above the tools). It is a `BaseConversation` (`openhands.sdk.conversation`):
+    an executor that reads more than the id annotates its parameter as one."""
+
+    @property
+    def id(self) -> uuid.UUID:
+        """The conversation's id."""
+        ...
+
+
 class ToolExecutor(ABC, Generic[ActionT, ObservationT]):
     """Runs one validated action and returns its observation.
 
@@ -75,7 +88,7 @@ class ToolExecutor(ABC, Generic[ActionT, ObservationT]):
 
     @abstractmethod
     def __call__(
-        self, action: ActionT, conversation: BaseConversation | None = None
+        self, action: ActionT, conversation: ToolConversation | None = None
     ) -> ObservationT:
         """Execute `action` on behalf of `conversation`."""
 
@@ -84,6 +97,16 @@ class ToolExecutor(ABC, Generic[ActionT, ObservationT]):
 
     def interrupt(self) -> None:
         """Stop an execution in progress (called from another thread; idempotent)."""
+
+
+@runtime_checkable
+class RecordedToolCall(Protocol):
+    """An event that records a call of a tool (an `ActionEvent`), as the tool reads it back:
+    the tool's name, the model's raw call and the validated action (None if invalid)."""
+
+    tool_name: str
+    tool_call: MessageToolCall
+    action: Action | None
 
 
 @dataclass
@@ -117,7 +140,6 @@ class ToolContext:
         """The conversation id (a `uuid.UUID` when it is one, else the string, or None)."""
         if self.conversation_id is None:
             return None
-        import uuid
 
         try:
             return uuid.UUID(str(self.conversation_id))
@@ -328,6 +350,15 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
             else (self.observation_type.__name__),
         }
 
+    def declared_resources(self, action: Action) -> DeclaredResources:
+        """What a call with `action` touches, so calls of one reply may run at the same time.
+
+        By default nothing is declared and this tool's calls take turns; a tool whose calls
+        share nothing returns `DeclaredResources(declared=True)`, one that touches files
+        returns their keys (e.g. `file:/abs/path`).
+        """
+        return DeclaredResources()
+
     def to_openai_tool(
         self,
         add_security_risk_prediction: bool = False,
@@ -400,13 +431,16 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
 
     def parse_last_response(self, events: Sequence[Any]) -> BaseModel | dict[str, Any] | None:
         """The structured output of this tool's latest call in `events`, or None."""
-        from openhands.sdk.event.action import ActionEvent
         from openhands.sdk.tool import response_schema as rs
 
         if self.response_schema is None:
             return None
         for event in reversed(events):
-            if isinstance(event, ActionEvent) and event.tool_name == self.name and event.action:
+            if (
+                isinstance(event, RecordedToolCall)
+                and event.tool_name == self.name
+                and event.action
+            ):
                 arguments = json.loads(event.tool_call.arguments or "{}")
                 _, structured = rs.split_arguments(arguments, self.response_schema)
                 return (
@@ -416,7 +450,7 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
                 )
         return None
 
-    def __call__(self, action: Action, conversation: BaseConversation | None = None) -> Observation:
+    def __call__(self, action: Action, conversation: ToolConversation | None = None) -> Observation:
         """Run the action through this tool's executor."""
         if self.executor is None:
             raise NotImplementedError(f"Tool {self.name!r} has no executor")

@@ -7,19 +7,20 @@ import concurrent.futures
 import logging
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any
-
-from openhands.sdk.event.base import Event
+from typing import Any, Generic, TypeVar
 
 __all__ = ["AsyncCallbackWrapper", "AsyncConversationCallback"]
 
 logger = logging.getLogger(__name__)
 
-AsyncConversationCallback = Callable[[Event], Coroutine[Any, Any, None]]
-"""An `async def callback(event)`."""
+E = TypeVar("E")
+
+AsyncConversationCallback = Callable[[E], Coroutine[Any, Any, None]]
+"""An `async def callback(event)`; `E` is the event type (a conversation's: `Event`). Generic,
+so these helpers stay below the event layer."""
 
 
-class AsyncCallbackWrapper:
+class AsyncCallbackWrapper(Generic[E]):
     """A plain conversation callback that runs an async callback on another thread's loop.
 
     Conversations call their callbacks in the thread that records the event, holding the
@@ -30,16 +31,18 @@ class AsyncCallbackWrapper:
     """
 
     def __init__(
-        self, async_callback: AsyncConversationCallback, loop: asyncio.AbstractEventLoop
+        self, async_callback: AsyncConversationCallback[E], loop: asyncio.AbstractEventLoop
     ) -> None:
         self.async_callback = async_callback
         self.loop = loop
         self._pending: list[concurrent.futures.Future[None]] = []
         self._lock = threading.Lock()
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: E) -> None:
         if not self.loop.is_running():
-            logger.debug("event loop not running: %s not delivered to %r", event.kind, self)
+            logger.debug(
+                "event loop not running: %s not delivered to %r", type(event).__name__, self
+            )
             return
         future = asyncio.run_coroutine_threadsafe(self.async_callback(event), self.loop)
         future.add_done_callback(_log_failure)

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
+from openhands.sdk.secret.secrets import dump_with_secrets
 from openhands.sdk.utils.skew import READING_WIRE_BODY
 from pydantic import (
     BaseModel,
@@ -31,7 +32,7 @@ _IN_REQUEST = READING_WIRE_BODY
 
 def to_wire(model: BaseModel) -> dict[str, Any]:
     """The JSON body for a request model, secrets included (they go to a server you trust)."""
-    return model.model_dump(mode="json", exclude_none=True, context={"expose_secrets": True})
+    return dump_with_secrets(model)
 
 
 # -- version skew -----------------------------------------------------------------------------

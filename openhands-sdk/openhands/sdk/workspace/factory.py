@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from openhands.sdk.workspace.local import LocalWorkspace
-from openhands.sdk.workspace.remote import RemoteWorkspace
+from openhands.sdk.workspace.remote.base import RemoteWorkspace
 
 
 class Workspace:

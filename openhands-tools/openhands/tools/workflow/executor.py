@@ -40,7 +40,6 @@ from openhands.sdk.workspace.sandbox import SandboxUnavailableError
 from openhands.sdk.workspace.sandbox_popen import sandbox_popen
 from openhands.tools.task.manager import DEFAULT_MAX_ITERATIONS, TaskError, TaskManager
 from openhands.tools.task.parent import parent_llm, sub_visualizer
-from openhands.tools.workflow import runner
 from openhands.tools.workflow.runner import script_problem
 
 logger = logging.getLogger(__name__)
@@ -63,7 +62,9 @@ MAX_MESSAGE_BYTES: Final[int] = 4_000_000
 STDERR_TAIL_BYTES: Final[int] = 4_000
 """How much of the script's printed output is kept, to show when the workflow fails."""
 
-_RUNNER: Final[Path] = Path(runner.__file__)
+# The runner is started as a script in its own process, so its path is all this module needs
+# (importing it through the package would make the package import itself).
+_RUNNER: Final[Path] = Path(__file__).with_name("runner.py")
 
 
 class WorkflowScriptError(OpenHandsError, ValueError):

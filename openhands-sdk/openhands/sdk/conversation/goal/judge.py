@@ -10,11 +10,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from openhands.sdk.contracts import EventHistory
-from openhands.sdk.conversation.goal.models import GoalRequirement, GoalVerdict, VerifyResult
+from openhands.sdk.conversation.goal.models import (
+    GoalRequirement,
+    GoalVerdict,
+    JudgeAnswer,
+    VerifyResult,
+)
 from openhands.sdk.conversation.goal.prompts import judge_messages
 from openhands.sdk.conversation.goal.steps import AskJudge
 from openhands.sdk.conversation.goal.transcript import (
@@ -32,20 +36,6 @@ _OBJECT_START = re.compile(r"\{\s*[\"}]")
 _VERDICT_KEYS = frozenset({"complete", "score", "missing", "requirements"})
 _MAX_OBJECT_STARTS = 200
 _TRUE_WORDS = frozenset({"true", "yes", "y", "1", "complete", "done"})
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeAnswer:
-    """One judge call: the verdict, its cost, and the error if the call or parse failed."""
-
-    verdict: GoalVerdict
-    cost: float = 0.0
-    error: str | None = None
-
-    @property
-    def failed(self) -> bool:
-        """True when the judge raised or gave no parseable verdict."""
-        return self.error is not None
 
 
 def _objects_in(text: str) -> list[Any]:

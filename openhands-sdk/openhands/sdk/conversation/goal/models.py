@@ -265,6 +265,20 @@ class GoalOutcome(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeAnswer:
+    """One judge call: the verdict, its cost, and the error if the call or parse failed."""
+
+    verdict: GoalVerdict
+    cost: float = 0.0
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """True when the judge raised or gave no parseable verdict."""
+        return self.error is not None
+
+
+@dataclass(frozen=True, slots=True)
 class GoalContinue:
     """Not done yet: send `followup` to the agent and run again. `verdict` is this round's."""
 

@@ -13,6 +13,7 @@ from typing import Any, Final, Literal, Self
 
 from openhands.sdk.conversation.goal.errors import InvalidGoalError
 from openhands.sdk.llm.llm import LLM
+from openhands.sdk.secret.secrets import dump_with_secrets
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 DEFAULT_MAX_ITERATIONS = 10
@@ -148,9 +149,7 @@ class GoalRequest(GoalLimits):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON body for `POST /goal` (the judge's key included: it goes to the server)."""
-        from openhands.sdk.wire import to_wire  # the wire module imports this package
-
-        return to_wire(self)
+        return dump_with_secrets(self)
 
 
 def _invalid(exc: ValidationError) -> InvalidGoalError:

@@ -15,11 +15,9 @@ from typing import Any
 from openhands.sdk.contracts import EventHistory
 from openhands.sdk.conversation.checkpointing import REWIND_KEY
 from openhands.sdk.conversation.goal.models import SERVER_RESTART, GoalStatus
+from openhands.sdk.conversation.persistence import GOAL_STATE_KEY
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.state import ConversationStateUpdateEvent
-
-GOAL_STATE_KEY = "goal"
-"""The `key` of the `ConversationStateUpdateEvent`s that carry a `GoalStatus`."""
 
 GOAL_SENDER = "goal"
 """The `sender` of the user messages a goal driver sends (the objective, follow-ups, resume

@@ -40,7 +40,7 @@ from openhands.sdk.conversation.state import ConversationExecutionStatus
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.goal.judge import JudgeAnswer
+    from openhands.sdk.conversation.goal.models import JudgeAnswer
 
 _FROZEN = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 

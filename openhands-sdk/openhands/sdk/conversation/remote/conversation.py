@@ -46,7 +46,7 @@ from openhands.sdk.wire import (
     to_wire,
 )
 from openhands.sdk.workspace.checkpoints import Checkpoint, CheckpointDiff, RewindResult
-from openhands.sdk.workspace.remote import RemoteWorkspace
+from openhands.sdk.workspace.remote.base import RemoteWorkspace
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.goal import GoalStatus

@@ -15,7 +15,7 @@ from pydantic import Field, field_validator, model_validator
 
 if TYPE_CHECKING:
     from openhands.sdk.llm.callbacks import TokenCallbackType
-    from openhands.sdk.tool.tool import ToolDefinition
+    from openhands.sdk.llm.tool_schema import LLMTool
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class RouterLLM(LLM):
     def completion(
         self,
         messages: list[Message],
-        tools: Sequence[ToolDefinition | dict[str, Any]] | None = None,
+        tools: Sequence[LLMTool | dict[str, Any]] | None = None,
         add_security_risk_prediction: bool = False,
         on_token: TokenCallbackType | None = None,
         call_context: LLMCallContext | None = None,

@@ -18,11 +18,11 @@ from openhands.sdk.llm.errors import LLMConfigurationError
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.remote.client import RemoteClient
     from openhands.sdk.llm import LLM
     from openhands.sdk.mcp.config import MCPServer
     from openhands.sdk.secret import LookupSecret
     from openhands.sdk.settings import SettingsResponse
+    from openhands.sdk.workspace.remote.transport import ServerClient
     from openhands.sdk.workspace.shell import CommandResult
 
 PROFILE_USAGE_PREFIX = "profile:"
@@ -52,14 +52,14 @@ class RemoteWorkspace(BaseModel):
         """Run `command` with bash on the server, in `cwd` (default: `working_dir`), and
         return its result (a failing command is a result, not an exception). Raises the remote
         client's errors when the server cannot be reached or refuses (e.g. a wrong key)."""
-        # The HTTP client lives with the remote conversation; loaded only when used.
-        from openhands.sdk.conversation.remote.client import RemoteClient
+        # Loaded when used: the workspace package is imported by every conversation.
         from openhands.sdk.wire import BashOutput, ExecuteCommandRequest, to_wire
+        from openhands.sdk.workspace.remote.transport import ServerClient
 
         request = ExecuteCommandRequest(
             command=command, cwd=cwd or self.working_dir, timeout=timeout
         )
-        client = RemoteClient(self.host, self.api_key, timeout=timeout + 30)
+        client = ServerClient(self.host, self.api_key, timeout=timeout + 30)
         try:
             body = client.request("POST", "/api/bash/execute_bash_command", json=to_wire(request))
         finally:
@@ -79,8 +79,8 @@ class RemoteWorkspace(BaseModel):
         `LLMConfigurationError` (a `ValueError`) if the server stores no LLM, and the remote
         client's errors when the server refuses or cannot be reached.
         """
-        from openhands.sdk.conversation.remote.errors import RemoteConversationNotFoundError
         from openhands.sdk.llm import LLM
+        from openhands.sdk.workspace.remote.errors import RemoteConversationNotFoundError
 
         with closing(self._client()) as client:
             if profile_name is None:
@@ -151,12 +151,12 @@ class RemoteWorkspace(BaseModel):
             found[name] = MCPServer.model_validate(data)
         return found
 
-    def _client(self) -> RemoteClient:
-        from openhands.sdk.conversation.remote.client import RemoteClient
+    def _client(self) -> ServerClient:
+        from openhands.sdk.workspace.remote.transport import ServerClient
 
-        return RemoteClient(self.host, self.api_key)
+        return ServerClient(self.host, self.api_key)
 
-    def _settings(self, client: RemoteClient) -> SettingsResponse:
+    def _settings(self, client: ServerClient) -> SettingsResponse:
         from openhands.sdk.settings import SettingsResponse
 
         return SettingsResponse.model_validate(client.request("GET", "/api/settings"))

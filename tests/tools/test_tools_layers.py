@@ -1,0 +1,127 @@
+"""The tools package is layered: every import points down (docs/architecture.md draws it).
+
+Lowest first (a layer may import only the layers under it; two units on one layer do not
+import each other):
+
+    params, text_files, file_search      shared parameters, text-file and search helpers
+    terminal, file_editor, task_tracker, glob, grep, apply_patch, gemini
+                                         the tools that work on the workspace
+    preset                               agent presets: tool sets by name, prompts, built-in
+                                         sub-agents
+    planning_file_editor                 the planning agent's editor (its plan's headers
+                                         come from the planning preset)
+    task                                 running a sub-agent (finds built-in agents in preset)
+    delegate, workflow                   tools that start sub-agents through task
+    cli, __init__                        the goal command and the public names
+
+A unit is a top-level module or folder of the package. Imports are read from the source with
+`ast`, including those inside functions and under `TYPE_CHECKING`. A folder's `__init__.py`
+belongs to the folder's unit.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import openhands.tools
+
+PACKAGE = "openhands.tools"
+ROOT = Path(openhands.tools.__file__).parent
+
+ORDER: list[set[str]] = [
+    {"params", "text_files", "file_search"},
+    {"terminal", "file_editor", "task_tracker", "glob", "grep", "apply_patch", "gemini"},
+    {"preset"},
+    {"planning_file_editor"},
+    {"task"},
+    {"delegate", "workflow"},
+    {"cli", "__init__"},
+]
+"""The layers, lowest first."""
+
+LAYERS: dict[str, int] = {unit: level for level, units in enumerate(ORDER) for unit in units}
+COMPOSITION = ORDER[-1]
+"""The top layer's units count as one (the package face hands on the CLI's names)."""
+
+
+def _modules() -> list[Path]:
+    return sorted(ROOT.rglob("*.py"))
+
+
+def _unit(path: Path) -> str:
+    return path.relative_to(ROOT).with_suffix("").parts[0]
+
+
+def imported_modules(path: Path, root: Path = ROOT) -> set[str]:
+    """Every module of the package that `path` imports, anywhere in the file."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    here = [*PACKAGE.split("."), *path.relative_to(root).with_suffix("").parts[:-1]]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[: len(here) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            names.add(module)
+    return {name for name in names if name == PACKAGE or name.startswith(f"{PACKAGE}.")}
+
+
+def _imported_units(path: Path) -> set[str]:
+    return {
+        (name.removeprefix(PACKAGE).removeprefix(".").split(".")[0] or "__init__")
+        for name in imported_modules(path)
+    }
+
+
+def upward_imports() -> list[str]:
+    wrong = []
+    for path in _modules():
+        unit = _unit(path)
+        for imported in _imported_units(path):
+            if imported == unit or {unit, imported} <= COMPOSITION:
+                continue
+            if LAYERS[imported] >= LAYERS[unit]:
+                wrong.append(f"{path.relative_to(ROOT).as_posix()} imports {imported}")
+    return sorted(wrong)
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    assert {_unit(path) for path in _modules()} - set(LAYERS) == set()
+
+
+def test_imports_only_point_down_the_layers() -> None:
+    assert upward_imports() == []
+
+
+def test_no_module_of_a_package_imports_the_package_itself() -> None:
+    """`from openhands.tools.workflow import runner` inside workflow/ imports its own
+    `__init__`, which imports the module back: a runtime cycle."""
+    cycles = []
+    for path in _modules():
+        own = PACKAGE + "." + ".".join(path.relative_to(ROOT).parent.parts)
+        if path.name != "__init__.py" and own != f"{PACKAGE}." and own in imported_modules(path):
+            cycles.append(str(path.relative_to(ROOT)))
+    assert cycles == []
+
+
+def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path: Path) -> None:
+    (tmp_path / "workflow").mkdir()
+    module = tmp_path / "workflow" / "executor.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from openhands.tools.preset.default import get_default_agent\n"
+        "def build():\n"
+        "    from openhands.tools.delegate import DelegateTool\n"
+        "    from . import runner\n"
+    )
+    assert imported_modules(module, root=tmp_path) == {
+        "openhands.tools.preset.default",
+        "openhands.tools.delegate",
+        "openhands.tools.workflow",
+    }
