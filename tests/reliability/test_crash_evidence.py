@@ -20,7 +20,7 @@ from openhands.sdk import (
 )
 from openhands.sdk.conversation import load_conversation_summary
 from openhands.sdk.conversation.event_log import EVENTS_FILE
-from openhands.sdk.conversation.local import RUN_LOST
+from openhands.sdk.conversation.recording import RUN_LOST
 from openhands.sdk.event import ConversationErrorEvent
 from openhands.sdk.testing import TestLLM
 

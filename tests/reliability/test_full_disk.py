@@ -19,7 +19,7 @@ from openhands.sdk import (
 )
 from openhands.sdk.conversation import ConversationRunError
 from openhands.sdk.conversation.event_log import EVENTS_FILE
-from openhands.sdk.conversation.local import RUN_LOST
+from openhands.sdk.conversation.recording import RUN_LOST
 from openhands.sdk.errors import StorageError, StorageFullError
 from openhands.sdk.event import ConversationErrorEvent, ConversationStateUpdateEvent, Event
 from openhands.sdk.testing import TestLLM

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from agent_server.harness import ServerProcess, unique, verdict, wait_goal_end, wait_until
 from child_processes import Sleeper
-from openhands.sdk.conversation.local import RUN_LOST
+from openhands.sdk.conversation.recording import RUN_LOST
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from waits import EVENT_WAIT
 

@@ -15,7 +15,7 @@ from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.sdk import Agent, LocalConversation
 from openhands.sdk.conversation import ConversationExecutionStatus
 from openhands.sdk.conversation.goal import GoalLimits, GoalStatus, GoalStatusWriter
-from openhands.sdk.conversation.local import RUN_LOST
+from openhands.sdk.conversation.recording import RUN_LOST
 from openhands.sdk.event import ConversationErrorEvent, ConversationStateUpdateEvent, Event
 from openhands.sdk.testing import TestLLM
 from openhands.sdk.wire import StartConversationRequest

@@ -17,7 +17,7 @@ from openhands.sdk import (
 )
 from openhands.sdk.conversation import ConversationState, ConversationStateError
 from openhands.sdk.conversation.event_log import EventLogCorruptError
-from openhands.sdk.conversation.local import RUN_LOST
+from openhands.sdk.conversation.recording import RUN_LOST
 from openhands.sdk.errors import StorageError
 from openhands.sdk.event import ConversationErrorEvent, ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import Metrics

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from openhands.sdk import HookExecutionEvent, MessageEvent, TextContent
-from openhands.sdk.conversation.local import STOP_HOOK_FEEDBACK_PREFIX
+from openhands.sdk.conversation.run_loop import STOP_HOOK_FEEDBACK_PREFIX
 from openhands.sdk.hooks import HookConfig
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from openhands.sdk import HookExecutionEvent, TextContent, UserRejectObservation
-from openhands.sdk.conversation.local import STOP_HOOK_FEEDBACK_PREFIX
+from openhands.sdk.conversation.run_loop import STOP_HOOK_FEEDBACK_PREFIX
 from openhands.sdk.hooks import HookConfig
 from openhands.sdk.llm import LLMError
 

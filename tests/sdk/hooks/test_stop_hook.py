@@ -11,7 +11,7 @@ from openhands.sdk import (
     Event,
     MessageEvent,
 )
-from openhands.sdk.conversation.local import STOP_HOOK_FEEDBACK_PREFIX
+from openhands.sdk.conversation.run_loop import STOP_HOOK_FEEDBACK_PREFIX
 
 Status = ConversationExecutionStatus
 

@@ -6,11 +6,7 @@ steps are in `goal.steps`); `GoalRequest` is the one model of a goal's options, 
 SDK, the server and the remote client.
 """
 
-from openhands.sdk.conversation.goal.controller import (
-    MAX_JUDGE_FAILURES,
-    ROUND_ENDING_ERRORS,
-    GoalController,
-)
+from openhands.sdk.conversation.goal.controller import GoalController
 from openhands.sdk.conversation.goal.errors import (
     GoalError,
     GoalStepError,
@@ -18,6 +14,7 @@ from openhands.sdk.conversation.goal.errors import (
     NoResumableGoalError,
 )
 from openhands.sdk.conversation.goal.judge import GoalJudge, JudgeAnswer, judge_goal, parse_verdict
+from openhands.sdk.conversation.goal.machine import ROUND_ENDING_ERRORS
 from openhands.sdk.conversation.goal.models import (
     GoalContinue,
     GoalDone,
@@ -42,7 +39,7 @@ from openhands.sdk.conversation.goal.runner import (
     resume_goal,
     run_goal,
 )
-from openhands.sdk.conversation.goal.snapshot import SNAPSHOT, GoalSnapshot
+from openhands.sdk.conversation.goal.snapshot import MAX_JUDGE_FAILURES, SNAPSHOT, GoalSnapshot
 from openhands.sdk.conversation.goal.status import (
     GOAL_SENDER,
     GOAL_STATE_KEY,

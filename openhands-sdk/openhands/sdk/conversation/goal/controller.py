@@ -6,12 +6,11 @@ A driver begins the goal and then interprets steps (see `goal/steps.py`):
     while not isinstance(step := controller.next(), Finish):
         controller.advance(perform(step))                # the driver's I/O, nothing else
 
-The rules are all here: what the agent is sent, that a goal started on a conversation waiting
-for approval waits for that approval first, how a run's end is read (a failure interrupts,
-the step cap only ends a round, a pause interrupts unless a limit made the driver pause), the
-limits a run is watched for and what reaching one means, a pause in any phase, a refused
-message, verify gating, judge failures, caps, and what an interruption records. Time is read
-only through the injected `clock`, so a durable workflow replays the same decisions.
+This module is what drivers and users hold: building a controller (from options, from a
+recorded status, from a snapshot), reading the goal's state, and the reference SDK's one-call
+API. The rules themselves are in `goal.machine` (`GoalMachine`, which the controller owns);
+the budget arithmetic in `goal.budget`. Time is read only through the injected `clock`, so a
+durable workflow replays the same decisions.
 
 `start()` and `on_run_finished(events)` are the reference SDK's one-call API on top of the
 same machine: they run verify and the judge in this process.
@@ -20,60 +19,47 @@ same machine: they run verify and the judge in this process.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 
 from openhands.sdk.contracts import EventHistory
 from openhands.sdk.conversation.goal.clock import WorkClock
 from openhands.sdk.conversation.goal.errors import GoalStepError, InvalidGoalError
-from openhands.sdk.conversation.goal.judge import GoalJudge, gate_on_verify
+from openhands.sdk.conversation.goal.judge import GoalJudge
+from openhands.sdk.conversation.goal.machine import (
+    GOAL_RESUMED_LABEL,
+    GOAL_START_LABEL,
+    ROUND_ENDING_ERRORS,
+    GoalMachine,
+)
 from openhands.sdk.conversation.goal.models import (
-    AGENT_ERROR,
-    BLOCKED,
-    PAUSED,
     GoalContinue,
     GoalDone,
     GoalOutcome,
-    GoalOutcomeStatus,
     GoalPhase,
     GoalRound,
     GoalStatus,
     GoalStep,
     GoalVerdict,
-    VerifyResult,
 )
 from openhands.sdk.conversation.goal.options import (
-    COST_BUDGET,
     DEFAULT_MAX_ITERATIONS,
-    TIME_LIMIT,
     GoalLimits,
     GoalRequest,
 )
-from openhands.sdk.conversation.goal.prompts import followup_prompt, resume_prompt
-from openhands.sdk.conversation.goal.snapshot import (
-    MAX_JUDGE_FAILURES,
-    GoalRoundState,
-    GoalSnapshot,
-)
+from openhands.sdk.conversation.goal.snapshot import MAX_JUDGE_FAILURES, GoalSnapshot
 from openhands.sdk.conversation.goal.steps import (
-    ANSWERS,
-    ApprovalDecided,
     AskJudge,
-    AwaitApproval,
     CheckpointTaken,
     DriverStep,
     Finish,
     Judged,
-    MessageRefused,
     RecordStatus,
     RunAgent,
     RunEnded,
     RunVerify,
     StatusRecorded,
     StepResult,
-    Stopped,
     TakeCheckpoint,
     Verified,
 )
@@ -84,15 +70,6 @@ from openhands.sdk.event.base import Event
 from openhands.sdk.llm.llm import LLM
 
 Status = ConversationExecutionStatus
-
-GOAL_START_LABEL = "goal start"
-"""The label of the checkpoint a goal takes as it starts (goal round 0)."""
-
-GOAL_RESUMED_LABEL = "goal resumed"
-"""The label of the checkpoint a resumed (or continued) goal takes before its first run."""
-
-ROUND_ENDING_ERRORS = frozenset({"MaxIterationsReached"})
-"""`ConversationRunError` codes that just end a round (it is judged); others interrupt."""
 
 PhaseCallback = Callable[[GoalPhase], None]
 """Called with the new phase before verify runs and before the judge is asked."""
@@ -205,11 +182,11 @@ class GoalController:
             iteration=status.iteration,
             clock=clock,
         )
-        s = controller._s
+        s = controller._m.s
         s.agent_cost, s.judge_cost = status.agent_cost, status.judge_cost
         s.elapsed, s.judge_failures = status.elapsed, status.judge_failures
         s.verdict, s.verify, s.last_round = status.verdict, status.verify, status.last_round
-        controller._clock = WorkClock(clock, status.elapsed, running=False)
+        controller._m.clock = WorkClock(clock, status.elapsed, running=False)
         return controller
 
     @classmethod
@@ -232,114 +209,86 @@ class GoalController:
 
     def snapshot(self) -> GoalSnapshot:
         """The whole state, for `restore` (by another driver, or after a hand-over)."""
-        return dataclasses.replace(
-            copy.deepcopy(self._s), elapsed=self._clock.elapsed, queue=list(self._queue)
-        )
+        return self._m.snapshot()
 
     def _load(self, snapshot: GoalSnapshot) -> None:
-        self._plain_ask: AskJudge | None = None
-        self._s = snapshot
-        self._queue: deque[DriverStep] = deque(snapshot.queue)
-        waiting = snapshot.phase == "waiting_for_approval"  # a person's time is free
-        running = snapshot.began and snapshot.outcome is None and not waiting
-        self._clock = WorkClock(self._clock_source, snapshot.elapsed, running=running)
+        self._m = GoalMachine(snapshot, self._clock_source)
 
     # -- read-only state ----------------------------------------------------------------------
 
     @property
     def objective(self) -> str:
         """What the agent must achieve."""
-        return self._s.objective
+        return self._m.s.objective
 
     @property
     def iteration(self) -> int:
         """Rounds judged so far."""
-        return self._s.iteration
+        return self._m.s.iteration
 
     @property
     def limits(self) -> GoalLimits:
         """The round cap and the budgets."""
-        return self._s.limits
+        return self._m.s.limits
 
     @property
     def max_iterations(self) -> int:
         """The round cap."""
-        return self._s.limits.max_iterations
+        return self._m.s.limits.max_iterations
 
     @property
     def verify_command(self) -> str | None:
         """The shell command that must exit 0 for the goal to complete, if any."""
-        return self._s.verify_command
+        return self._m.s.verify_command
 
     @property
     def working_dir(self) -> str | None:
         """Where the verify command runs."""
-        return self._s.working_dir
+        return self._m.s.working_dir
 
     @property
     def agent_cost(self) -> float:
         """USD the agent spent (the round under way included)."""
-        current = self._s.round.agent_cost if self._s.round is not None else 0.0
-        return self._s.agent_cost + current
+        return self._m.agent_cost
 
     @property
     def judge_cost(self) -> float:
         """USD the judge spent."""
-        return self._s.judge_cost
+        return self._m.s.judge_cost
 
     @property
     def cost(self) -> float:
         """Agent plus judge cost in USD."""
-        return self.agent_cost + self._s.judge_cost
+        return self._m.cost
 
     @property
     def elapsed(self) -> float:
         """Seconds of work on this goal, across resumes."""
-        return self._clock.elapsed
+        return self._m.elapsed
 
     @property
     def verdict(self) -> GoalVerdict | None:
         """The latest verdict."""
-        return self._s.verdict
+        return self._m.s.verdict
 
     @property
     def phase(self) -> GoalPhase | None:
         """What the goal is doing now (None before it begins and after it ends)."""
-        return self._s.phase
+        return self._m.s.phase
 
     @property
     def last_round(self) -> GoalRound | None:
         """The latest judged round in brief."""
-        return self._s.last_round
+        return self._m.s.last_round
 
     @property
     def outcome(self) -> GoalOutcome | None:
         """How the goal ended, once it did."""
-        return self._s.outcome
+        return self._m.s.outcome
 
     def status(self) -> GoalStatus:
         """The goal as the UI chip shows it now (and as it is recorded, to resume it)."""
-        s, outcome = self._s, self._s.outcome
-        active = s.began and outcome is None
-        fields = {
-            "active": active,
-            "status": "running" if outcome is None else outcome.status,
-            "iteration": s.iteration,
-            "objective": s.objective,
-            "phase": s.phase if active else None,
-            "verdict": s.verdict,
-            "verify": s.verify,
-            "last_round": s.last_round,
-            "error": s.error,
-            "cost": self.cost,
-            "judge_cost": s.judge_cost,
-            "reason": s.reason,
-            "verify_command": s.verify_command,
-            "limits": s.limits,
-            "elapsed": self.elapsed,
-            "judge_failures": s.judge_failures,
-        }
-        return GoalStatus(**fields)
+        return self._m.status()
 
     # -- the machine --------------------------------------------------------------------------
 
@@ -358,31 +307,11 @@ class GoalController:
         approves a pending tool call. `rewound_to` (a resume only) is the label of the snapshot
         the workspace was rewound to since the goal stopped: the resume prompt says so.
         """
-        if self._s.began:
-            raise GoalStepError("This goal has already begun; a controller drives one session.")
-        self._s.began = True
-        self._clock.restart()
-        self._s.error = self._s.reason = None
-        message = self._resume_prompt(rewound_to) if resume else self._s.objective
-        self._open_round(message)
-        if conversation_status == Status.WAITING_FOR_CONFIRMATION:
-            self._await_approval()
-        else:
-            self._s.phase = "agent"
-            self._record()
-            self._run()
-        # The workspace as the goal found it, right after the first status (which the page
-        # shows at once; a first snapshot of a large workspace takes a while).
-        label, goal_round = (GOAL_RESUMED_LABEL, None) if resume else (GOAL_START_LABEL, 0)
-        self._queue.insert(1, TakeCheckpoint(label=label, goal_round=goal_round))
+        self._m.begin(resume=resume, conversation_status=conversation_status, rewound_to=rewound_to)
 
     def next(self) -> DriverStep:
         """The step to perform now (the same one until `advance` is given its result)."""
-        if self._queue:
-            return self._queue[0]
-        if self._s.outcome is not None:
-            return Finish(outcome=self._s.outcome)
-        raise GoalStepError("The goal has not begun: call begin() first.")
+        return self._m.next()
 
     def advance(self, result: StepResult) -> None:
         """Take the result of the step `next()` gave, and decide what comes next.
@@ -391,255 +320,7 @@ class GoalController:
         ended it only says the final status could not be recorded (the outcome stands). Any
         other result must answer the pending step (see `steps.ANSWERS`), else `GoalStepError`.
         """
-        if isinstance(result, Stopped):
-            if self._s.outcome is None:
-                self._queue.clear()
-                self._interrupt(result.reason, result.error, agent_cost=result.agent_cost)
-            elif self._queue:
-                self._queue.popleft()
-            return
-        step = self.next()
-        expected = ANSWERS.get(type(step), ())
-        if not isinstance(result, expected):
-            raise GoalStepError(
-                f"A {type(result).__name__} does not answer the pending "
-                f"{type(step).__name__} step; perform controller.next() and pass its result."
-            )
-        self._queue.popleft()
-        if isinstance(result, StatusRecorded | CheckpointTaken):
-            return  # a snapshot that could not be taken never changes the goal
-        if isinstance(result, RunEnded):
-            self._run_ended(result)
-        elif isinstance(result, MessageRefused):
-            self._interrupt(BLOCKED, result.error)
-        elif isinstance(result, ApprovalDecided):
-            self._approval_decided(result)
-        elif isinstance(result, Verified):
-            self._verified(result)
-        elif isinstance(result, Judged):
-            self._judged(result)
-
-    # -- rules --------------------------------------------------------------------------------
-
-    def _run_ended(self, result: RunEnded) -> None:
-        current = self._current_round()
-        current.agent_cost += result.agent_cost
-        current.limit = current.limit or result.limit
-        if result.error is not None and result.code not in ROUND_ENDING_ERRORS:
-            self._interrupt(AGENT_ERROR, f"the agent's run failed: {result.error}")
-        elif current.limit is not None:
-            self._check_round()  # the driver paused the run for a limit: judge this last round
-        elif result.status == Status.WAITING_FOR_CONFIRMATION:
-            self._await_approval()
-        elif result.status == Status.PAUSED:
-            self._interrupt(PAUSED)
-        else:
-            self._check_round()
-
-    def _approval_decided(self, result: ApprovalDecided) -> None:
-        self._clock.restart()  # the time a person took to decide was not the goal's
-        if result.status == Status.PAUSED:
-            self._interrupt(PAUSED)
-            return
-        self._s.phase = "agent"
-        self._record()
-        self._run()
-
-    def _verified(self, result: Verified) -> None:
-        current = self._current_round()
-        current.verify = result.result
-        if self._paused_by_someone(result.conversation_status, current.limit):
-            self._interrupt(PAUSED)
-            return
-        self._s.phase = "judging"
-        self._record()
-        self._queue.append(self._ask_judge(result.result))
-
-    def _judged(self, result: Judged) -> None:
-        s, current = self._s, self._current_round()
-        s.iteration += 1
-        s.agent_cost += current.agent_cost
-        s.judge_cost += max(0.0, result.cost)
-        s.judge_failures = s.judge_failures + 1 if result.error else 0
-        s.error = result.error
-        verify = current.verify
-        verdict = gate_on_verify(result.verdict, verify)
-        if verify is None and s.verify_command is not None and verdict.complete:
-            verdict = verdict.not_complete_because(
-                f"`{s.verify_command}` must exit 0 (it was not run this round)"
-            )
-        s.verdict, s.verify = verdict, verify
-        s.last_round = GoalRound(
-            iteration=s.iteration,
-            score=verdict.score,
-            complete=verdict.complete,
-            missing=verdict.missing,
-            verify_exit_code=None if verify is None else verify.exit_code,
-            agent_cost=current.agent_cost,
-            judge_cost=max(0.0, result.cost),
-            seconds=max(0.0, self.elapsed - current.started_at),
-            judge_error=result.error,
-        )
-        limit, s.round = current.limit, None
-        self._queue.append(TakeCheckpoint(label=f"round {s.iteration}", goal_round=s.iteration))
-        if verdict.complete:  # work proven done is done, whatever limit was reached with it
-            self._end("complete")
-            return
-        cap = self._cap_reason(limit)
-        if cap is not None:
-            self._end("capped", reason=cap, error=result.error)
-            return
-        if s.judge_failures >= s.max_judge_failures:
-            reason = f"the judge failed {s.judge_failures} times in a row"
-            self._end("interrupted", reason=reason, error=f"{reason}: {result.error}")
-            return
-        if self._paused_by_someone(result.conversation_status, limit):
-            self._interrupt(PAUSED)
-            return
-        followup = followup_prompt(
-            s.objective,
-            verdict,
-            iteration=s.iteration,
-            max_iterations=s.limits.max_iterations,
-            verify=verify,
-            judge_error=result.error,
-        )
-        self._open_round(followup)
-        self._s.phase = "agent"
-        self._record()
-        self._run()
-
-    @staticmethod
-    def _paused_by_someone(status: Status | None, limit: str | None) -> bool:
-        """A pause nobody explains: not the driver's own, made for a limit this round."""
-        return status == Status.PAUSED and limit is None
-
-    def _cap_reason(self, limit: str | None) -> str | None:
-        s, limits = self._s, self._s.limits
-        elapsed, agent_cost = self.elapsed, s.agent_cost
-        # The driver saw a limit reached: a clock read a hair early, or a sum rounded a hair
-        # low, must not undo it.
-        if limit == TIME_LIMIT and limits.time_limit is not None:
-            elapsed = max(elapsed, limits.time_limit)
-        if limit == COST_BUDGET and limits.max_cost is not None:
-            agent_cost = max(agent_cost, limits.max_cost - s.judge_cost)
-        return limits.exceeded(
-            iterations=s.iteration,
-            agent_cost=agent_cost,
-            judge_cost=s.judge_cost,
-            elapsed=elapsed,
-        )
-
-    # -- steps --------------------------------------------------------------------------------
-
-    def _open_round(self, message: str) -> None:
-        self._s.round = GoalRoundState(started_at=self.elapsed, message=message)
-
-    def _current_round(self) -> GoalRoundState:
-        if self._s.round is None:  # a result for a round nobody opened: count it as one
-            self._s.round = GoalRoundState(started_at=self.elapsed)
-        return self._s.round
-
-    def _record(self) -> None:
-        self._queue.append(RecordStatus(status=self.status()))
-
-    def _await_approval(self) -> None:
-        """Wait for a person's decision; that time does not count against the time limit."""
-        self._s.phase = "waiting_for_approval"
-        self._record()
-        self._clock.stop()
-        self._queue.append(AwaitApproval())
-
-    def _run(self) -> None:
-        """Run the agent with the round's message, unless a limit is already used up: then the
-        round is checked at once (its work so far is judged) and the goal caps."""
-        s, current = self._s, self._current_round()
-        time_left = None if s.limits.time_limit is None else s.limits.time_limit - self.elapsed
-        cost_left = None if s.limits.max_cost is None else s.limits.max_cost - self.cost
-        if time_left is not None and time_left <= 0:
-            current.limit = TIME_LIMIT
-        elif cost_left is not None and cost_left <= 0:
-            current.limit = COST_BUDGET
-        if current.limit is not None:
-            self._check_round()
-            return
-        message, current.message = current.message, None
-        self._queue.append(RunAgent(message=message, time_left=time_left, cost_left=cost_left))
-
-    def _check_round(self) -> None:
-        s = self._s
-        if s.verify_command is not None:
-            s.phase = "verifying"
-            self._record()
-            self._queue.append(
-                RunVerify(
-                    command=s.verify_command,
-                    working_dir=s.working_dir,
-                    timeout=s.verify_timeout,
-                    tail_chars=s.verify_tail_chars,
-                )
-            )
-            return
-        s.phase = "judging"
-        self._record()
-        self._queue.append(self._ask_judge(None))
-
-    def _ask_judge(self, verify: VerifyResult | None) -> AskJudge:
-        if verify is None and self._plain_ask is not None:
-            return self._plain_ask  # the same question every round (steps are frozen)
-        step = AskJudge(
-            objective=self._s.objective, verify=verify, transcript_chars=self._s.transcript_chars
-        )
-        if verify is None:
-            self._plain_ask = step
-        return step
-
-    # -- endings ------------------------------------------------------------------------------
-
-    def _interrupt(self, reason: str, error: str | None = None, *, agent_cost: float = 0.0) -> None:
-        """End `interrupted`; the round under way (if any) counts as worked on."""
-        s = self._s
-        current, s.round = s.round, None
-        if current is not None:
-            s.agent_cost += current.agent_cost
-        s.agent_cost += max(0.0, agent_cost)
-        iterations = s.iteration + (1 if current is not None else 0)
-        self._finish("interrupted", reason=reason, error=error, iterations=iterations)
-
-    def _end(
-        self, status: GoalOutcomeStatus, *, reason: str | None = None, error: str | None = None
-    ) -> None:
-        self._finish(status, reason=reason, error=error, iterations=self._s.iteration)
-
-    def _finish(
-        self, status: GoalOutcomeStatus, *, reason: str | None, error: str | None, iterations: int
-    ) -> None:
-        s = self._s
-        s.reason, s.error = reason, error
-        self._clock.stop()
-        s.phase = None
-        s.outcome = GoalOutcome(
-            status=status,
-            iterations=max(1, iterations),
-            verdict=s.verdict,
-            reason=reason,
-            error=error,
-            agent_cost=s.agent_cost,
-            judge_cost=s.judge_cost,
-            verify=s.verify,
-        )
-        self._record()
-
-    def _resume_prompt(self, rewound_to: str | None) -> str:
-        s = self._s
-        return resume_prompt(
-            s.objective,
-            iteration=s.iteration,
-            max_iterations=s.limits.max_iterations,
-            verdict=s.verdict,
-            verify_command=s.verify_command,
-            rewound_to=rewound_to,
-        )
+        self._m.advance(result)
 
     # -- the reference SDK's one-call API ------------------------------------------------------
 
@@ -647,7 +328,7 @@ class GoalController:
         """Begin the goal; the first message for the agent (the objective itself)."""
         self.begin()
         self._take_records(None)
-        return self._s.objective
+        return self._m.s.objective
 
     def on_run_finished(
         self,
@@ -662,7 +343,7 @@ class GoalController:
         (a delta, not a running total). `on_phase` is told before verify runs and before the
         judge is asked. Returns `GoalContinue(followup)` or `GoalDone(outcome)`.
         """
-        if not self._s.began:
+        if not self._m.s.began:
             self.start()
         self._take_records(None)
         if isinstance(self.next(), RunAgent):
@@ -671,7 +352,7 @@ class GoalController:
             step = self.next()
             if isinstance(step, RunAgent):
                 return GoalContinue(
-                    followup=step.message or "", verdict=self._s.verdict or GoalVerdict()
+                    followup=step.message or "", verdict=self._m.s.verdict or GoalVerdict()
                 )
             if isinstance(step, Finish):
                 return GoalDone(outcome=step.outcome)
