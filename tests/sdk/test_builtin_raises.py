@@ -50,9 +50,6 @@ ALLOWED = {
         "_make_handler.Handler.do_POST",
     ): "caught below: a 400",
     ("sdk", "mcp/transports.py", "stdio_transport"): "MCPClient turns it into an MCPError",
-    # Converted after conversation/local.py is split into smaller modules (issue 21).
-    ("sdk", "conversation/local.py", "LocalConversation.__init__"): "pending the split",
-    ("sdk", "conversation/local.py", "LocalConversation.ask_agent"): "pending the split",
     ("tools", "workflow/runner.py", "*"): "the script's own process: standard library only, "
     "errors travel over the pipe as text",
 }
