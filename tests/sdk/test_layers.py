@@ -4,7 +4,8 @@ Lowest first (a layer may import only the layers under it; two units on one laye
 import each other):
 
     errors                                   the one error root
-    io, logger, secret, utils                files, logging, secret values, small helpers
+    utils                                    small helpers (the lazy-export helper too)
+    io, logger, secret                       files, logging, secret values
     llm, extensions                          talking to a model; fetching extension sources
     workspace, marketplace, testing          where commands run; catalogues; test doubles
     tool                                     what the model may call (schemas, definitions)
@@ -43,7 +44,8 @@ ROOT = Path(openhands.sdk.__file__).parent
 
 ORDER: list[set[str]] = [
     {"errors"},
-    {"io", "logger", "secret", "utils"},
+    {"utils"},
+    {"io", "logger", "secret"},
     {"llm", "extensions"},
     {"workspace", "marketplace", "testing"},
     {"tool"},

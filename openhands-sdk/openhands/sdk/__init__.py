@@ -5,7 +5,7 @@ pydantic models it defines at import time say `defer_build=True`, so each valida
 on the model's first use rather than at import (a third of the import time otherwise).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openhands.sdk.agent import Agent, AgentBase
 from openhands.sdk.context import AgentContext
@@ -63,6 +63,7 @@ from openhands.sdk.tool import (
     register_tool,
     resolve_tool,
 )
+from openhands.sdk.utils.lazy import lazy_exports
 from openhands.sdk.workspace import LocalWorkspace, RemoteWorkspace, Workspace
 
 if TYPE_CHECKING:
@@ -75,38 +76,25 @@ if TYPE_CHECKING:
         TokenUsage,
     )
 
-_FROM_LLM = frozenset(
-    {
-        "FallbackStrategy",
-        "LLMProfileStore",
-        "LLMRegistry",
-        "LLMStreamChunk",
-        "RegistryEvent",
-        "TokenUsage",
-    }
-)
-
-
 if TYPE_CHECKING:
     from openhands.sdk.conversation.remote import RemoteConversation
     from openhands.sdk.settings import OpenHandsAgentSettings
 
-
-def __getattr__(name: str) -> Any:
-    # Loaded on first use, like in `openhands.sdk.llm` (the chunk type imports litellm).
-    if name in _FROM_LLM:
-        from openhands.sdk import llm
-
-        return getattr(llm, name)
-    if name == "RemoteConversation":  # its HTTP and WebSocket clients load with it
-        from openhands.sdk.conversation.remote import RemoteConversation
-
-        return RemoteConversation
-    if name == "OpenHandsAgentSettings":  # settings are for UIs and files: load on demand
-        from openhands.sdk.settings import OpenHandsAgentSettings
-
-        return OpenHandsAgentSettings
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Loaded on first use, like in `openhands.sdk.llm` (the chunk type imports litellm); the remote
+# conversation brings its HTTP and WebSocket clients; settings are for UIs and files.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "FallbackStrategy": "openhands.sdk.llm",
+        "LLMProfileStore": "openhands.sdk.llm",
+        "LLMRegistry": "openhands.sdk.llm",
+        "LLMStreamChunk": "openhands.sdk.llm",
+        "RegistryEvent": "openhands.sdk.llm",
+        "TokenUsage": "openhands.sdk.llm",
+        "RemoteConversation": "openhands.sdk.conversation.remote",
+        "OpenHandsAgentSettings": "openhands.sdk.settings",
+    },
+)
 
 
 __all__ = [

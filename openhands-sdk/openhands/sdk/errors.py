@@ -5,6 +5,12 @@ Errors that mean "you used the API wrongly" also derive from `ValueError` (or `L
 so plain Python code catches them as it would any bad argument. Every message says what to do.
 
 OpenHandsError
+├── InvalidArgumentError              (ValueError) here: an argument or setting the API cannot take
+│   ├── InvalidArgumentTypeError      (TypeError) an argument of the wrong type
+│   ├── InvalidSettingError           an environment variable or setting: names it and its range
+│   └── ResponseSchemaError           openhands.sdk.tool.response_schema: an unusable schema
+├── InvalidStateError                 (RuntimeError) here: called at the wrong time (not started, ...)
+├── NotFoundError                     (FileNotFoundError) here: no LLM profile or plugin of that name
 ├── LLMError                          openhands.sdk.llm.errors: calling a model failed
 │   ├── LLMConfigurationError         (ValueError) no model or key: names what to set
 │   ├── LLMAuthenticationError        the provider refused the key
@@ -22,10 +28,16 @@ OpenHandsError
 │   └── RemoteConversationError       openhands.sdk.conversation.remote.errors
 ├── GoalError                         openhands.sdk.conversation.goal.errors
 │   ├── InvalidGoalError              (ValueError) a goal option is invalid; names the field
-│   └── NoResumableGoalError          (ValueError) nothing to resume (code no_resumable_goal)
+│   ├── NoResumableGoalError          (ValueError) nothing to resume (code no_resumable_goal)
+│   ├── NoGoalStartedError            (ValueError) waited for a goal before starting one
+│   └── GoalStepError                 (ValueError) a driver used the step machine wrongly
 ├── EventLogError                     openhands.sdk.conversation.event_log
 │   ├── EventLogCorruptError          (ValueError) a line before the end is not an event
 │   └── EventLogClosedError           an append after close
+├── MCPError                          openhands.sdk.mcp.errors: a server cannot start or answer
+│   ├── MCPConfigError                (ValueError) an mcp_config of the wrong shape
+│   └── MCPTimeoutError               (TimeoutError) no answer in time
+├── StructuredOutputError             (ValueError) openhands.sdk.tool.response_schema
 ├── InvalidToolSpecError              (ValueError) openhands.sdk.tool.registry
 │   └── UnknownToolError
 ├── UnknownEventKindError             (ValueError) openhands.sdk.event.base
@@ -47,11 +59,48 @@ from __future__ import annotations
 
 import errno
 
-__all__ = ["OpenHandsError", "StorageError", "StorageFullError", "storage_error"]
+__all__ = [
+    "InvalidArgumentError",
+    "InvalidArgumentTypeError",
+    "InvalidSettingError",
+    "InvalidStateError",
+    "NotFoundError",
+    "OpenHandsError",
+    "StorageError",
+    "StorageFullError",
+    "storage_error",
+]
 
 
 class OpenHandsError(Exception):
     """Base class of every error raised by the SDK, the tools and the agent server."""
+
+
+class InvalidArgumentError(OpenHandsError, ValueError):
+    """The API was called with a value it cannot take; the message names it and what it takes.
+
+    The "you used it wrongly" error of calls that have no family of their own (a goal option
+    is an `InvalidGoalError`, a tool spec an `InvalidToolSpecError`, and so on).
+    """
+
+
+class InvalidArgumentTypeError(InvalidArgumentError, TypeError):
+    """An argument has the wrong type; the message names the type expected."""
+
+
+class InvalidSettingError(InvalidArgumentError):
+    """An environment variable or setting has a value we cannot use; the message names it and
+    the values it takes."""
+
+
+class InvalidStateError(OpenHandsError, RuntimeError):
+    """Called at a time it cannot run (not started yet, already running, ...); the message says
+    what to do first."""
+
+
+class NotFoundError(OpenHandsError, FileNotFoundError):
+    """Something asked for by name (an LLM profile, a plugin folder) does not exist; the message
+    names what there is, or how to create it."""
 
 
 class StorageError(OpenHandsError, OSError):

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.workspace.sandbox import HiddenPathError, check_visible, hidden_paths
 
 MAX_RESULTS: Final[int] = 100
@@ -42,11 +43,11 @@ def search_root(working_dir: str, path: str | None) -> Path:
         given = Path(os.path.expanduser(path))
         root = given if given.is_absolute() else root / given
     if not root.is_dir():
-        raise ValueError(f"{root} is not a folder; give an existing directory as `path`.")
+        raise InvalidArgumentError(f"{root} is not a folder; give an existing directory as `path`.")
     try:  # these tools run in the server's process: only what the agent's sandbox shows
         check_visible(root, workspace=working_dir)
     except HiddenPathError as exc:
-        raise ValueError(str(exc)) from None
+        raise InvalidArgumentError(str(exc)) from None
     return Path(os.path.abspath(root))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
+from openhands.sdk.tool import InvalidToolSpecError
 from pydantic import BaseModel, ValidationError
 
 ParamsModel = TypeVar("ParamsModel", bound=BaseModel)
@@ -24,4 +25,6 @@ def parse_params(model: type[ParamsModel], tool: str, params: Mapping[str, Any])
             for error in exc.errors()
         )
         takes = ", ".join(model.model_fields)
-        raise ValueError(f"Bad {tool} params ({problems}); {tool} takes {takes}.") from None
+        raise InvalidToolSpecError(
+            f"Bad {tool} params ({problems}); {tool} takes {takes}."
+        ) from None

@@ -16,6 +16,7 @@ from openhands.sdk.agent.prompts import (
 )
 from openhands.sdk.context.agent_context import AgentContext
 from openhands.sdk.context.condenser import Condenser
+from openhands.sdk.errors import InvalidStateError
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import SystemPromptEvent
 from openhands.sdk.llm.llm import LLM
@@ -264,7 +265,7 @@ class AgentBase(BaseModel):
         Raises RuntimeError before the agent was given to a conversation.
         """
         if self._tools is None:
-            raise RuntimeError(
+            raise InvalidStateError(
                 "This agent's tools are not initialised yet: create a Conversation with it "
                 "first (tools are built for a workspace)."
             )

@@ -19,6 +19,8 @@ from openhands.sdk.tool.tool import ToolDefinition
 
 __all__ = ["DeclaredResources", "ParallelToolExecutor", "ResourceLocks", "lock_keys"]
 
+from openhands.sdk.errors import InvalidArgumentError
+
 CallT = TypeVar("CallT")
 ResultT = TypeVar("ResultT")
 
@@ -57,7 +59,9 @@ class ParallelToolExecutor:
 
     def __init__(self, max_workers: int = 1) -> None:
         if max_workers < 1:
-            raise ValueError("max_workers must be >= 1")
+            raise InvalidArgumentError(
+                f"max_workers must be >= 1 (1 runs the calls one at a time), got {max_workers}"
+            )
         self.max_workers = max_workers
         self.locks = ResourceLocks()
 

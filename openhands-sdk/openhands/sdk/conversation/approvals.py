@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from openhands.sdk.conversation.confirmation import needs_approval, rate, unmatched_actions
 from openhands.sdk.conversation.state import ConversationExecutionStatus as Status
+from openhands.sdk.errors import InvalidArgumentTypeError
 from openhands.sdk.event.action import ActionEvent, UserRejectObservation
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
 from openhands.sdk.security.approval_rules import AllowRule, merged
@@ -55,7 +56,7 @@ class Approvals:
         """Choose which tool calls wait for approval (`AlwaysConfirm()`, `NeverConfirm()`,
         `ConfirmRisky(threshold)`); saved with the conversation."""
         if not isinstance(policy, ConfirmationPolicyBase):
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"expected a confirmation policy such as AlwaysConfirm(), not {policy!r}"
             )
         with self._lock:
@@ -69,7 +70,7 @@ class Approvals:
         next step on.
         """
         if analyzer is not None and not isinstance(analyzer, SecurityAnalyzerBase):
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"expected a security analyzer such as LLMSecurityAnalyzer(), not {analyzer!r}"
             )
         with self._lock:
@@ -87,7 +88,7 @@ class Approvals:
         tool / command prefix"), unless one is rated HIGH risk; saved with the conversation.
         Calls waiting now are not approved by it: approve them too."""
         if not isinstance(rule, AllowRule):
-            raise TypeError(f"expected an AllowRule, not {rule!r}")
+            raise InvalidArgumentTypeError(f"expected an AllowRule, not {rule!r}")
         with self._lock:
             self._state.approval_rules = merged(self._state.approval_rules, rule)
             self._save_config()

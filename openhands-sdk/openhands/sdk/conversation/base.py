@@ -11,6 +11,7 @@ from openhands.sdk.contracts import (
     ConversationStateView,
     WorkspaceView,
 )
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm.message import Message, TextContent
 
 if TYPE_CHECKING:
@@ -25,10 +26,12 @@ def as_user_message(message: str | Message) -> Message:
     """Accept a plain string or a `Message` and return a user `Message`."""
     if isinstance(message, Message):
         if message.role != "user":
-            raise ValueError(f"send_message takes a user message, got role {message.role!r}")
+            raise InvalidArgumentError(
+                f"send_message takes a user message, got role {message.role!r}"
+            )
         return message
     if not isinstance(message, str) or not message.strip():
-        raise ValueError("message must be a non-blank string or a Message")
+        raise InvalidArgumentError("message must be a non-blank string or a Message")
     return Message(role="user", content=[TextContent(text=message)])
 
 
@@ -39,7 +42,7 @@ def as_conversation_id(value: uuid.UUID | str | None) -> uuid.UUID | None:
     try:
         return uuid.UUID(str(value))
     except ValueError:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"conversation_id must be a UUID or its string form, got {value!r}; "
             "omit it to get a new one."
         ) from None

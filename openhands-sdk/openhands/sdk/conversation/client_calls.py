@@ -12,6 +12,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.event.action import ActionEvent, ObservationEvent
 from openhands.sdk.llm.message import ImageContent, TextContent
 
@@ -80,7 +81,7 @@ class ClientCalls:
             action = waiting.get(tool_call_id)
             if action is None:
                 known = ", ".join(sorted(waiting)) or "none"
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"No client tool call {tool_call_id!r} waits for an answer (waiting: {known})"
                 )
             content: list[TextContent | ImageContent] = (

@@ -7,6 +7,7 @@ from typing import Any
 
 from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.base import BaseConversation, as_conversation_id
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.workspace.local import LocalWorkspace
 from openhands.sdk.workspace.remote.base import RemoteWorkspace
 
@@ -31,7 +32,9 @@ class Conversation:
             from openhands.sdk.conversation.remote.conversation import RemoteConversation
 
             if agent is None:
-                raise ValueError("A remote conversation needs an agent to send to the server.")
+                raise InvalidArgumentError(
+                    "A remote conversation needs an agent to send to the server."
+                )
             return RemoteConversation(agent, workspace, **kwargs)
         from openhands.sdk.conversation.local import LocalConversation
 

@@ -19,7 +19,7 @@ from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.state import ConversationState
 from openhands.sdk.conversation.types import validate_tags
-from openhands.sdk.errors import storage_error
+from openhands.sdk.errors import InvalidArgumentError, storage_error
 from openhands.sdk.event.base import Event, event_from_json
 from openhands.sdk.io import fsync_dir
 from openhands.sdk.llm.llm import LLM
@@ -97,10 +97,10 @@ def fork_state(
     if title is not None:
         fork_tags["title"] = validate_tags({"title": title})["title"]
     if fork_id == source.id:
-        raise ValueError("A fork needs a conversation_id other than its source's.")
+        raise InvalidArgumentError("A fork needs a conversation_id other than its source's.")
     folder = None if source.folder is None else source.folder.parent / fork_id.hex
     if folder is not None and folder.exists():
-        raise ValueError(
+        raise InvalidArgumentError(
             f"Conversation {fork_id} already exists in {folder.parent}; fork with another "
             "conversation_id (or none, for a new one)."
         )

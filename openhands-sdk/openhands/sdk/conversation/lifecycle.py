@@ -22,7 +22,7 @@ from openhands.sdk.conversation.base import as_conversation_id
 from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.snapshot import BASE_STATE_FILE
 from openhands.sdk.conversation.state import ConversationState
-from openhands.sdk.errors import StorageError
+from openhands.sdk.errors import InvalidArgumentError, StorageError
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.tool.tool import ToolContext, ToolDefinition
 from openhands.sdk.workspace.local import LocalWorkspace
@@ -63,7 +63,7 @@ def open_state(
     resolved_plugins = None
     if plugins:
         if agent is None:
-            raise ValueError("plugins are merged into an agent: pass the agent too")
+            raise InvalidArgumentError("plugins are merged into an agent: pass the agent too")
         from openhands.sdk.plugin.loader import resolve_plugins
 
         loaded = resolve_plugins(plugins, agent)
@@ -72,7 +72,7 @@ def open_state(
         resolved_plugins = loaded.resolved
     if client_tools:
         if agent is None:
-            raise ValueError("client_tools are given to an agent: pass the agent too")
+            raise InvalidArgumentError("client_tools are given to an agent: pass the agent too")
         from openhands.sdk.tool.client_tool import with_client_tools
 
         agent = with_client_tools(agent, client_tools)

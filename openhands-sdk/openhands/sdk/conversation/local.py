@@ -62,6 +62,7 @@ from openhands.sdk.conversation.visualizer.base import (
     VisualizerOption,
     make_visualizer,
 )
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.event.base import Event
 from openhands.sdk.hooks.config import HookConfig, HookEventType
 from openhands.sdk.hooks.runner import HookRunner
@@ -135,7 +136,10 @@ class LocalConversation(
         the agent gets them and a call to one ends the run until `respond_to_client_tool`.
         """
         if max_iteration_per_run is not None and max_iteration_per_run < 1:
-            raise ValueError("max_iteration_per_run must be >= 1")
+            raise InvalidArgumentError(
+                f"max_iteration_per_run must be >= 1 (agent steps per run()), got "
+                f"{max_iteration_per_run}"
+            )
         thresholds = thresholds_from(stuck_detection_thresholds)
         shown_by = make_visualizer(visualizer)
         if secrets:
@@ -351,7 +355,9 @@ class LocalConversation(
         `ask-agent-llm`. Raises `ConversationError` if the LLM answers no text.
         """
         if not isinstance(question, str) or not question.strip():
-            raise ValueError("question must be a non-blank string")
+            raise InvalidArgumentError(
+                "question must be a non-blank string: say what to ask the agent"
+            )
         self._check_open()
         return answer_question(
             self._state.llm_messages(),

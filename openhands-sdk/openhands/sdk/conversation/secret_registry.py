@@ -18,6 +18,7 @@ import threading
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.secret.secrets import SecretSource, SecretValue, StaticSecret
 from pydantic import SecretStr
 
@@ -48,7 +49,7 @@ class SecretRegistry:
         sources: dict[str, SecretSource] = {}
         for name, value in secrets.items():
             if not isinstance(name, str) or not _NAME.match(name):
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"secret name {name!r} is not a valid environment variable name "
                     "(letters, digits and _, not starting with a digit)"
                 )
@@ -57,7 +58,7 @@ class SecretRegistry:
             elif isinstance(value, str):
                 sources[name] = StaticSecret(value=SecretStr(value))
             else:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"secret {name!r} must be a string or a SecretSource, "
                     f"got {type(value).__name__}"
                 )

@@ -57,6 +57,7 @@ from openhands.sdk.conversation.snapshot import (
     read_snapshot,
 )
 from openhands.sdk.conversation.types import ConversationTags, validate_tags
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.event.action import ActionEvent
 from openhands.sdk.event.base import ROOT_PARENT_ID, Event
 from openhands.sdk.event.state import ConversationStateUpdateEvent
@@ -204,7 +205,7 @@ class ConversationState(ConversationConfig):
             state.save_config()
             return state
         if given.get("agent") is None or given.get("workspace") is None:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"Conversation {id} is not stored in {folder}: creating it needs an agent and a "
                 "workspace (or pass the persistence_dir and id it was saved under)."
             )

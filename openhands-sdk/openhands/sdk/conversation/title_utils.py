@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import MessageEvent
 from openhands.sdk.llm.llm import LLM
@@ -62,10 +63,12 @@ def generate_conversation_title(
     user message cut to `max_length`. Raises ValueError if there is no user message.
     """
     if max_length < 4:
-        raise ValueError("max_length must be at least 4")
+        raise InvalidArgumentError(f"max_length must be at least 4 characters, got {max_length}")
     message = first_user_message(events)
     if message is None:
-        raise ValueError("The conversation has no user message to name it after yet.")
+        raise InvalidArgumentError(
+            "The conversation has no user message to name it after yet: send one first."
+        )
     if llm is not None:
         quoted = message if len(message) <= MAX_PROMPT_CHARS else message[:MAX_PROMPT_CHARS] + "..."
         prompt = [

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.event.base import Event
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -40,14 +41,16 @@ def validate_tags(value: Any) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ValueError("tags must be a mapping of names to strings")
+        raise InvalidArgumentError("tags must be a mapping of names to strings")
     for key, item in value.items():
         if not isinstance(key, str) or not _TAG_KEY.match(key):
-            raise ValueError(f"tag name {key!r} is invalid: use lowercase letters and digits only")
+            raise InvalidArgumentError(
+                f"tag name {key!r} is invalid: use lowercase letters and digits only"
+            )
         if not isinstance(item, str):
-            raise ValueError(f"tag {key!r} must be a string, got {type(item).__name__}")
+            raise InvalidArgumentError(f"tag {key!r} must be a string, got {type(item).__name__}")
         if len(item) > TAG_VALUE_MAX_LENGTH:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"tag {key!r} is {len(item)} characters long; at most {TAG_VALUE_MAX_LENGTH}"
             )
     return dict(value)

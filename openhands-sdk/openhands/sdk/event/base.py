@@ -92,7 +92,9 @@ class Event(BaseModel):
         if isinstance(obj, dict) and cls._is_dispatching_base():
             target = cls._class_for(obj.get("kind"))
             if not issubclass(target, cls):
-                raise ValueError(f"Event kind {obj.get('kind')!r} is not a {cls.__name__}")
+                raise UnknownEventKindError(
+                    f"Event kind {obj.get('kind')!r} is not a {cls.__name__}"
+                )
             if target is not cls:
                 return target.model_validate(obj, **kwargs)
         return super().model_validate(obj, **kwargs)
@@ -108,7 +110,7 @@ class Event(BaseModel):
             return cls.model_validate(json.loads(json_data), **kwargs)
         target = cls._class_for(kind)
         if not issubclass(target, cls):
-            raise ValueError(f"Event kind {kind!r} is not a {cls.__name__}")
+            raise UnknownEventKindError(f"Event kind {kind!r} is not a {cls.__name__}")
         if target is cls or kwargs:
             return super(Event, target).model_validate_json(json_data, **kwargs)
         return target.__pydantic_validator__.validate_json(json_data)

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.extensions.errors import ExtensionFetchError
 
 __all__ = [
@@ -117,7 +118,7 @@ def validate_source_path(source: str) -> str:
     """`source` if it is a local path or a GitHub blob/tree URL; else ValueError."""
     if is_local_path(source) or parse_github_url(source) is not None:
         return source
-    raise ValueError(
+    raise InvalidArgumentError(
         f"Invalid source {source!r}: give a local path (./x, /x, ~/x, file:///x) or a GitHub "
         "URL (https://github.com/owner/repo/blob/main/path)"
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openhands.sdk.hooks.config import HookConfig, HookDefinition, HookMatcher, HookType
 from openhands.sdk.hooks.runner import HookOutcome, HookRunner
@@ -12,23 +12,21 @@ from openhands.sdk.hooks.types import (
     HookDecision,
     HookEventType,
 )
+from openhands.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openhands.sdk.hooks.executor import HookResult
     from openhands.sdk.hooks.manager import HookManager
 
 
-def __getattr__(name: str) -> Any:
-    # The command runner's module is loaded on the first hook run.
-    if name == "HookResult":
-        from openhands.sdk.hooks.executor import HookResult
-
-        return HookResult
-    if name == "HookManager":
-        from openhands.sdk.hooks.manager import HookManager
-
-        return HookManager
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The command runner's module is loaded on the first hook run.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "HookResult": "openhands.sdk.hooks.executor",
+        "HookManager": "openhands.sdk.hooks.manager",
+    },
+)
 
 
 __all__ = [

@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
+from openhands.sdk.errors import InvalidSettingError
 from openhands.sdk.io.private import PRIVATE_FILE_MODE
 
 __all__ = [
@@ -138,7 +139,9 @@ class AppendHandles:
 
 def _checked(value: int) -> int:
     if value < 0:
-        raise ValueError(f"the open log file limit must be >= 0 (0 = unlimited), got {value}")
+        raise InvalidSettingError(
+            f"the open log file limit must be >= 0 (0 = unlimited), got {value}"
+        )
     return value
 
 
@@ -148,7 +151,7 @@ def _default_max_open() -> int:
         try:
             return _checked(int(raw))
         except ValueError:
-            raise ValueError(
+            raise InvalidSettingError(
                 f"{MAX_OPEN_FILES_ENV}={raw!r} is not a whole number >= 0; set it to how many "
                 "log files may stay open (0 = unlimited) or unset it for the default."
             ) from None

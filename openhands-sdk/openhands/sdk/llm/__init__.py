@@ -4,8 +4,7 @@
 imported here; it, the registry, the profile store and the routers load on first use.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openhands.sdk.llm.callbacks import AsyncTokenCallbackType, TokenCallbackType
 from openhands.sdk.llm.errors import (
@@ -32,6 +31,7 @@ from openhands.sdk.llm.message import (
     text_message,
 )
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openhands.sdk.llm.fallback_strategy import FallbackStrategy
@@ -55,13 +55,7 @@ _LAZY = {
 are rarely used, and every import of the SDK would pay for their classes."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm._litellm import import_litellm as _import_litellm
 from openhands.sdk.llm.errors import (
     ENV_HELP,
@@ -488,7 +489,9 @@ class LLM(BaseModel):
         litellm as they are. On a persistent failure, `fallback_strategy` is tried.
         """
         if not messages:
-            raise ValueError("completion() needs at least one message")
+            raise InvalidArgumentError(
+                "completion() needs at least one message, e.g. [Message(role='user', ...)]"
+            )
         tool_dicts = _tool_dicts(tools, add_security_risk_prediction)
         if tool_dicts and not self.native_tool_calling:
             raise LLMConfigurationError(

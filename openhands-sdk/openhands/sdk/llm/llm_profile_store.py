@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from openhands.sdk.errors import InvalidArgumentError, NotFoundError
 from openhands.sdk.io.atomic import write_atomic
+from openhands.sdk.llm.errors import LLMConfigurationError
 
 if TYPE_CHECKING:
     from openhands.sdk.llm.llm import LLM
@@ -54,7 +56,7 @@ class LLMProfileStore:
     def _path(self, name: str) -> Path:
         clean = name.removesuffix(".json")
         if not PROFILE_NAME.match(clean):
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"Invalid profile name {name!r}: use 1-64 characters, starting with a letter "
                 "or digit, then letters, digits, '.', '_' or '-'."
             )
@@ -81,21 +83,24 @@ class LLMProfileStore:
             write_atomic(path, payload)
 
     def load(self, name: str) -> LLM:
-        """The LLM saved as `name`; FileNotFoundError names the profiles there are."""
+        """The LLM saved as `name`; `NotFoundError` (a FileNotFoundError) names the profiles there are."""
         from openhands.sdk.llm.llm import LLM
 
         path = self._path(name)
         with self._locked():
             if not path.exists():
                 known = ", ".join(sorted(p.stem for p in self.base_dir.glob("*.json")))
-                raise FileNotFoundError(
-                    f"No LLM profile {name!r} in {self.base_dir} (profiles: {known or 'none'})."
+                raise NotFoundError(
+                    f"No LLM profile {name!r} in {self.base_dir} (profiles: {known or 'none'}); "
+                    "save one under that name first."
                 )
             text = path.read_text(encoding="utf-8")
         try:
             return LLM.model_validate_json(text)
         except ValueError as exc:
-            raise ValueError(f"LLM profile {name!r} ({path}) is not a valid LLM: {exc}") from exc
+            raise LLMConfigurationError(
+                f"LLM profile {name!r} ({path}) is not a valid LLM: {exc}"
+            ) from exc
 
     def delete(self, name: str) -> None:
         """Delete profile `name`; a missing profile is not an error."""

@@ -5,6 +5,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from openhands.sdk.errors import InvalidArgumentError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -106,10 +107,10 @@ class MessageToolCall(BaseModel):
         kind = part(tool_call, "type") or "function"
         function = part(tool_call, "function")
         if kind != "function":
-            raise ValueError(f"tool call type must be 'function', got {kind!r}")
+            raise InvalidArgumentError(f"tool call type must be 'function', got {kind!r}")
         name = part(function, "name") if function is not None else None
         if not name:
-            raise ValueError(f"tool call {part(tool_call, 'id')!r} has no function name")
+            raise InvalidArgumentError(f"tool call {part(tool_call, 'id')!r} has no function name")
         arguments = part(function, "arguments")
         return cls(
             id=str(part(tool_call, "id") or ""),

@@ -14,6 +14,7 @@ import os
 import threading
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from openhands.sdk.errors import InvalidArgumentError
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -195,7 +196,7 @@ class Metrics(BaseModel):
         from openhands.sdk.llm.usage import Cost
 
         if value < 0:
-            raise ValueError(f"a cost cannot be negative, got {value}")
+            raise InvalidArgumentError(f"a cost cannot be negative, got {value}")
         with self._lock:
             self.accumulated_cost += value
             self._keep(self.costs, Cost(model=self.model_name, cost=value))

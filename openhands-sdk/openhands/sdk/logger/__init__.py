@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from openhands.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openhands.sdk.logger.logger import JsonFormatter, setup_logging
@@ -43,12 +45,13 @@ def get_logger(name: str) -> logging.Logger:
     return logging.getLogger(name)
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("setup_logging", "JsonFormatter"):
-        from openhands.sdk.logger import logger
-
-        return getattr(logger, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "setup_logging": "openhands.sdk.logger.logger",
+        "JsonFormatter": "openhands.sdk.logger.logger",
+    },
+)
 
 
 __all__ = [

@@ -9,10 +9,11 @@ the names below other than `MCPServer`, `MCPError`, `MCPTimeoutError` and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openhands.sdk.mcp.config import MCPServer, coerce_mcp_config, enabled_mcp_servers
 from openhands.sdk.mcp.errors import MCPError, MCPTimeoutError
+from openhands.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openhands.sdk.mcp.client import MCPClient
@@ -34,15 +35,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

@@ -17,6 +17,8 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from openhands.sdk.errors import InvalidStateError
+
 T = TypeVar("T")
 
 THREAD_NAME = "openhands-mcp"
@@ -55,7 +57,7 @@ def submit(coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
     """Schedule `coroutine` on the MCP loop; the future completes with its result."""
     if in_mcp_loop():
         coroutine.close()
-        raise RuntimeError("MCP calls cannot be made from the MCP event loop's own thread")
+        raise InvalidStateError("MCP calls cannot be made from the MCP event loop's own thread")
     return asyncio.run_coroutine_threadsafe(coroutine, mcp_loop())
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from openhands.sdk.mcp.errors import MCPConfigError
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -243,19 +244,21 @@ def coerce_mcp_config(value: Any) -> dict[str, MCPServer]:
     if isinstance(value, Mapping) and "mcpServers" in value:
         extra = sorted(key for key in value if key != "mcpServers")
         if extra:
-            raise ValueError(
+            raise MCPConfigError(
                 f"mcp_config: expected only 'mcpServers' beside it, got {extra}; put each "
                 "server under 'mcpServers'"
             )
         value = value["mcpServers"] or {}
     if not isinstance(value, Mapping):
-        raise ValueError(
+        raise MCPConfigError(
             'mcp_config: expected {"mcpServers": {name: server}} or {name: server}, got '
             f"{type(value).__name__}"
         )
     for name in value:
         if not isinstance(name, str) or not name.strip():
-            raise ValueError(f"mcp_config: server names must be non-empty strings, got {name!r}")
+            raise MCPConfigError(
+                f"mcp_config: server names must be non-empty strings, got {name!r}"
+            )
     if _SERVERS is None:
         _SERVERS = TypeAdapter(dict[str, MCPServer])
     return _SERVERS.validate_python(dict(value))

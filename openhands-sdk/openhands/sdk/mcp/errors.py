@@ -13,6 +13,10 @@ class MCPError(OpenHandsError):
     """
 
 
+class MCPConfigError(MCPError, ValueError):
+    """An `mcp_config` has the wrong shape; the message shows the shape it takes."""
+
+
 class MCPTimeoutError(MCPError, TimeoutError):
     """An MCP server did not answer in time (start-up or one request); `timeout` in seconds."""
 

@@ -25,6 +25,7 @@ from typing import Any
 from openhands.sdk.context.agent_context import AgentContext
 from openhands.sdk.context.skill_loading import load_skills_from_dir
 from openhands.sdk.context.skills import Skill
+from openhands.sdk.errors import NotFoundError
 from openhands.sdk.extensions.errors import ExtensionError
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.mcp.config import MCPServer, coerce_mcp_config
@@ -139,10 +140,12 @@ class Plugin(BaseModel):
 
     @classmethod
     def load(cls, plugin_path: str | Path) -> Plugin:
-        """Read a plugin folder. Raises FileNotFoundError or PluginError (a ValueError)."""
+        """Read a plugin folder. Raises NotFoundError (a FileNotFoundError) or PluginError (a ValueError)."""
         root = Path(plugin_path).expanduser().resolve()
         if not root.is_dir():
-            raise FileNotFoundError(f"Plugin folder not found: {root}")
+            raise NotFoundError(
+                f"Plugin folder not found: {root}; give the folder that holds the plugin."
+            )
         manifest = _manifest(root)
         skills_dir = root / "skills"
         repo, knowledge, agentskills = load_skills_from_dir(skills_dir)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from openhands.sdk.errors import InvalidArgumentError
+
 _ORDER = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
 
 
@@ -31,7 +33,10 @@ class SecurityRisk(StrEnum):
         Raises ValueError when either is UNKNOWN: an unrated call is not comparable.
         """
         if self is SecurityRisk.UNKNOWN or other is SecurityRisk.UNKNOWN:
-            raise ValueError(f"cannot compare {self.value} with {other.value}")
+            raise InvalidArgumentError(
+                f"cannot compare {self.value} with {other.value}: rate the call LOW, MEDIUM or "
+                "HIGH first (an UNKNOWN risk is not ordered)"
+            )
         mine, theirs = _ORDER[self.value], _ORDER[other.value]
         return mine >= theirs if reflexive else mine > theirs
 

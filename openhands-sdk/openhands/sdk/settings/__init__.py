@@ -7,8 +7,9 @@ The names load on first use (this package is not imported by `import openhands.s
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from openhands.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openhands.sdk.settings.api_models import (
@@ -69,13 +70,13 @@ _API_NAMES = (
 )
 
 
-def __getattr__(name: str) -> Any:
-    for module, names in (("model", _MODEL_NAMES), ("api_models", _API_NAMES)):
-        if name in names:
-            value = getattr(import_module(f"openhands.sdk.settings.{module}"), name)
-            globals()[name] = value
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        **dict.fromkeys(_MODEL_NAMES, "openhands.sdk.settings.model"),
+        **dict.fromkeys(_API_NAMES, "openhands.sdk.settings.api_models"),
+    },
+)
 
 
 __all__ = [

@@ -19,8 +19,9 @@ Names load on first use (this package is not imported by `import openhands.sdk`)
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from openhands.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openhands.sdk.context.skill_loading import (
@@ -94,13 +95,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

@@ -86,7 +86,7 @@ def canonical_agent_name(name: str | None) -> str:
 
 def _definition(name: str, description: str | AgentDefinition) -> AgentDefinition:
     if not name or not name.strip():
-        raise ValueError("An agent needs a non-blank name.")
+        raise AgentDefinitionError("An agent needs a non-blank name.")
     if isinstance(description, AgentDefinition):
         return description
     return AgentDefinition(name=name, description=description, level="programmatic")

@@ -150,7 +150,9 @@ def _fields_from(front: dict[str, Any], body: str, path: Path) -> dict[str, Any]
     servers = front.get("mcp_config", front.get("mcp_servers"))
     if servers is not None:
         if not isinstance(servers, dict):
-            raise ValueError(f"mcp_config must map server names to configs, got {servers!r}")
+            raise AgentDefinitionError(
+                f"mcp_config must map server names to configs, got {servers!r}"
+            )
         fields["mcp_config"] = servers
     return fields
 
@@ -163,4 +165,4 @@ def _names(raw: Any, *, split_commas: bool) -> list[str]:
         return [part.strip() for part in parts if part.strip()]
     if isinstance(raw, list):
         return [str(item) for item in raw]
-    raise ValueError(f"expected a name or a list of names, got {raw!r}")
+    raise AgentDefinitionError(f"expected a name or a list of names, got {raw!r}")

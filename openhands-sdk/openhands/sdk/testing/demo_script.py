@@ -40,6 +40,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.testing.fake_reply import FakeReply
 
 JUDGE_PROMPT_START = "You are a strict, independent judge."
@@ -178,7 +179,7 @@ class DemoScript:
     def __init__(self, delay: float = 0.0) -> None:
         """Prepare the script; `delay` must be >= 0."""
         if delay < 0:
-            raise ValueError(f"delay must be >= 0 seconds, got {delay}")
+            raise InvalidArgumentError(f"delay must be >= 0 seconds, got {delay}")
         self.delay = delay
 
     def __call__(self, body: dict[str, Any]) -> FakeReply:

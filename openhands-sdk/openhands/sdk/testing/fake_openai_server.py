@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
+from openhands.sdk.errors import InvalidArgumentTypeError, InvalidStateError
 from openhands.sdk.testing.fake_reply import (
     FakeReply,
     completion_body,
@@ -64,7 +65,7 @@ class FakeOpenAIServer:
     def start(self) -> FakeOpenAIServer:
         """Bind the port and serve in a daemon thread; returns self."""
         if self._httpd is not None:
-            raise RuntimeError("FakeOpenAIServer is already running")
+            raise InvalidStateError("FakeOpenAIServer is already running")
         httpd = ThreadingHTTPServer((self._host, self._port), _make_handler(self))
         httpd.daemon_threads = True
         self._httpd = httpd
@@ -110,7 +111,7 @@ class FakeOpenAIServer:
     def base_url(self) -> str:
         """The OpenAI base URL to give a client, e.g. `http://127.0.0.1:8123/v1`."""
         if self._httpd is None:
-            raise RuntimeError("FakeOpenAIServer is not running; call start() first")
+            raise InvalidStateError("FakeOpenAIServer is not running; call start() first")
         return f"http://{self._host}:{self.port}/v1"
 
     # -- scripting ---------------------------------------------------------------------------
@@ -120,7 +121,9 @@ class FakeOpenAIServer:
         items = list(replies)
         for item in items:
             if not isinstance(item, FakeReply):
-                raise TypeError(f"script() takes FakeReply items, got {type(item).__name__}")
+                raise InvalidArgumentTypeError(
+                    f"script() takes FakeReply items, got {type(item).__name__}"
+                )
         with self._lock:
             self._queues.setdefault(model, deque()).extend(items)
 

@@ -9,6 +9,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openhands.sdk.errors import InvalidArgumentError
+
 _ERROR_TYPES = {
     400: ("invalid_request_error", None),
     401: ("invalid_request_error", "invalid_api_key"),
@@ -87,7 +89,9 @@ class FakeReply:
     ) -> FakeReply:
         """An assistant message with several tool calls, given as `(name, arguments)` pairs."""
         if not calls:
-            raise ValueError("FakeReply.tool_calls needs at least one (name, arguments) pair")
+            raise InvalidArgumentError(
+                "FakeReply.tool_calls needs at least one (name, arguments) pair"
+            )
         encoded = tuple(
             (name, args if isinstance(args, str) else json.dumps(args)) for name, args in calls
         )
@@ -110,7 +114,7 @@ class FakeReply:
     ) -> FakeReply:
         """An HTTP error `status` with an OpenAI-style `{"error": {...}}` body."""
         if not 400 <= status <= 599:
-            raise ValueError(f"FakeReply.error needs a 4xx or 5xx status, got {status}")
+            raise InvalidArgumentError(f"FakeReply.error needs a 4xx or 5xx status, got {status}")
         default_type, default_code = _ERROR_TYPES.get(status, ("server_error", None))
         return cls(
             status=status,
@@ -122,7 +126,7 @@ class FakeReply:
     def delayed(self, seconds: float) -> FakeReply:
         """A copy of this reply that waits `seconds` before answering."""
         if seconds < 0:
-            raise ValueError(f"delay must be >= 0 seconds, got {seconds}")
+            raise InvalidArgumentError(f"delay must be >= 0 seconds, got {seconds}")
         return dataclasses.replace(self, delay=seconds)
 
     @property

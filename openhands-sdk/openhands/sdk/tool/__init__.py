@@ -1,6 +1,6 @@
 """Tools: the Action/Observation contract, definitions, the registry and built-ins."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openhands.sdk.tool.builtins import (
     BUILT_IN_TOOL_CLASSES,
@@ -29,28 +29,28 @@ from openhands.sdk.tool.tool import (
     ToolDefinition,
     ToolExecutor,
 )
+from openhands.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openhands.sdk.tool.client_tool import ClientTool, ClientToolObservation, ClientToolSpec
     from openhands.sdk.tool.unknown import UnknownAction, UnknownObservation
 
-_CLIENT_TOOL_NAMES = ("ClientTool", "ClientToolObservation", "ClientToolSpec")
-
 for _builtin in BUILT_IN_TOOLS:
     register_tool(_builtin.name, _builtin)
 
 
-def __getattr__(name: str) -> Any:
-    # Defined on first use: few programs read events whose tool classes are missing.
-    if name in ("UnknownAction", "UnknownObservation"):
-        from openhands.sdk.tool import unknown
-
-        return getattr(unknown, name)
-    if name in _CLIENT_TOOL_NAMES:  # client-defined tools: rarely used, loaded on demand
-        from openhands.sdk.tool import client_tool
-
-        return getattr(client_tool, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Defined on first use: few programs read events whose tool classes are missing, and few
+# define client tools.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "UnknownAction": "openhands.sdk.tool.unknown",
+        "UnknownObservation": "openhands.sdk.tool.unknown",
+        "ClientTool": "openhands.sdk.tool.client_tool",
+        "ClientToolObservation": "openhands.sdk.tool.client_tool",
+        "ClientToolSpec": "openhands.sdk.tool.client_tool",
+    },
+)
 
 
 __all__ = [

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.tool.json_schema_action import JsonSchemaAction, object_schema, schema_function
+from openhands.sdk.tool.registry import InvalidToolSpecError
 from openhands.sdk.tool.schema import Action, Observation
 from openhands.sdk.tool.spec import Tool
 from openhands.sdk.tool.tool import ToolAnnotations, ToolContext, ToolDefinition
@@ -124,7 +125,7 @@ class ClientTool(ToolDefinition):
         """The tool of `params["spec"]` (a ClientToolSpec or its JSON)."""
         raw = params.get("spec")
         if raw is None:
-            raise ValueError("a client tool needs params {'spec': <ClientToolSpec JSON>}")
+            raise InvalidToolSpecError("a client tool needs params {'spec': <ClientToolSpec JSON>}")
         spec = raw if isinstance(raw, ClientToolSpec) else ClientToolSpec.model_validate(raw)
         return [cls.from_spec(spec)]
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, cast
 
-from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.errors import InvalidArgumentError, InvalidArgumentTypeError, OpenHandsError
 from openhands.sdk.tool.spec import Tool
 from openhands.sdk.tool.tool import ToolContext, ToolDefinition
 
@@ -46,7 +46,7 @@ def register_tool(name: str, factory: type[ToolDefinition] | ToolDefinition | To
     instance (which must have an executor) is returned as is and takes no params.
     """
     if not isinstance(name, str) or not name.strip():
-        raise ValueError("register_tool needs a non-empty name")
+        raise InvalidArgumentError("register_tool needs a non-empty name")
     names = {name}
     make: ToolFactory
     if isinstance(factory, type) and issubclass(factory, ToolDefinition):
@@ -54,12 +54,12 @@ def register_tool(name: str, factory: type[ToolDefinition] | ToolDefinition | To
         make = factory.create
     elif isinstance(factory, ToolDefinition):
         if factory.executor is None:
-            raise ValueError(f"Tool instance {name!r} needs an executor to be registered")
+            raise InvalidArgumentError(f"Tool instance {name!r} needs an executor to be registered")
         make = _fixed(name, factory)
     elif callable(factory):
         make = factory
     else:
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             f"register_tool({name!r}, ...) takes a ToolDefinition class or instance, or a "
             f"factory function; got {type(factory).__name__}"
         )
@@ -71,7 +71,7 @@ def register_tool(name: str, factory: type[ToolDefinition] | ToolDefinition | To
 def _fixed(name: str, tool: ToolDefinition) -> ToolFactory:
     def make(context: ToolContext, **params: Any) -> list[ToolDefinition]:
         if params:
-            raise ValueError(f"Tool {name!r} is a fixed instance and takes no params")
+            raise InvalidToolSpecError(f"Tool {name!r} is a fixed instance and takes no params")
         return [tool]
 
     return make
@@ -130,7 +130,7 @@ def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[Tool
         if response_schema is None:
             return tools
         if len(tools) != 1:
-            raise ValueError(
+            raise InvalidToolSpecError(
                 f"response_schema needs a spec that builds exactly one tool; {tool.name!r} "
                 f"builds {len(tools)}"
             )

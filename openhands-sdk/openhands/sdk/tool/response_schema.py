@@ -11,12 +11,23 @@ import copy
 import functools
 from typing import Any
 
+from openhands.sdk.errors import InvalidArgumentError, InvalidArgumentTypeError, OpenHandsError
 from pydantic import BaseModel
 
 ResponseSchema = type[BaseModel] | dict[str, Any]
 
 RESERVED_FIELDS = frozenset({"kind", "security_risk", "structured_output", "summary"})
 """Field names a response schema may not use (the SDK's own meta-fields)."""
+
+
+class ResponseSchemaError(InvalidArgumentError):
+    """A `response_schema` cannot be used (not an object, open to extra fields, or fields the
+    SDK or the tool already use); the message says which rule it breaks."""
+
+
+class StructuredOutputError(OpenHandsError, ValueError):
+    """A tool call's structured output does not match its `response_schema`; the message names
+    the mismatch (the agent shows it to the LLM, which retries)."""
 
 
 @functools.lru_cache(maxsize=128)
@@ -31,14 +42,14 @@ def schema_json(response_schema: ResponseSchema) -> dict[str, Any]:
     elif isinstance(response_schema, type) and issubclass(response_schema, BaseModel):
         schema = copy.deepcopy(_model_schema(response_schema))
     else:
-        raise TypeError(
+        raise InvalidArgumentTypeError(
             "response_schema must be a pydantic model class or a JSON schema dict, got "
             f"{type(response_schema).__name__}"
         )
     if schema.get("type") != "object" or not schema.get("properties"):
-        raise ValueError("response_schema must describe an object with named properties")
+        raise ResponseSchemaError("response_schema must describe an object with named properties")
     if schema.get("additionalProperties") not in (None, False):
-        raise ValueError("response_schema cannot allow additional properties")
+        raise ResponseSchemaError("response_schema cannot allow additional properties")
     return _inline_refs(schema, schema.get("$defs", {}))
 
 
@@ -72,10 +83,12 @@ def check_response_schema(response_schema: ResponseSchema, tool_fields: set[str]
     fields = response_fields(response_schema)
     reserved = fields & RESERVED_FIELDS
     if reserved:
-        raise ValueError(f"response_schema fields {sorted(reserved)} are reserved")
+        raise ResponseSchemaError(f"response_schema fields {sorted(reserved)} are reserved")
     overlap = fields & tool_fields
     if overlap:
-        raise ValueError(f"response_schema fields {sorted(overlap)} collide with the tool's own")
+        raise ResponseSchemaError(
+            f"response_schema fields {sorted(overlap)} collide with the tool's own"
+        )
 
 
 def merge_into(parameters: dict[str, Any], response_schema: ResponseSchema) -> dict[str, Any]:
@@ -110,7 +123,7 @@ def validate_output(response_schema: ResponseSchema, data: dict[str, Any]) -> di
     try:
         jsonschema.validate(data, schema_json(response_schema))
     except jsonschema.ValidationError as exc:
-        raise ValueError(
+        raise StructuredOutputError(
             f"structured output does not match response_schema: {exc.message}"
         ) from exc
     return data

@@ -15,12 +15,14 @@ import logging
 import threading
 from typing import Any, ClassVar, Self, TypeVar
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm.message import (
     LONE_SURROGATE,
     ImageContent,
     TextContent,
     scrub_surrogates,
 )
+from openhands.sdk.utils.lazy import lazy_exports
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -198,7 +200,9 @@ def _from_data(base: type[SchemaT], unknown_name: str, data: Any) -> SchemaT:
         if isinstance(data, BaseModel):
             data = data.model_dump()
         if not isinstance(data, dict):
-            raise ValueError(f"expected an object for a {base.__name__}, got {type(data).__name__}")
+            raise InvalidArgumentError(
+                f"expected an object for a {base.__name__}, got {type(data).__name__}"
+            )
     fields = dict(data)
     kind = fields.pop("kind", None)
     cls = _find_kind(base, kind) if isinstance(kind, str) else None
@@ -253,10 +257,11 @@ def observation_from_data(data: Any) -> Observation:
     return _from_data(Observation, "UnknownObservation", data)
 
 
-def __getattr__(name: str) -> Any:
-    # The generic classes are defined on first use (`openhands.sdk.tool.unknown`).
-    if name in ("UnknownAction", "UnknownObservation"):
-        from openhands.sdk.tool import unknown
-
-        return getattr(unknown, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The generic classes are defined on first use (`openhands.sdk.tool.unknown`).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "UnknownAction": "openhands.sdk.tool.unknown",
+        "UnknownObservation": "openhands.sdk.tool.unknown",
+    },
+)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar, runtime_checkable
 
+from openhands.sdk.errors import InvalidArgumentError, InvalidArgumentTypeError
 from openhands.sdk.tool.resources import DeclaredResources
 from openhands.sdk.tool.schema import Action, Observation
 from openhands.sdk.tool.spec import Tool
@@ -157,7 +158,7 @@ class ToolContext:
         workspace = getattr(given, "workspace", None)
         working_dir = getattr(workspace, "working_dir", None) or getattr(given, "working_dir", None)
         if working_dir is None:
-            raise TypeError(
+            raise InvalidArgumentTypeError(
                 f"a tool's create() takes a ToolContext or a ConversationState, got "
                 f"{type(given).__name__}"
             )
@@ -304,7 +305,7 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         """
         del context, conv_state  # the default tool needs no conversation
         if params:
-            raise ValueError(f"Tool {cls.name!r} takes no params, got {sorted(params)}")
+            raise InvalidArgumentError(f"Tool {cls.name!r} takes no params, got {sorted(params)}")
         return [cls()]
 
     @classmethod
@@ -423,9 +424,9 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         from openhands.sdk.tool import response_schema as rs
 
         if self.response_schema is None:
-            raise ValueError(f"Tool {self.name!r} has no response_schema")
+            raise InvalidArgumentError(f"Tool {self.name!r} has no response_schema")
         if action.structured_output is None:
-            raise ValueError(f"{type(action).__name__} carries no structured output")
+            raise InvalidArgumentError(f"{type(action).__name__} carries no structured output")
         return rs.parse_output(self.response_schema, action.structured_output)
 
     def parse_last_response(self, events: Sequence[Any]) -> BaseModel | dict[str, Any] | None:

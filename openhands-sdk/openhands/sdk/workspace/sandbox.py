@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
-from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.errors import InvalidSettingError, OpenHandsError
 from openhands.sdk.workspace._sandbox_net import NO_NETWORK
 from openhands.sdk.workspace.sandbox_mounts import hidden_mounts, mount_options, resolv_conf
 from openhands.sdk.workspace.sandbox_probe import BASE_OPTIONS, NET_STARTER, probe, reset_probes
@@ -115,7 +115,7 @@ class SandboxPolicy(BaseModel):
         env = os.environ if environ is None else environ
         mode = (env.get(SANDBOX_ENV) or "off").strip().lower()
         if mode not in get_args(SandboxMode):
-            raise ValueError(f"{SANDBOX_ENV}={mode!r}: give auto, bwrap or off")
+            raise InvalidSettingError(f"{SANDBOX_ENV}={mode!r}: give auto, bwrap or off")
         network = (env.get(SANDBOX_NETWORK_ENV) or "true").strip().lower() not in _FALSE
         writable = tuple(
             part.strip() for part in env.get(SANDBOX_WRITABLE_ENV, "").split(",") if part.strip()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import (
     Action,
+    InvalidToolSpecError,
     Observation,
     ToolAnnotations,
     ToolContext,
@@ -170,5 +171,5 @@ class ApplyPatchTool(ToolDefinition[ApplyPatchAction, ApplyPatchObservation]):
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ApplyPatchTool]:
         """Build the tool for one conversation's workspace; it takes no params."""
         if params:
-            raise ValueError(f"apply_patch takes no params, got {sorted(params)}")
+            raise InvalidToolSpecError(f"apply_patch takes no params, got {sorted(params)}")
         return [cls(executor=ApplyPatchExecutor(context.working_dir))]

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
 from openhands.tools.params import parse_params
 from openhands.tools.task.manager import DEFAULT_MAX_ITERATIONS, TaskError, TaskManager
@@ -103,7 +104,7 @@ class DelegateExecutor:
 
     def __init__(self, manager: TaskManager, max_children: int = 5) -> None:
         if max_children < 1:
-            raise ValueError("max_children must be >= 1")
+            raise InvalidArgumentError("max_children must be >= 1")
         self.manager = manager
         self.max_children = max_children
         self._children: dict[str, _Child] = {}

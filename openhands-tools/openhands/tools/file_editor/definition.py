@@ -6,7 +6,14 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition, ToolExecutor
+from openhands.sdk.tool import (
+    Action,
+    InvalidToolSpecError,
+    Observation,
+    ToolContext,
+    ToolDefinition,
+    ToolExecutor,
+)
 from openhands.tools.file_editor.editor import FileEditor
 from openhands.tools.file_editor.views import EditorError
 from pydantic import Field
@@ -106,5 +113,5 @@ class FileEditorTool(ToolDefinition[FileEditorAction, FileEditorObservation]):
     def create(cls, context: ToolContext, **params: Any) -> Sequence[FileEditorTool]:
         """Build the editor for one conversation; it takes no params."""
         if params:
-            raise ValueError(f"file_editor takes no params, got {sorted(params)}")
+            raise InvalidToolSpecError(f"file_editor takes no params, got {sorted(params)}")
         return [cls(executor=FileEditorExecutor(context.working_dir))]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import (
     Action,
+    InvalidToolSpecError,
     Observation,
     ToolAnnotations,
     ToolContext,
@@ -136,5 +137,5 @@ class EditTool(ToolDefinition[EditAction, EditObservation]):
     def create(cls, context: ToolContext, **params: Any) -> Sequence[EditTool]:
         """Build the tool for one workspace; it takes no params."""
         if params:
-            raise ValueError(f"edit takes no params, got {sorted(params)}")
+            raise InvalidToolSpecError(f"edit takes no params, got {sorted(params)}")
         return [cls(executor=EditExecutor(context.working_dir))]

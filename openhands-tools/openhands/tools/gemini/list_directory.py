@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import (
     Action,
+    InvalidToolSpecError,
     Observation,
     ToolAnnotations,
     ToolContext,
@@ -136,5 +137,5 @@ class ListDirectoryTool(ToolDefinition[ListDirectoryAction, ListDirectoryObserva
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ListDirectoryTool]:
         """Build the tool for one workspace; it takes no params."""
         if params:
-            raise ValueError(f"list_directory takes no params, got {sorted(params)}")
+            raise InvalidToolSpecError(f"list_directory takes no params, got {sorted(params)}")
         return [cls(executor=ListDirectoryExecutor(context.working_dir))]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import (
     Action,
+    InvalidToolSpecError,
     Observation,
     ToolAnnotations,
     ToolContext,
@@ -119,5 +120,5 @@ class ReadFileTool(ToolDefinition[ReadFileAction, ReadFileObservation]):
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ReadFileTool]:
         """Build the tool for one workspace; it takes no params."""
         if params:
-            raise ValueError(f"read_file takes no params, got {sorted(params)}")
+            raise InvalidToolSpecError(f"read_file takes no params, got {sorted(params)}")
         return [cls(executor=ReadFileExecutor(context.working_dir))]

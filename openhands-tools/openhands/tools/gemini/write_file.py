@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import (
     Action,
+    InvalidToolSpecError,
     Observation,
     ToolAnnotations,
     ToolContext,
@@ -93,5 +94,5 @@ class WriteFileTool(ToolDefinition[WriteFileAction, WriteFileObservation]):
     def create(cls, context: ToolContext, **params: Any) -> Sequence[WriteFileTool]:
         """Build the tool for one workspace; it takes no params."""
         if params:
-            raise ValueError(f"write_file takes no params, got {sorted(params)}")
+            raise InvalidToolSpecError(f"write_file takes no params, got {sorted(params)}")
         return [cls(executor=WriteFileExecutor(context.working_dir))]

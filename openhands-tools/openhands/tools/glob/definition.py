@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.sdk.tool import (
+    Action,
+    InvalidToolSpecError,
+    Observation,
+    ToolContext,
+    ToolDefinition,
+)
 from openhands.sdk.workspace.sandbox import hidden_paths
 from openhands.tools.file_search import (
     MAX_RESULTS,
@@ -94,5 +100,5 @@ class GlobTool(ToolDefinition):
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
         """Build the tool for one conversation; it takes no params."""
         if params:
-            raise ValueError(f"glob takes no params, got {sorted(params)}")
+            raise InvalidToolSpecError(f"glob takes no params, got {sorted(params)}")
         return [cls(executor=GlobExecutor(context.working_dir))]

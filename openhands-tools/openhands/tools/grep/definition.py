@@ -8,7 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.sdk.tool import (
+    Action,
+    InvalidToolSpecError,
+    Observation,
+    ToolContext,
+    ToolDefinition,
+)
 from openhands.tools.file_search import (
     MAX_RESULTS,
     expand_braces,
@@ -108,5 +114,5 @@ class GrepTool(ToolDefinition):
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
         """Build the tool for one conversation; it takes no params."""
         if params:
-            raise ValueError(f"grep takes no params, got {sorted(params)}")
+            raise InvalidToolSpecError(f"grep takes no params, got {sorted(params)}")
         return [cls(executor=GrepExecutor(context.working_dir))]

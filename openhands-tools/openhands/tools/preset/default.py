@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from openhands.sdk.agent import Agent
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm import LLM
 from openhands.sdk.subagent import (
     AgentDefinition,
@@ -52,7 +53,9 @@ def get_default_agent(
 ) -> Agent:
     """An `Agent` with the default tools; other `Agent` fields (system_prompt...) pass through."""
     if "tools" in agent_fields:
-        raise ValueError("get_default_agent sets tools itself; build Agent(...) for custom tools.")
+        raise InvalidArgumentError(
+            "get_default_agent sets tools itself; build Agent(...) for custom tools."
+        )
     return Agent(llm=llm, tools=get_default_tools(enable_task=enable_task), **agent_fields)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from openhands.sdk.agent import Agent
 from openhands.sdk.context.condenser import LLMSummarizingCondenser
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm import LLM
 from openhands.sdk.tool import Tool
 
@@ -37,7 +38,9 @@ def get_gemini_agent(llm: LLM, cli_mode: bool = False, **agent_fields: Any) -> A
     """An agent for Gemini models: the Gemini tools and condenser (the condenser's LLM is a
     copy of `llm` counted under usage_id `condenser`)."""
     if "tools" in agent_fields:
-        raise ValueError("get_gemini_agent sets tools itself; build Agent(...) for custom tools.")
+        raise InvalidArgumentError(
+            "get_gemini_agent sets tools itself; build Agent(...) for custom tools."
+        )
     agent_fields.setdefault(
         "condenser", get_gemini_condenser(llm.model_copy(update={"usage_id": "condenser"}))
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 from openhands.sdk.agent import Agent
 from openhands.sdk.context.condenser import LLMSummarizingCondenser
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm import LLM
 from openhands.sdk.tool import Tool
 
@@ -36,7 +37,9 @@ def get_gpt5_agent(llm: LLM, cli_mode: bool = False, **agent_fields: Any) -> Age
     """An agent for GPT-5-class models: the GPT-5 tools and condenser (the condenser's LLM
     is a copy of `llm` counted under usage_id `condenser`)."""
     if "tools" in agent_fields:
-        raise ValueError("get_gpt5_agent sets tools itself; build Agent(...) for custom tools.")
+        raise InvalidArgumentError(
+            "get_gpt5_agent sets tools itself; build Agent(...) for custom tools."
+        )
     agent_fields.setdefault(
         "condenser", get_gpt5_condenser(llm.model_copy(update={"usage_id": "condenser"}))
     )

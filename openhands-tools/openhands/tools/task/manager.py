@@ -34,7 +34,7 @@ from openhands.sdk.conversation import (
     load_conversation_summary,
 )
 from openhands.sdk.conversation.visualizer import ConversationVisualizerBase
-from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.errors import InvalidArgumentError, OpenHandsError
 from openhands.sdk.event import ActionEvent, ConversationErrorEvent, Event, MessageEvent
 from openhands.sdk.llm import LLM
 from openhands.sdk.subagent import AgentFactory
@@ -71,7 +71,7 @@ class TaskManager:
         max_iterations: int = DEFAULT_MAX_ITERATIONS,
     ) -> None:
         if max_iterations < 1:
-            raise ValueError("max_iterations must be >= 1")
+            raise InvalidArgumentError("max_iterations must be >= 1")
         self.working_dir = str(working_dir)
         self.llm = llm
         self.max_iterations = max_iterations

@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from openhands.sdk.io import write_atomic
-from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition
+from openhands.sdk.tool import (
+    Action,
+    InvalidToolSpecError,
+    Observation,
+    ToolContext,
+    ToolDefinition,
+)
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 if TYPE_CHECKING:
@@ -168,5 +174,5 @@ class TaskTrackerTool(ToolDefinition):
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
         """Build the tracker for one conversation; it takes no params."""
         if params:
-            raise ValueError(f"task_tracker takes no params, got {sorted(params)}")
+            raise InvalidToolSpecError(f"task_tracker takes no params, got {sorted(params)}")
         return [cls(executor=TaskTrackerExecutor(save_dir=context.persistence_dir))]

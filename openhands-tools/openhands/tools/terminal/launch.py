@@ -18,6 +18,7 @@ import shutil
 import sys
 from collections.abc import Mapping
 
+from openhands.sdk.errors import InvalidSettingError
 from openhands.sdk.workspace.agent_env import agent_environment
 from openhands.sdk.workspace.sandbox import sandbox_command
 
@@ -50,12 +51,12 @@ def resolve_user(username: str) -> pwd.struct_passwd:
     try:
         user = pwd.getpwnam(username)
     except KeyError:
-        raise ValueError(
+        raise InvalidSettingError(
             f"no user {username!r} on this machine; create it or leave username unset"
         ) from None
     if os.geteuid() not in (0, user.pw_uid):
         me = pwd.getpwuid(os.geteuid()).pw_name
-        raise ValueError(
+        raise InvalidSettingError(
             f"cannot run the shell as {username!r}: this process runs as {me!r} without root; "
             "start the server as root or leave username unset"
         )
@@ -86,7 +87,7 @@ def launch_argv(
     """
     bash = shutil.which(BASH_ARGS[0], path=env.get("PATH", os.defpath))
     if bash is None:
-        raise ValueError("bash was not found on PATH; install bash to use the terminal")
+        raise InvalidSettingError("bash was not found on PATH; install bash to use the terminal")
     name = user.pw_name if user is not None else ""
     launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER, name, bash, *BASH_ARGS]
     return sandbox_command(

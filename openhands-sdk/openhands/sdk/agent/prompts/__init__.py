@@ -6,7 +6,9 @@ that name); any other name is a template file, absolute or relative to that fold
 with Jinja2 and `system_prompt_kwargs` (see `render_template`).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from openhands.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from openhands.sdk.agent.prompts.templates import PromptTemplateError, render_template
@@ -25,13 +27,14 @@ DEFAULT_SECURITY_POLICY_FILENAME = "security_policy.j2"
 """The `security_policy_filename` that means the built-in security policy."""
 
 
-def __getattr__(name: str) -> Any:
-    # Templates are only rendered for custom prompts: load that module on first use.
-    if name in ("PromptTemplateError", "render_template"):
-        from openhands.sdk.agent.prompts import templates
-
-        return getattr(templates, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Templates are only rendered for custom prompts: load that module on first use.
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "PromptTemplateError": "openhands.sdk.agent.prompts.templates",
+        "render_template": "openhands.sdk.agent.prompts.templates",
+    },
+)
 
 
 __all__ = [

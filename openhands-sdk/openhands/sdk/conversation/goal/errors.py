@@ -3,6 +3,7 @@
 GoalError                     base class (under OpenHandsError)
 ├── InvalidGoalError          (ValueError) a goal option is invalid; the message names it
 ├── NoResumableGoalError      (ValueError) no goal, or the last one ended; start a new one
+├── NoGoalStartedError        (ValueError) waiting for a goal before starting one
 └── GoalStepError             (ValueError) a driver used the step machine wrongly
 """
 
@@ -30,6 +31,11 @@ class NoResumableGoalError(GoalError, ValueError):
     """
 
     code = "no_resumable_goal"
+
+
+class NoGoalStartedError(GoalError, ValueError):
+    """A goal was waited for (or read) on a conversation where none was started: call
+    `start_goal()` first."""
 
 
 class GoalStepError(GoalError, ValueError):

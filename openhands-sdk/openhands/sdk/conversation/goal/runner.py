@@ -46,6 +46,7 @@ from openhands.sdk.conversation.goal.steps import (
 )
 from openhands.sdk.conversation.goal.verify import Verifier
 from openhands.sdk.conversation.local import LocalConversation
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm.errors import LLMError
 from openhands.sdk.llm.llm import LLM
 
@@ -103,7 +104,10 @@ def drive_goal(
     propagates. `stop.request()` from another thread ends it `interrupted` too.
     """
     if controller.judge_llm is None:
-        raise ValueError("drive_goal needs a controller with a judge_llm")
+        raise InvalidArgumentError(
+            "drive_goal needs a controller with a judge_llm: build it with GoalController(..., "
+            "judge_llm=LLM(...))"
+        )
     steps = ConversationSteps(
         conversation,
         GoalJudge(controller.judge_llm),

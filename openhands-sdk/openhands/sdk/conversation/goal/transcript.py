@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Sequence
 
 from openhands.sdk.contracts import EventHistory
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.event.action import (
     ActionEvent,
     AgentErrorEvent,
@@ -107,7 +108,7 @@ class TranscriptWindow:
         self, max_chars: int = DEFAULT_TRANSCRIPT_CHARS, entry_chars: int = DEFAULT_ENTRY_CHARS
     ) -> None:
         if max_chars < 200:
-            raise ValueError(f"max_chars must be >= 200 characters, got {max_chars}")
+            raise InvalidArgumentError(f"max_chars must be >= 200 characters, got {max_chars}")
         self.max_chars = max_chars
         # Leave room for the omission marker and a role prefix so one entry always fits.
         self.entry_chars = max(100, min(entry_chars, max_chars - len(OMITTED_MARKER) - 70))

@@ -26,6 +26,7 @@ from openhands.sdk.conversation.remote.goals import RemoteGoals
 from openhands.sdk.conversation.remote.state import RemoteState
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.conversation.visualizer.base import ConversationVisualizerBase
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.event.state import ConversationErrorEvent, ConversationStateUpdateEvent
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
@@ -98,7 +99,10 @@ class RemoteConversation(BaseConversation):
         if visualizer is not None:
             listeners.append(visualizer.on_event)
         if max_iteration_per_run < 1:
-            raise ValueError("max_iteration_per_run must be >= 1")
+            raise InvalidArgumentError(
+                f"max_iteration_per_run must be >= 1 (agent steps per run()), got "
+                f"{max_iteration_per_run}"
+            )
         self._agent = agent
         self._workspace = workspace
         self._client = RemoteClient(workspace.host, workspace.api_key)

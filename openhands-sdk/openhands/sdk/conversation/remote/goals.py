@@ -6,6 +6,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from openhands.sdk.conversation.goal.errors import NoGoalStartedError
 from openhands.sdk.conversation.remote.client import GoalStatusRouteMissing, RemoteClient
 from openhands.sdk.conversation.remote.events import RemoteEventCache
 from openhands.sdk.conversation.state import ConversationExecutionStatus
@@ -64,7 +65,7 @@ class RemoteGoals:
             position = len(self._events)
             status = self.status()
             if status is None and not self._started:
-                raise ValueError(
+                raise NoGoalStartedError(
                     f"No goal was started on conversation {self._id}; call start_goal() first."
                 )
             # None after our own start: a server that answers POST /goal before its first

@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, final
 
+from openhands.sdk.errors import InvalidArgumentTypeError
 from openhands.sdk.event.base import Event
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def make_visualizer(value: Any) -> ConversationVisualizerBase | None:
         return value
     if isinstance(value, type) and issubclass(value, ConversationVisualizerBase):
         return value()
-    raise TypeError(
+    raise InvalidArgumentTypeError(
         "visualizer must be a ConversationVisualizerBase instance or subclass, or None; "
         f"got {value!r}"
     )

@@ -7,6 +7,7 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from openhands.sdk.llm.errors import LLMConfigurationError
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
 from openhands.sdk.llm.message import Message
@@ -75,7 +76,7 @@ class RouterLLM(LLM):
         key = self.select_llm(messages)
         chosen = self.llms_for_routing.get(key)
         if chosen is None:
-            raise ValueError(
+            raise LLMConfigurationError(
                 f"{type(self).__name__}.select_llm chose {key!r}, which is not one of "
                 f"{sorted(self.llms_for_routing)}"
             )

@@ -10,6 +10,7 @@ import os
 from datetime import datetime
 from typing import Literal
 
+from openhands.sdk.errors import InvalidSettingError
 from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -54,9 +55,9 @@ def _env_int(name: str, default: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"{name} must be a whole number >= 1, got {raw!r}") from None
+        raise InvalidSettingError(f"{name} must be a whole number >= 1, got {raw!r}") from None
     if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+        raise InvalidSettingError(f"{name} must be >= 1, got {value}")
     return value
 
 

@@ -13,6 +13,8 @@ from contextlib import closing
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
+from openhands.sdk.errors import NotFoundError
+from openhands.sdk.llm.errors import LLMConfigurationError
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 if TYPE_CHECKING:
@@ -73,9 +75,9 @@ class RemoteWorkspace(BaseModel):
 
         It has no `api_key` (the server never sends one back): a conversation or goal on
         this server gets the stored key when it uses this LLM unchanged (same model and base
-        URL). Raises `FileNotFoundError` for an unknown profile, `ValueError` if the server
-        stores no LLM, and the remote client's errors when the server refuses or cannot be
-        reached.
+        URL). Raises `NotFoundError` (a `FileNotFoundError`) for an unknown profile,
+        `LLMConfigurationError` (a `ValueError`) if the server stores no LLM, and the remote
+        client's errors when the server refuses or cannot be reached.
         """
         from openhands.sdk.llm import LLM
         from openhands.sdk.workspace.remote.errors import RemoteConversationNotFoundError
@@ -87,7 +89,7 @@ class RemoteWorkspace(BaseModel):
                 if profile_name is None:
                     data = settings.agent_settings.get("llm")
                     if not isinstance(data, dict):
-                        raise ValueError(
+                        raise LLMConfigurationError(
                             f"The agent server at {self.host} stores no LLM: store one with "
                             'PATCH /api/settings {"agent_settings_diff": {"llm": {...}}}, or '
                             "name a profile."
@@ -100,7 +102,7 @@ class RemoteWorkspace(BaseModel):
                     not_found=f"LLM profile {profile_name!r}",
                 )
             except RemoteConversationNotFoundError as exc:
-                raise FileNotFoundError(str(exc)) from exc
+                raise NotFoundError(str(exc)) from exc
         config = dict(body.get("config") or {})
         config["usage_id"] = f"{PROFILE_USAGE_PREFIX}{profile_name}"
         return LLM.model_validate({**config, **llm_kwargs})

@@ -1,0 +1,40 @@
+"""Names a module exports but loads on first use (PEP 562), to keep `import openhands.sdk` cheap.
+
+A package lists its rarely used or heavy names and the module defining each; the module's
+`__getattr__` imports that module when the name is first read and keeps the value, so the
+next read is a plain global. Type checkers see the names through `TYPE_CHECKING` imports.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from importlib import import_module
+from typing import Any
+
+__all__ = ["lazy_exports"]
+
+
+def lazy_exports(
+    module: str, names: Mapping[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """`__getattr__` and `__dir__` for `module`, loading each of `names` from its module.
+
+    `names` maps an exported name to the absolute name of the module that defines it. Use it
+    at the end of the package: `__getattr__, __dir__ = lazy_exports(__name__, {...})`.
+    """
+    namespace = sys.modules[module].__dict__
+    lazy = dict(names)
+
+    def __getattr__(name: str) -> Any:
+        source = lazy.get(name)
+        if source is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value = getattr(import_module(source), name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(lazy))
+
+    return __getattr__, __dir__
