@@ -2,7 +2,7 @@
 
 One pydantic class holds every setting and the calls (a settings base class would cost every
 SDK import a copy of each field); which settings reach litellm is decided in `options.py`,
-the call itself in `transport.py`.
+the call itself in `transport.py`, its retries in `retry_policy.py`.
 
 Metrics belong to a usage slot: an LLM and its copies under the same `usage_id` (e.g. a
 non-streaming copy made for one call) count into the same `Metrics`; a copy under another
@@ -28,6 +28,7 @@ from openhands.sdk.llm.errors import (
 from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.llm.tool_schema import openai_tool_dicts
 from openhands.sdk.utils.skew import READING_WIRE_BODY
 from pydantic import (
     BaseModel,
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from openhands.sdk.llm.callbacks import TokenCallbackType
     from openhands.sdk.llm.fallback_strategy import FallbackStrategy
     from openhands.sdk.llm.tool_schema import LLMTool
-    from tenacity import RetryCallState, Retrying
 
 __all__ = ["LLM", "LLM_PROFILE_SCHEMA_VERSION", "LLMCallContext", "LLMResponse"]
 
@@ -492,7 +492,7 @@ class LLM(BaseModel):
             raise InvalidArgumentError(
                 "completion() needs at least one message, e.g. [Message(role='user', ...)]"
             )
-        tool_dicts = _tool_dicts(tools, add_security_risk_prediction)
+        tool_dicts = openai_tool_dicts(tools, add_security_risk_prediction)
         if tool_dicts and not self.native_tool_calling:
             raise LLMConfigurationError(
                 f"LLM {self.model!r} has native_tool_calling=False, but prompt-based tool "
@@ -582,56 +582,3 @@ class LLM(BaseModel):
 
             write_completion_log(self.log_completions_folder, request, response)
         return response
-
-    def _retrying(self) -> "Retrying":
-        """The retry policy: only `LLMTransientError` is retried, `num_retries` times at most.
-
-        Backoff is exponential from `retry_min_wait` (growing `retry_multiplier` times per
-        retry, 2 by default), capped at `retry_max_wait`, with "equal jitter": half the step
-        is fixed and half is random, so waits stay within the bounds and parallel callers
-        spread out.
-        """
-        import tenacity  # lazily, like litellm: only a real completion needs it
-
-        half_min, half_max = self.retry_min_wait / 2, self.retry_max_wait / 2
-        base = self.retry_multiplier or 2
-        return tenacity.Retrying(
-            retry=tenacity.retry_if_exception_type(LLMTransientError),
-            stop=tenacity.stop_after_attempt(self.num_retries + 1),
-            wait=tenacity.wait_exponential(multiplier=half_min, max=half_max, exp_base=base)
-            + tenacity.wait_random_exponential(multiplier=half_min, max=half_max, exp_base=base),
-            before_sleep=self._log_retry,
-            reraise=True,
-        )
-
-    def _log_retry(self, state: "RetryCallState") -> None:
-        error = state.outcome.exception() if state.outcome is not None else None
-        cause = getattr(error, "__cause__", None) or error
-        logger.warning(
-            "LLM %s failed (%s); retry %d/%d in %.2fs",
-            self.model,
-            type(cause).__name__,
-            state.attempt_number,
-            self.num_retries,
-            state.next_action.sleep if state.next_action is not None else 0.0,
-        )
-        if self.retry_listener is not None:
-            try:
-                self.retry_listener(state.attempt_number, self.num_retries, error)
-            except Exception as exc:  # a listener must not change how the call goes
-                logger.warning("retry_listener of LLM %s raised %r", self.model, exc)
-
-
-def _tool_dicts(
-    tools: "Sequence[LLMTool | dict[str, Any]] | None", add_security_risk: bool
-) -> list[dict[str, Any]] | None:
-    """OpenAI tool dicts for `tools` (definitions are rendered, dicts kept)."""
-    if not tools:
-        return None
-    out: list[dict[str, Any]] = []
-    for tool in tools:
-        if isinstance(tool, dict):
-            out.append(tool)
-        else:
-            out.append(tool.to_openai_tool(add_security_risk_prediction=add_security_risk))
-    return out

@@ -13,6 +13,7 @@ from openhands.sdk.llm._litellm import import_litellm
 from openhands.sdk.llm.errors import LLMError, LLMResponseError
 from openhands.sdk.llm.llm_response import LLMResponse
 from openhands.sdk.llm.message import Message, MessageToolCall, ReasoningItemModel, TextContent
+from openhands.sdk.llm.retry_policy import retrying
 from openhands.sdk.llm.transport import classify_error, response_cost
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def complete_responses(
         response.latency = time.monotonic() - started
         return response
 
-    return llm._retrying()(attempt)
+    return retrying(llm)(attempt)
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:

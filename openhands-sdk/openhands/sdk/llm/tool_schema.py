@@ -6,6 +6,7 @@ OpenAI function schema.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 
@@ -16,3 +17,18 @@ class LLMTool(Protocol):
         """The `{"type": "function", "function": {...}}` dict sent to the model; with
         `add_security_risk_prediction`, a tool that changes things asks for a `security_risk`."""
         ...
+
+
+def openai_tool_dicts(
+    tools: Sequence[LLMTool | dict[str, Any]] | None, add_security_risk: bool
+) -> list[dict[str, Any]] | None:
+    """OpenAI tool dicts for `tools` (definitions are rendered, dicts kept)."""
+    if not tools:
+        return None
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        if isinstance(tool, dict):
+            out.append(tool)
+        else:
+            out.append(tool.to_openai_tool(add_security_risk_prediction=add_security_risk))
+    return out

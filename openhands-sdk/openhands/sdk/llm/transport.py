@@ -23,6 +23,7 @@ from openhands.sdk.llm.errors import (
 )
 from openhands.sdk.llm.llm_response import LLMResponse
 from openhands.sdk.llm.message import Message
+from openhands.sdk.llm.retry_policy import retrying
 
 if TYPE_CHECKING:
     from openhands.sdk.llm.llm import LLM
@@ -69,7 +70,7 @@ def complete_chat(
         return response
 
     try:
-        return llm._retrying()(attempt)
+        return retrying(llm)(attempt)
     except TokenCallbackError as failed:
         raise failed.error from failed.error.__cause__
 
