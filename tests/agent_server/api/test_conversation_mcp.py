@@ -41,12 +41,16 @@ def _create(client: httpx.Client, fake_llm: FakeOpenAIServer, model: str) -> str
 
 def _mcp_servers_of(server: ServerProcess) -> list[psutil.Process]:
     assert server.process is not None
-    return [
-        child
-        for child in psutil.Process(server.process.pid).children(recursive=True)
+    found = []
+    for child in psutil.Process(server.process.pid).children(recursive=True):
+        try:
+            command = child.cmdline()
+        except psutil.NoSuchProcess:  # a short-lived child (a probe, a git call) just ended
+            continue
         # The server itself, not the sandbox around it (bwrap names it in its command line too).
-        if child.cmdline()[1:2] == [str(TOOLS_SERVER)]
-    ]
+        if command[1:2] == [str(TOOLS_SERVER)]:
+            found.append(child)
+    return found
 
 
 def _gone(process: psutil.Process) -> Callable[[], bool]:
