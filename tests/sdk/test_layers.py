@@ -68,13 +68,7 @@ ORDER: list[set[str]] = [
 LAYERS: dict[str, int] = {unit: level for level, units in enumerate(ORDER) for unit in units}
 """Layer of each unit (higher imports lower)."""
 
-KNOWN_UPWARD: frozenset[str] = frozenset(
-    {
-        # load_user_skills reads the enabled installed skills through skills.installed, and
-        # skill files' resources through skills.resources (inside functions).
-        "context/skill_loading.py imports skills",
-    }
-)
+KNOWN_UPWARD: frozenset[str] = frozenset()
 """Upward imports not yet removed (`file imports unit`); the list only shrinks."""
 
 

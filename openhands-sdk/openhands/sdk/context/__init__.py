@@ -20,9 +20,9 @@ if TYPE_CHECKING:
         load_project_skills,
         load_skill,
         load_skills_from_dir,
-        load_user_skills,
         merge_skills_by_name,
     )
+    from openhands.sdk.context.user_skills import load_user_skills
 
 _LAZY = {
     "ConversationContext": "openhands.sdk.context.conversation_context",
@@ -31,7 +31,7 @@ _LAZY = {
     "load_project_skills": "openhands.sdk.context.skill_loading",
     "load_skill": "openhands.sdk.context.skill_loading",
     "load_skills_from_dir": "openhands.sdk.context.skill_loading",
-    "load_user_skills": "openhands.sdk.context.skill_loading",
+    "load_user_skills": "openhands.sdk.context.user_skills",
     "merge_skills_by_name": "openhands.sdk.context.skill_loading",
 }
 

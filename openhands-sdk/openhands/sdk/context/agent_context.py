@@ -97,7 +97,8 @@ class AgentContext(BaseModel):
                 "put the skills you need in ~/.openhands/skills or the project instead"
             )
         if self.load_user_skills:
-            from openhands.sdk.context.skill_loading import load_user_skills, merge_skills_by_name
+            from openhands.sdk.context.skill_loading import merge_skills_by_name
+            from openhands.sdk.context.user_skills import load_user_skills
 
             self.skills = merge_skills_by_name(self.skills, load_user_skills())
         if self.disabled_skills:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from openhands.sdk.context.skill_resources import discover_skill_resources, find_skill_md
 from openhands.sdk.context.skills import KeywordTrigger, Skill, TaskTrigger
 from openhands.sdk.errors import OpenHandsError
 
@@ -160,8 +161,6 @@ def _read_skill(path: Path, skill_base_dir: str | Path | None) -> Skill:
 
 
 def _resources(folder: Path) -> Any:
-    from openhands.sdk.skills.resources import discover_skill_resources
-
     return discover_skill_resources(folder)
 
 
@@ -205,8 +204,6 @@ def load_skills_from_dir(
     agentskills: dict[str, Skill] = {}
     if not root.is_dir():
         return repo, knowledge, agentskills
-    from openhands.sdk.skills.resources import find_skill_md
-
     itself = find_skill_md(root)
     skill_md, plain = ([itself], []) if itself is not None else _skill_files(root)
     for path in [*skill_md, *plain]:
@@ -226,31 +223,14 @@ def load_skills_from_dir(
     return repo, knowledge, agentskills
 
 
-def _from_dirs(dirs: Iterable[Path], skills: list[Skill], seen: set[str]) -> None:
+def gather_skills_from_dirs(dirs: Iterable[Path], skills: list[Skill], seen: set[str]) -> None:
+    """Append to `skills` each skill of `dirs` whose name is not in `seen` (first wins a name)."""
     for folder in dirs:
         for found in load_skills_from_dir(folder):
             for name, skill in found.items():
                 if name not in seen:
                     seen.add(name)
                     skills.append(skill)
-
-
-def load_user_skills(home: str | Path | None = None) -> list[Skill]:
-    """The user's skills: `~/.agents/skills`, `~/.openhands/skills`, `~/.openhands/microagents`,
-    then the enabled installed ones (`~/.openhands/skills/installed`); first wins a name."""
-    base = Path(home) if home is not None else Path.home()
-    skills: list[Skill] = []
-    seen: set[str] = set()
-    _from_dirs((base / sub for sub in SKILLS_SUBDIRS), skills, seen)
-    installed = base / ".openhands" / "skills" / "installed"
-    if installed.is_dir():
-        from openhands.sdk.skills.installed import load_installed_skills
-
-        for skill in load_installed_skills(installed):
-            if skill.name not in seen:
-                seen.add(skill.name)
-                skills.append(skill)
-    return skills
 
 
 def _git_root(path: Path) -> Path | None:
@@ -285,7 +265,7 @@ def load_project_skills(work_dir: str | Path) -> list[Skill]:
                 seen.add(skill.name)
                 skills.append(skill)
     for root in roots:
-        _from_dirs((root / sub for sub in SKILLS_SUBDIRS), skills, seen)
+        gather_skills_from_dirs((root / sub for sub in SKILLS_SUBDIRS), skills, seen)
     return skills
 
 

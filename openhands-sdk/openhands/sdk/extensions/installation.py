@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Generic, Literal, TypeVar
 
+from openhands.sdk.errors import InvalidStateError
 from openhands.sdk.extensions.errors import ExtensionError, ExtensionInstallError
 from openhands.sdk.io.atomic import write_atomic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -83,7 +84,8 @@ class InstallationManager(Generic[T]):
 
     `load(folder)` reads an extension (raising on a folder that is not one); `describe`
     gives its name, version and description; `fetch(source, ref, repo_path, update)` gives
-    the folder to copy and the commit (None for a local folder).
+    the folder to copy and the commit (None for a local folder). Without `fetch` the manager
+    reads, lists and toggles what is installed, and refuses to install.
     """
 
     def __init__(
@@ -94,7 +96,7 @@ class InstallationManager(Generic[T]):
         manifest_key: Literal["skills", "extensions"],
         load: Callable[[Path], T],
         describe: Callable[[T], LoadedExtension],
-        fetch: Callable[[str, str | None, str | None, bool], tuple[Path, str | None]],
+        fetch: Callable[[str, str | None, str | None, bool], tuple[Path, str | None]] | None = None,
     ) -> None:
         self.installed_dir = Path(installed_dir).expanduser()
         self.kind = kind
@@ -120,6 +122,11 @@ class InstallationManager(Generic[T]):
         Raises the fetch error, ExtensionInstallError when it is not an extension, its name
         cannot be a folder name or it is installed already (without `force`).
         """
+        if self._fetch is None:
+            raise InvalidStateError(
+                f"This {self.kind} installation only reads {self.installed_dir}: install "
+                f"with install_{self.kind}()"
+            )
         folder, commit = self._fetch(source, ref, repo_path, update)
         try:
             extension = self._load(folder)

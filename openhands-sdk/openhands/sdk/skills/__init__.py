@@ -30,10 +30,10 @@ if TYPE_CHECKING:
         load_project_skills,
         load_skill,
         load_skills_from_dir,
-        load_user_skills,
         merge_skills_by_name,
     )
     from openhands.sdk.context.skills import KeywordTrigger, Skill, SkillResources, TaskTrigger
+    from openhands.sdk.context.user_skills import load_user_skills
     from openhands.sdk.skills.available import load_available_skills, to_prompt
     from openhands.sdk.skills.fetch import (
         SkillFetchError,
@@ -70,7 +70,7 @@ _LAZY = {
     "load_project_skills": "openhands.sdk.context.skill_loading",
     "load_skill": "openhands.sdk.context.skill_loading",
     "load_skills_from_dir": "openhands.sdk.context.skill_loading",
-    "load_user_skills": "openhands.sdk.context.skill_loading",
+    "load_user_skills": "openhands.sdk.context.user_skills",
     "merge_skills_by_name": "openhands.sdk.context.skill_loading",
     "load_available_skills": "openhands.sdk.skills.available",
     "to_prompt": "openhands.sdk.skills.available",

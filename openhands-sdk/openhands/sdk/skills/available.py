@@ -6,12 +6,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from openhands.sdk.context.prompt_blocks import skills_xml
-from openhands.sdk.context.skill_loading import (
-    load_project_skills,
-    load_user_skills,
-    merge_skills_by_name,
-)
+from openhands.sdk.context.skill_loading import load_project_skills, merge_skills_by_name
 from openhands.sdk.context.skills import Skill
+from openhands.sdk.context.user_skills import load_user_skills
 
 __all__ = ["load_available_skills", "to_prompt"]
 

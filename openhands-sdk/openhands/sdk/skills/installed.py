@@ -13,16 +13,17 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from openhands.sdk.context.skill_loading import SkillValidationError, load_skill
+from openhands.sdk.context.skill_resources import find_skill_md
 from openhands.sdk.context.skills import Skill
-from openhands.sdk.extensions.errors import ExtensionError
-from openhands.sdk.extensions.installation import (
-    InstallationInfo,
-    InstallationManager,
-    LoadedExtension,
+from openhands.sdk.context.user_skills import (
+    get_installed_skills_dir,
+    load_installed_skills,
+    load_skill_folder,
+    skill_installation,
 )
+from openhands.sdk.extensions.errors import ExtensionError
+from openhands.sdk.extensions.installation import InstallationInfo, InstallationManager
 from openhands.sdk.skills.fetch import fetch_skill_with_resolution
-from openhands.sdk.skills.resources import find_skill_md
 
 __all__ = [
     "InstalledSkillInfo",
@@ -44,36 +45,12 @@ InstalledSkillInfo = InstallationInfo
 """The manifest record of one installed skill (name, source, refs, enabled, path)."""
 
 
-def get_installed_skills_dir() -> Path:
-    """The default install folder: `~/.openhands/skills/installed/`."""
-    return Path.home() / ".openhands" / "skills" / "installed"
-
-
-def load_skill_folder(folder: Path) -> Skill:
-    """The skill of an AgentSkills folder; SkillValidationError when it has no SKILL.md."""
-    skill_md = find_skill_md(folder)
-    if skill_md is None:
-        raise SkillValidationError(f"{folder} has no SKILL.md: it is not a skill folder")
-    return load_skill(skill_md)
-
-
-def _describe(skill: Skill) -> LoadedExtension:
-    return LoadedExtension(skill.name, skill.version, skill.description or "")
+def _manager(installed_dir: Path | None) -> InstallationManager[Skill]:
+    return skill_installation(installed_dir, fetch=_fetch)
 
 
 def _fetch(source: str, ref: str | None, repo_path: str | None, update: bool):
     return fetch_skill_with_resolution(source, ref=ref, update=update, repo_path=repo_path)
-
-
-def _manager(installed_dir: Path | None) -> InstallationManager[Skill]:
-    return InstallationManager(
-        installed_dir if installed_dir is not None else get_installed_skills_dir(),
-        kind="skill",
-        manifest_key="skills",
-        load=load_skill_folder,
-        describe=_describe,
-        fetch=_fetch,
-    )
 
 
 def install_skill(
@@ -106,11 +83,6 @@ def disable_skill(name: str, installed_dir: Path | None = None) -> bool:
 def list_installed_skills(installed_dir: Path | None = None) -> list[InstalledSkillInfo]:
     """Every installed skill, enabled or not (the manifest reconciled with the folders)."""
     return _manager(installed_dir).list_installed()
-
-
-def load_installed_skills(installed_dir: Path | None = None) -> list[Skill]:
-    """The enabled installed skills, loaded."""
-    return _manager(installed_dir).load_installed()
 
 
 def get_installed_skill(name: str, installed_dir: Path | None = None) -> InstalledSkillInfo | None:
