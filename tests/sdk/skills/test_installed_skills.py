@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from extension_helpers import GitRepo, write_skill
 from openhands.sdk import AgentContext
+from openhands.sdk.context.user_skills import skill_installation
+from openhands.sdk.errors import InvalidStateError
 from openhands.sdk.extensions.errors import ExtensionInstallError
 from openhands.sdk.skills import (
     SkillFetchError,
@@ -145,3 +147,14 @@ def test_installed_skills_reach_the_agent_with_user_skills(home: Path, tmp_path:
     context = AgentContext(load_user_skills=True)
 
     assert [s.name for s in context.skills] == ["on-skill"]
+
+
+def test_the_context_reads_installed_skills_and_cannot_install(tmp_path: Path) -> None:
+    installed = tmp_path / "installed"
+    install_skill(str(write_skill(tmp_path / "src", "kept", "Kept.")), installed_dir=installed)
+    reader = skill_installation(installed)
+
+    assert [s.name for s in reader.load_installed()] == ["kept"]
+    with pytest.raises(InvalidStateError, match="install_skill"):
+        reader.install(str(write_skill(tmp_path / "src", "more", "More.")))
+    assert [i.name for i in list_installed_skills(installed)] == ["kept"]
