@@ -6,6 +6,7 @@ Mounting needs privileges (root, or CAP_SYS_ADMIN); tests that cannot mount are 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import subprocess
 from collections.abc import Iterator
@@ -45,9 +46,20 @@ def free_bytes(where: Path) -> int:
 
 
 def fill(where: Path, leave: int) -> Path:
-    """Write a filler file so that about `leave` bytes stay free; return it (delete to free)."""
+    """Write a filler file so that about `leave` bytes stay free; return it (delete to free).
+
+    A conversation's background copier may write on the same disk meanwhile: when the disk
+    fills before the filler is whole, it is full sooner than asked, which is what the caller
+    wanted to reach, so the filler keeps what it wrote.
+    """
     filler = where / "filler"
     size = max(0, free_bytes(where) - leave)
-    with open(filler, "wb") as handle:
-        handle.write(b"\0" * size)
+    with open(filler, "wb", buffering=0) as handle:
+        while size > 0:
+            try:
+                size -= handle.write(b"\0" * min(size, 1 << 20))
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC:
+                    raise
+                break
     return filler
