@@ -135,14 +135,7 @@ class GoalMachine:
         conversation_status: Status | None = None,
         rewound_to: str | None = None,
     ) -> None:
-        """A driver starts working on the goal; `next()` then gives its first step.
-
-        `resume` sends the resume prompt instead of the objective. `conversation_status` is
-        the conversation's status now: one `waiting_for_confirmation` makes the first step
-        the wait for that approval (the message goes after it), so starting a goal never
-        approves a pending tool call. `rewound_to` (a resume only) is the label of the snapshot
-        the workspace was rewound to since the goal stopped: the resume prompt says so.
-        """
+        """Start a session of the goal (the rules behind `GoalController.begin`)."""
         if self.s.began:
             raise GoalStepError("This goal has already begun; a controller drives one session.")
         self.s.began = True
