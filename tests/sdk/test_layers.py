@@ -34,9 +34,9 @@ including those inside functions and under `TYPE_CHECKING`.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
+import import_graph
 import openhands.sdk
 
 PACKAGE = "openhands.sdk"
@@ -94,24 +94,9 @@ def _unit(path: Path, root: Path = ROOT) -> str:
 
 
 def imported_modules(path: Path, package: str = PACKAGE, root: Path = ROOT) -> set[str]:
-    """Every module of `package` that `path` imports, anywhere in the file (absolute names)."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    own = path.relative_to(root).with_suffix("").parts
-    here = [*package.split("."), *own[:-1]]
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = here[: len(here) - node.level + 1]
-                module = ".".join([*base, *([node.module] if node.module else [])])
-            else:
-                module = node.module or ""
-            names.add(module)
-            # `from openhands.sdk.conversation import goal` imports a module too.
-            names.update(f"{module}.{alias.name}" for alias in node.names)
-    return {name for name in names if name == package or name.startswith(f"{package}.")}
+    """Every module of `package` that `path` imports (a name imported from a package may be
+    one of its modules)."""
+    return import_graph.imported_modules(path, package, root, names_may_be_modules=True)
 
 
 def _unit_of_module(name: str) -> str:

@@ -21,9 +21,9 @@ belongs to the folder's unit.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
+import import_graph
 import openhands.tools
 
 PACKAGE = "openhands.tools"
@@ -55,20 +55,7 @@ def _unit(path: Path) -> str:
 
 def imported_modules(path: Path, root: Path = ROOT) -> set[str]:
     """Every module of the package that `path` imports, anywhere in the file."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    here = [*PACKAGE.split("."), *path.relative_to(root).with_suffix("").parts[:-1]]
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = here[: len(here) - node.level + 1]
-                module = ".".join([*base, *([node.module] if node.module else [])])
-            else:
-                module = node.module or ""
-            names.add(module)
-    return {name for name in names if name == PACKAGE or name.startswith(f"{PACKAGE}.")}
+    return import_graph.imported_modules(path, PACKAGE, root)
 
 
 def _imported_units(path: Path) -> set[str]:
