@@ -27,7 +27,8 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
-from openhands.agent_server.api import ROUTERS
+from openhands.agent_server.api import LAZY_ROUTERS, ROUTERS
+from openhands.agent_server.api.lazy import add_lazy_routers
 from openhands.agent_server.auth import SessionKeys
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.config import ServerConfig
@@ -123,6 +124,7 @@ def create_app(
     app.state.warm_start = warm_start
     for router in ROUTERS:
         app.include_router(router)
+    add_lazy_routers(app, LAZY_ROUTERS)
     _add_page(app)
     add_offline_docs(app)
     app.mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static")
