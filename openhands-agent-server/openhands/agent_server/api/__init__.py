@@ -46,5 +46,7 @@ def _lazy(name: str, *prefixes: str) -> LazyRouter:
 LAZY_ROUTERS: tuple[LazyRouter, ...] = (
     _lazy("conversation_controls", "/api/conversations"),
     _lazy("conversation_llms", "/api/conversations/"),
+    _lazy("llm_catalogue", "/api/llm/models", "/api/llm/providers"),
+    _lazy("workspaces", "/api/workspaces"),
 )
 """Routers loaded on their first request, by module and the path prefixes of their routes."""

@@ -265,6 +265,17 @@ class ServerConfig(BaseSettings):
         ge=1,
         description="Largest value of one stored secret, in bytes (UTF-8).",
     )
+    max_workspaces: int = Field(
+        default=500,
+        ge=1,
+        description="How many saved workspaces, and how many workspace parents, "
+        "/api/workspaces may hold.",
+    )
+    max_provider_connections: int = Field(
+        default=50,
+        ge=1,
+        description="How many provider connections /api/llm/provider-connections may hold.",
+    )
     max_settings_bytes: int = Field(
         default=1024 * 1024,
         ge=1,
