@@ -48,5 +48,13 @@ LAZY_ROUTERS: tuple[LazyRouter, ...] = (
     _lazy("conversation_llms", "/api/conversations/"),
     _lazy("llm_catalogue", "/api/llm/models", "/api/llm/providers"),
     _lazy("workspaces", "/api/workspaces"),
+    _lazy("profile_changes", "/api/profiles/"),
+    _lazy(
+        "settings_extras",
+        "/api/settings/agent-schema",
+        "/api/settings/conversation-schema",
+        "/api/settings/mcp/",
+    ),
+    _lazy("mcp", "/api/mcp/"),
 )
 """Routers loaded on their first request, by module and the path prefixes of their routes."""
