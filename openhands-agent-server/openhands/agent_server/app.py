@@ -43,6 +43,7 @@ from openhands.agent_server.edge.docs import add_offline_docs
 from openhands.agent_server.edge.dormant import DormantGate, dormant_message
 from openhands.agent_server.edge.error_handlers import install_error_handlers
 from openhands.agent_server.edge.guard import EdgeGuard
+from openhands.agent_server.edge.openai_errors import OpenAIErrors
 from openhands.agent_server.goals.backend import configure_goal_backend
 from openhands.agent_server.litellm_preload import preload_litellm
 from openhands.agent_server.services.bash_events import BashEvents
@@ -140,6 +141,7 @@ def create_app(
     if warm_start is not None:
         app.add_middleware(DormantGate, warm_start=warm_start)
     app.add_middleware(EdgeGuard, config=config, keys=keys)
+    app.add_middleware(OpenAIErrors)  # outermost: it also reshapes the guard's /v1 answers
     return app
 
 

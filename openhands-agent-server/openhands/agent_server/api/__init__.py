@@ -56,5 +56,6 @@ LAZY_ROUTERS: tuple[LazyRouter, ...] = (
         "/api/settings/mcp/",
     ),
     _lazy("mcp", "/api/mcp/"),
+    _lazy("responses", "/v1/responses"),
 )
 """Routers loaded on their first request, by module and the path prefixes of their routes."""
