@@ -47,6 +47,7 @@ LAZY_ROUTERS: tuple[LazyRouter, ...] = (
     _lazy("conversation_controls", "/api/conversations"),
     _lazy("conversation_llms", "/api/conversations/"),
     _lazy("llm_catalogue", "/api/llm/models", "/api/llm/providers"),
+    _lazy("provider_connections", "/api/llm/provider-connections"),
     _lazy("workspaces", "/api/workspaces"),
     _lazy("profile_changes", "/api/profiles/"),
     _lazy(
