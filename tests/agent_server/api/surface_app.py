@@ -31,7 +31,12 @@ def surface_client(root: Path, **env: str) -> TestClient:
 
 def agent(base_url: str, model: str, **llm: object) -> dict[str, object]:
     """An agent spec whose LLM is `model` on the fake server at `base_url`."""
-    spec = {"model": f"openai/{model}", "base_url": base_url, "api_key": "sk-fake", "num_retries": 0}
+    spec = {
+        "model": f"openai/{model}",
+        "base_url": base_url,
+        "api_key": "sk-fake",
+        "num_retries": 0,
+    }
     return {"kind": "Agent", "llm": {**spec, **llm}}
 
 

@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -85,7 +86,12 @@ BAD_INPUT: list[tuple[str, str, object, str]] = [
     ("POST", "/api/settings/mcp/s", {"command": "true", "timeout": -1}, "timeout"),
     ("POST", "/api/mcp/test", {"server": {"command": "true"}, "timeout": 0}, "timeout"),
     ("POST", "/api/workspaces", {"workspaces": [{"id": "", "name": "n", "path": "/p"}]}, "id"),
-    ("POST", "/api/workspaces/parents", {"parents": [{"id": "i", "name": "", "path": "/"}]}, "name"),
+    (
+        "POST",
+        "/api/workspaces/parents",
+        {"parents": [{"id": "i", "name": "", "path": "/"}]},
+        "name",
+    ),
     ("DELETE", "/api/workspaces", None, "path"),
 ]
 
@@ -135,8 +141,10 @@ def cid(client: TestClient) -> str:
     return created.json()["id"]
 
 
-def _send(client: TestClient, method: str, path: str, body: object, **kwargs: object):  # noqa: ANN202
-    return client.request(method, path, json=body, **kwargs)  # type: ignore[arg-type]
+def _send(
+    client: TestClient, method: str, path: str, body: object, headers: dict[str, str] | None = None
+) -> httpx.Response:
+    return client.request(method, path, json=body, headers=headers)
 
 
 def test_every_route_needs_the_session_key(client: TestClient, cid: str, root: Path) -> None:
