@@ -4,7 +4,6 @@ naming the field of a bad input."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +20,8 @@ pytestmark = pytest.mark.filterwarnings(
 CID = "{cid}"
 """Stands for an existing conversation's id in the paths below."""
 
-UNKNOWN = str(uuid.uuid4())
+UNKNOWN = "5f0c1d2e-0000-4000-8000-00000000a404"
+"""An id no conversation has (fixed: test ids must be the same in every xdist worker)."""
 
 # (method, path, body) of every new route, for the 401 check.
 ROUTES: list[tuple[str, str, object]] = [
