@@ -149,7 +149,7 @@ class Response(BaseModel):
     metadata: dict[str, str] | None = None
     previous_response_id: str | None = None
     parallel_tool_calls: bool = False
-    tool_choice: Literal["none", "auto", "required"] = "auto"
+    tool_choice: Literal["none", "auto", "required"] = "none"
     tools: list[Any] = Field(default_factory=list)
     store: bool = True
     usage: ResponseUsage | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Literal
 
 from fastapi import APIRouter, Request
@@ -64,10 +65,13 @@ async def server_info(request: Request) -> ServerInfo:
     """Version, uptime, conversations (stored, open, damaged) and running goals."""
     conversations: ConversationRegistry = request.app.state.conversations
     config: ServerConfig = request.app.state.config
+    uptime = time.monotonic() - request.app.state.started_at
     return ServerInfo(
         version=request.app.version,
         boot_id=request.app.state.boot_id,
-        uptime_seconds=time.monotonic() - request.app.state.started_at,
+        uptime_seconds=uptime,
+        uptime=uptime,
+        idle_time=_idle_time(conversations, uptime),
         conversations=conversations.count(),
         open_conversations=conversations.open_count,
         running_goals=conversations.running_goals,
@@ -80,6 +84,17 @@ async def server_info(request: Request) -> ServerInfo:
         ),
         sandbox=_sandbox_info(getattr(request.app.state, "sandbox", None)),
     )
+
+
+def _idle_time(conversations: ConversationRegistry, uptime: float) -> float:
+    """Seconds since the newest event of an open conversation (at most the uptime)."""
+    newest = max(
+        (live.conversation.state.updated_at for live in conversations.open_conversations()),
+        default=None,
+    )
+    if newest is None:
+        return uptime
+    return max(0.0, min(uptime, (datetime.now(UTC) - newest).total_seconds()))
 
 
 def _sandbox_info(status: SandboxStatus | None) -> SandboxInfo | None:
