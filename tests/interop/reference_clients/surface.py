@@ -197,13 +197,14 @@ def flow_settings(config: dict[str, Any]) -> dict[str, Any]:
     )
     done.append("provider connections")
 
-    client.post("/api/profiles/interop-a", json={"llm": llm}).raise_for_status()
+    tag = uuid.uuid4().hex[:8]  # the server is shared by the runs of both versions
+    client.post(f"/api/profiles/a-{tag}", json={"llm": llm}).raise_for_status()
     renamed = checked(
         ProfileMutationResponse,
-        client.post("/api/profiles/interop-a/rename", json={"new_name": "interop-b"}),
+        client.post(f"/api/profiles/a-{tag}/rename", json={"new_name": f"b-{tag}"}),
     )
     valid = checked(
-        ValidateProfileResponse, client.post("/api/profiles/interop-b/validate", json={"llm": llm})
+        ValidateProfileResponse, client.post(f"/api/profiles/b-{tag}/validate", json={"llm": llm})
     )
     done.append("profiles")
 
@@ -239,7 +240,7 @@ def flow_settings(config: dict[str, Any]) -> dict[str, Any]:
     return {
         "done": done,
         "some_models": bool(models.models),
-        "renamed": renamed.name,
+        "renamed": renamed.name == f"b-{tag}",
         "valid": valid.valid,
         "probe_ok": probe.ok,
         "workspaces": [w.path for w in listed.workspaces],
