@@ -104,8 +104,12 @@ class AgentFiles:
         full = self.absolute(path)
         if self.floor is None:
             return resolve(self.view, full, follow_last=follow_last)
-        relative = os.path.relpath(full, self.floor)
-        if relative == ".." or relative.startswith("../"):
+        # Not normalised: a `..` is walked, and refused where it would leave the floor.
+        if full == self.floor:
+            relative = "."
+        elif full.startswith(self.floor.rstrip("/") + "/"):
+            relative = full[len(self.floor.rstrip("/")) + 1 :]
+        else:
             raise AgentFileError(f"{path} is outside {self.floor}", os.fspath(path))
         return resolve(self.view, relative, follow_last=follow_last, floor=self.floor)
 
