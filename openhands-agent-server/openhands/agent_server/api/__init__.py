@@ -46,6 +46,7 @@ def _lazy(name: str, *prefixes: str) -> LazyRouter:
 LAZY_ROUTERS: tuple[LazyRouter, ...] = (
     _lazy("conversation_controls", "/api/conversations"),
     _lazy("conversation_llms", "/api/conversations/"),
+    _lazy("workspace_files", "/api/conversations/"),
     _lazy("llm_catalogue", "/api/llm/models", "/api/llm/providers"),
     _lazy("provider_connections", "/api/llm/provider-connections"),
     _lazy("workspaces", "/api/workspaces"),
