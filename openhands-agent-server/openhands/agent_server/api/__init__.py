@@ -51,6 +51,7 @@ LAZY_ROUTERS: tuple[LazyRouter, ...] = (
     _lazy("provider_connections", "/api/llm/provider-connections"),
     _lazy("workspaces", "/api/workspaces"),
     _lazy("profile_changes", "/api/profiles/"),
+    _lazy("agent_profiles", "/api/agent-profiles"),
     _lazy(
         "settings_extras",
         "/api/settings/agent-schema",

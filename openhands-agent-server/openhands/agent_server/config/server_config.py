@@ -271,6 +271,9 @@ class ServerConfig(BaseSettings):
         description="How many saved workspaces, and how many workspace parents, "
         "/api/workspaces may hold.",
     )
+    max_agent_profiles: int = Field(
+        default=50, ge=1, description="How many agent profiles /api/agent-profiles may hold."
+    )
     max_provider_connections: int = Field(
         default=50,
         ge=1,
