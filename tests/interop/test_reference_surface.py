@@ -36,6 +36,7 @@ def test_its_remote_conversation_drives_the_conversation_controls(drive: Any) ->
 
     assert result["title"] == "Interop title" and result["unknown"] is None
     assert result["final"] == "done" and result["runtime"] == "available"
+    assert result["served"]
     assert result["asked"] == ANSWER and result["answer"] == ANSWER
     assert result["picked"][0] == "SystemPromptEvent" and result["picked"][1] is None
     assert result["navigated"] and result["switched"]
@@ -51,6 +52,8 @@ def test_its_models_read_every_settings_answer(drive: Any) -> None:
         "llm catalogue",
         "provider connections",
         "profiles",
+        "agent profiles",
+        "meta profiles",
         "settings",
         "mcp test",
         "workspaces",
@@ -58,6 +61,7 @@ def test_its_models_read_every_settings_answer(drive: Any) -> None:
     ]
     assert result["some_models"] and result["renamed"] and result["valid"]
     assert result["probe_ok"] is False and result["workspaces"] == ["/interop"]
+    assert result["profile_valid"] is True and result["meta_applied"] is False
     assert result["ready"] == {"status": "ready"} and result["uptime"]
 
 

@@ -16,12 +16,23 @@ import uuid
 from typing import Any
 
 import httpx
+from openhands.agent_server.agent_profiles_router import (
+    ActivateAgentProfileResponse,
+    AgentProfileDetailResponse,
+    AgentProfileMutationResponse,
+)
 from openhands.agent_server.llm_router import (
     ModelsResponse,
     ProvidersResponse,
     VerifiedModelsResponse,
 )
 from openhands.agent_server.mcp_router import MCPTestResponse
+from openhands.agent_server.meta_profiles_router import (
+    ActivateMetaProfileResponse,
+    MetaProfileDetailResponse,
+    MetaProfileListResponse,
+    MetaProfileMutationResponse,
+)
 from openhands.agent_server.models import (
     AgentResponseResult,
     AskAgentResponse,
@@ -38,6 +49,7 @@ from openhands.agent_server.provider_connections_router import ProviderConnectio
 from openhands.agent_server.server_details_router import ServerInfo
 from openhands.agent_server.workspaces_router import DeleteResponse, WorkspacesListResponse
 from openhands.sdk import LLM, Conversation, Event
+from openhands.sdk.profiles import AgentProfileDiagnostics, AgentProfileListResponse
 from openhands.sdk.settings import SettingsSchema
 from openhands.sdk.settings.api_models import SettingsResponse
 from openhands.sdk.workspace import RemoteWorkspace
@@ -90,6 +102,11 @@ def flow_conversation(config: dict[str, Any]) -> dict[str, Any]:
     cid = conv.id
 
     conv.set_title("Interop title")
+    page = "<h1>written by the agent</h1>"
+    with open(f"{config['working_dir']}/report.html", "w") as out:
+        out.write(page)
+    served = client.get(f"/api/conversations/{cid}/workspace/report.html")
+    served.raise_for_status()
     batch = checked(
         list[ConversationInfo | None],
         client.get("/api/conversations", params={"ids": [str(cid), str(uuid.uuid4())]}),
@@ -152,6 +169,7 @@ def flow_conversation(config: dict[str, Any]) -> dict[str, Any]:
         "unknown": batch[1],
         "final": final.response,
         "runtime": runtime.runtime_status.value,
+        "served": served.text == page,
         "asked": asked.response,
         "answer": answer,
         "picked": [type(e).__name__ if e else None for e in picked],
@@ -208,6 +226,33 @@ def flow_settings(config: dict[str, Any]) -> dict[str, Any]:
     )
     done.append("profiles")
 
+    checked(AgentProfileListResponse, client.get("/api/agent-profiles"))
+    profile = {"llm_profile_ref": f"b-{tag}", "system_message_suffix": "Be brief."}
+    checked(AgentProfileMutationResponse, client.post(f"/api/agent-profiles/p-{tag}", json=profile))
+    checked(AgentProfileDetailResponse, client.get(f"/api/agent-profiles/p-{tag}"))
+    diagnostics = checked(
+        AgentProfileDiagnostics, client.post(f"/api/agent-profiles/p-{tag}/materialize")
+    )
+    profiles = checked(AgentProfileListResponse, client.get("/api/agent-profiles")).profiles
+    profile_id = next(p.id for p in profiles if p.name == f"p-{tag}")
+    checked(ActivateAgentProfileResponse, client.post(f"/api/agent-profiles/{profile_id}/activate"))
+    checked(
+        AgentProfileMutationResponse,
+        client.post(f"/api/agent-profiles/p-{tag}/rename", json={"new_name": f"q-{tag}"}),
+    )
+    checked(AgentProfileMutationResponse, client.delete(f"/api/agent-profiles/q-{tag}"))
+    done.append("agent profiles")
+
+    route = {"classifier_model": f"b-{tag}", "classes": [{"description": "UI", "model": "x"}]}
+    checked(MetaProfileMutationResponse, client.post(f"/api/meta-profiles/m-{tag}", json=route))
+    checked(MetaProfileListResponse, client.get("/api/meta-profiles"))
+    checked(MetaProfileDetailResponse, client.get(f"/api/meta-profiles/m-{tag}"))
+    activated = checked(
+        ActivateMetaProfileResponse, client.post(f"/api/meta-profiles/m-{tag}/activate")
+    )
+    checked(MetaProfileMutationResponse, client.delete(f"/api/meta-profiles/m-{tag}"))
+    done.append("meta profiles")
+
     checked(SettingsSchema, client.get("/api/settings/agent-schema"))
     checked(SettingsSchema, client.get("/api/settings/conversation-schema"))
     server = {"command": "python", "args": ["-m", "interop_mcp"], "env": {"TOKEN": "x"}}
@@ -243,6 +288,8 @@ def flow_settings(config: dict[str, Any]) -> dict[str, Any]:
         "renamed": renamed.name == f"b-{tag}",
         "valid": valid.valid,
         "probe_ok": probe.ok,
+        "profile_valid": diagnostics.valid,
+        "meta_applied": activated.applied,
         "workspaces": [w.path for w in listed.workspaces],
         "ready": ready.json(),
         "uptime": info.uptime >= 0,

@@ -52,6 +52,7 @@ LAZY_ROUTERS: tuple[LazyRouter, ...] = (
     _lazy("workspaces", "/api/workspaces"),
     _lazy("profile_changes", "/api/profiles/"),
     _lazy("agent_profiles", "/api/agent-profiles"),
+    _lazy("meta_profiles", "/api/meta-profiles"),
     _lazy(
         "settings_extras",
         "/api/settings/agent-schema",
