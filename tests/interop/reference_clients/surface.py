@@ -289,7 +289,7 @@ def flow_settings(config: dict[str, Any]) -> dict[str, Any]:
         "valid": valid.valid,
         "probe_ok": probe.ok,
         "profile_valid": diagnostics.valid,
-        "meta_applied": activated.applied,
+        "meta_applied": activated.model_dump().get("applied"),  # not in 1.57's model
         "workspaces": [w.path for w in listed.workspaces],
         "ready": ready.json(),
         "uptime": info.uptime >= 0,
