@@ -11,9 +11,8 @@ import httpx
 import pytest
 from openhands.agent_server.auth import key_matches
 from openhands.sdk.testing import FakeOpenAIServer
-from websockets.exceptions import ConnectionClosed, InvalidStatus
-
 from waits import EVENT_WAIT
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from .harness import ServerProcess, llm_spec, unique
 

@@ -40,6 +40,7 @@ def test_its_remote_conversation_drives_the_conversation_controls(drive: Any) ->
     assert result["asked"] == ANSWER and result["answer"] == ANSWER
     assert result["picked"][0] == "SystemPromptEvent" and result["picked"][1] is None
     assert result["navigated"] and result["switched"]
+    assert "notes" in result["plugin_skills"]
     assert result["model"].endswith("-switched")
     assert result["condense_without_condenser"] == 409
     assert result["interrupted"] == "paused"

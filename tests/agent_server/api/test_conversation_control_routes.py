@@ -5,6 +5,8 @@ key is sealed, a secret reaches the terminal masked."""
 
 from __future__ import annotations
 
+import json
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,8 @@ from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 from ..harness import unique, wait_until
 from .surface_app import agent, surface_client
+
+TOOLS_SERVER = Path(__file__).parents[2] / "sdk" / "mcp" / "servers" / "tools_server.py"
 
 pytestmark = [
     pytest.mark.slow,
@@ -322,3 +326,33 @@ def test_events_are_read_in_a_batch_with_null_for_an_unknown_id(
     assert batch.status_code == 200
     second, missing, first = batch.json()
     assert (second["id"], missing, first["id"]) == (ids[1], None, ids[0])
+
+
+def test_a_plugin_loaded_into_a_conversation_gives_it_the_plugins_tools(
+    client: TestClient, fake: FakeOpenAIServer, root: Path
+) -> None:
+    plugin = root / "plugins" / "adder"
+    (plugin / ".plugin").mkdir(parents=True)
+    (plugin / ".plugin" / "plugin.json").write_text(json.dumps({"name": "adder"}))
+    servers = {"tools": {"command": sys.executable, "args": [str(TOOLS_SERVER)]}}
+    (plugin / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    model = unique("plugin")
+    call = FakeReply.tool_call("add", {"a": 2, "b": 40})
+    fake.script(model, [call, FakeReply.text("it is 42")])
+    spec = agent(fake.base_url, model)
+    spec["tools"] = []
+    cid = _create(client, spec)
+
+    missing = client.post(
+        f"/api/conversations/{cid}/load_plugin", json={"plugin_ref": str(root / "nope")}
+    )
+    loaded = client.post(f"/api/conversations/{cid}/load_plugin", json={"plugin_ref": str(plugin)})
+    _say(client, cid, "add 2 and 40")
+    _wait(client, cid, "finished")
+
+    assert missing.status_code == 400 and "nope" in missing.json()["message"]
+    assert loaded.status_code == 200, loaded.text
+    outputs = [e for e in _events(client, cid) if e["kind"] == "ObservationEvent"]
+    assert len(outputs) == 1 and "42" in str(outputs[0])
+    info = client.get(f"/api/conversations/{cid}").json()
+    assert "tools" in info["agent"]["mcp_config"]

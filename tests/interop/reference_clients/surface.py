@@ -10,6 +10,7 @@ prints its result as one JSON line.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import uuid
@@ -136,6 +137,17 @@ def flow_conversation(config: dict[str, Any]) -> dict[str, Any]:
         client.post(f"/api/conversations/{cid}/navigate", json={"event_id": first_message}),
     )
     conv.condense()  # the reference's default agent has an LLMSummarizingCondenser
+    plugin = f"{config['working_dir']}/plugins/notes"
+    for folder in (f"{plugin}/.plugin", f"{plugin}/skills/notes"):
+        os.makedirs(folder, exist_ok=True)
+    with open(f"{plugin}/.plugin/plugin.json", "w") as out:
+        json.dump({"name": "notes"}, out)
+    with open(f"{plugin}/skills/notes/SKILL.md", "w") as out:
+        out.write("---\nname: notes\ndescription: Take notes.\n---\nWrite them down.\n")
+    conv.load_plugin(plugin)
+    with_plugin = checked(ConversationInfo, client.get(f"/api/conversations/{cid}"))
+    context = with_plugin.agent.agent_context
+    skills = [skill.name for skill in context.skills] if context is not None else []
 
     other = LLM(
         model=config["model"] + "-switched",
@@ -175,6 +187,7 @@ def flow_conversation(config: dict[str, Any]) -> dict[str, Any]:
         "picked": [type(e).__name__ if e else None for e in picked],
         "navigated": navigated.id == cid,
         "switched": switched.success,
+        "plugin_skills": skills,
         "model": after.agent.llm.model,
         "condense_without_condenser": refused,
         "interrupted": interrupted,

@@ -1,6 +1,6 @@
 """REST routes that change or read a live conversation besides runs and goals: PATCH (title,
-tags), interrupt, navigate, secrets, condense, the final response, the runtime, and the
-batch reads of conversations and events. Loaded on first use (api/lazy.py)."""
+tags), interrupt, navigate, secrets, condense, load_plugin, the final response, the runtime,
+and the batch reads of conversations and events. Loaded on first use (api/lazy.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from openhands.sdk.wire import (
     AgentResponseResult,
     ConversationInfo,
     ConversationRuntimeInfo,
+    LoadPluginRequest,
     NavigateConversationRequest,
     Success,
     UpdateConversationRequest,
@@ -129,6 +130,20 @@ async def condense_conversation(conversation: Live) -> Success:
     the LLM sees (the log keeps every event). 409 when the agent has no condenser that
     condenses on request (an LLMSummarizingCondenser does), or while it runs."""
     await controls.condense(conversation)
+    return Success()
+
+
+@router.post(
+    "/{conversation_id}/load_plugin",
+    response_model=Success,
+    responses=error_responses(400, 404, 409, *STORAGE),
+)
+async def load_plugin(request: LoadPluginRequest, conversation: Live) -> Success:
+    """Load a plugin into the conversation between runs (a folder on the server, a git URL,
+    `github:owner/repo`): its skills, MCP servers (all of them are started again) and hooks
+    apply from the next message on, and a reopened conversation has it too. 400 for a plugin
+    that cannot be fetched or read, 409 during a run."""
+    await controls.load_plugin(conversation, request.plugin_ref)
     return Success()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from openhands.agent_server.errors import ConflictError, NotFoundError
+from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
 from openhands.agent_server.services.live import LiveConversation
 from openhands.sdk.conversation import ConversationAlreadyRunningError
@@ -131,3 +131,23 @@ async def condense(live: LiveConversation) -> bool:
         return True
 
     return await live.blocking(work)
+
+
+async def load_plugin(live: LiveConversation, plugin_ref: str) -> None:
+    """Load a plugin (a folder on the server, a git URL, `github:owner/repo`) into the
+    conversation between runs: its skills, MCP servers and hooks, saved with it. 400 for a
+    plugin that cannot be fetched or read, 409 during a run."""
+    from openhands.sdk.extensions.errors import ExtensionError
+
+    live.ensure_open()
+    await live.settle()
+    if live.is_busy:
+        raise ConflictError(
+            f"Conversation {live.id} is running; load the plugin once the run has ended."
+        )
+    try:
+        await live.control(live.conversation.load_plugin, plugin_ref)
+    except ConversationAlreadyRunningError as exc:
+        raise ConflictError(str(exc)) from None
+    except (ExtensionError, OSError, ValueError) as exc:
+        raise BadRequestError(f"The plugin {plugin_ref!r} cannot be loaded: {exc}") from None
