@@ -4,6 +4,7 @@ surface: a session key, a sealing key, its own folders."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from fastapi.testclient import TestClient
 from openhands.agent_server.app import create_app
@@ -29,7 +30,7 @@ def surface_client(root: Path, **env: str) -> TestClient:
     return TestClient(create_app(config), headers=HEADERS)
 
 
-def agent(base_url: str, model: str, **llm: object) -> dict[str, object]:
+def agent(base_url: str, model: str, **llm: object) -> dict[str, Any]:
     """An agent spec whose LLM is `model` on the fake server at `base_url`."""
     spec = {
         "model": f"openai/{model}",

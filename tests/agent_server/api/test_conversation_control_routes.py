@@ -58,9 +58,11 @@ def _status(client: TestClient, cid: str) -> str:
 
 
 def _wait(client: TestClient, cid: str, *statuses: str) -> str:
-    return wait_until(
-        lambda: (s := _status(client, cid)) in statuses and s, what=f"status in {statuses}"
-    )
+    def reached() -> str | None:
+        status = _status(client, cid)
+        return status if status in statuses else None
+
+    return wait_until(reached, what=f"status in {statuses}")
 
 
 def _say(client: TestClient, cid: str, text: str) -> None:

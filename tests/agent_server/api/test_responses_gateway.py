@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
+import httpx
 import openai
 import pytest
 from fastapi.testclient import TestClient
@@ -43,9 +45,17 @@ def app(tmp_path: Path, fake: FakeOpenAIServer, model: str) -> Iterator[TestClie
         yield http
 
 
+def _openai(app: TestClient, api_key: str) -> openai.OpenAI:
+    """An OpenAI client talking to the in-process app (TestClient is an httpx-style client:
+    httpx2, which the openai package drives like httpx)."""
+    return openai.OpenAI(
+        base_url="http://testserver/v1", api_key=api_key, http_client=cast(httpx.Client, app)
+    )
+
+
 @pytest.fixture
 def client(app: TestClient) -> openai.OpenAI:
-    return openai.OpenAI(base_url="http://testserver/v1", api_key=SESSION, http_client=app)
+    return _openai(app, SESSION)
 
 
 def test_the_default_model_is_listed_out_of_the_box(client: openai.OpenAI) -> None:
@@ -110,7 +120,7 @@ def test_errors_are_the_clients_own_exceptions(client: openai.OpenAI, app: TestC
         client.responses.create(model="no_such_model", input="hi")
     with pytest.raises(openai.UnprocessableEntityError) as invalid:
         client.responses.create(model="openhands_default", input=[])
-    unauthorized = openai.OpenAI(base_url="http://testserver/v1", api_key="wrong", http_client=app)
+    unauthorized = _openai(app, "wrong")
     app.headers.pop("X-Session-API-Key")
     with pytest.raises(openai.AuthenticationError):
         unauthorized.responses.create(model="openhands_default", input="hi")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
@@ -179,7 +179,7 @@ def cid(client: TestClient) -> str:
 
 def _send(
     client: TestClient, method: str, path: str, body: object, headers: dict[str, str] | None = None
-) -> httpx.Response:
+) -> httpx2.Response:
     return client.request(method, path, json=body, headers=headers)
 
 

@@ -114,18 +114,18 @@ class ChatGateway:
         """
         profiles = self._stores.profiles
 
-        def known(name: str) -> bool:
+        def exists(name: str) -> bool:
             if profiles.find(name) is not None:
                 return True
             return name == DEFAULT_PROFILE and self.default_llm() is not None
 
         if model.startswith(MODEL_PREFIX):
             rest = model.removeprefix(MODEL_PREFIX)
-            if known(rest):
+            if exists(rest):
                 return rest, False
             if model.startswith(GOAL_MODEL_PREFIX):
                 profile = model.removeprefix(GOAL_MODEL_PREFIX)
-                if known(profile):
+                if exists(profile):
                     return profile, True
         known = ", ".join(self.model_ids()) or "none: save an LLM profile (POST /api/profiles/NAME)"
         raise NotFoundError(

@@ -65,8 +65,8 @@ class WorkspaceList:
         """The whole list; 409 if the file is damaged."""
         self._check()
         saved = self._saved
-        return WorkspacesListResponse(
-            workspaces=list(saved.workspaces), workspace_parents=list(saved.workspace_parents)
+        return WorkspacesListResponse.model_validate(
+            {"workspaces": saved.workspaces, "workspace_parents": saved.workspace_parents}
         )
 
     def add_workspaces(self, items: list[WorkspaceItem]) -> WorkspacesListResponse:
