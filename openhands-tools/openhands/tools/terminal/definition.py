@@ -182,6 +182,18 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             except TerminalSessionError as exc:
                 return self._error(action, f"{exc}")
 
+    def shell_pid(self) -> int | None:
+        """The pid of the shell's process, starting the shell if it is not running; None once
+        closed or if it cannot start. Other tools of the conversation use it to share the
+        shell's sandbox network (the browser opens the servers the agent starts here)."""
+        with self._lock:
+            if self._closed:
+                return None
+            try:
+                return self._live_session([], restart=True).pid
+            except TerminalSessionError:
+                return None
+
     def close(self) -> None:
         """Kill the shell and everything it started."""
         with self._lock:

@@ -178,6 +178,11 @@ class TerminalSession:
         return self._proc is not None and self._proc.poll() is None and not self._eof
 
     @property
+    def pid(self) -> int | None:
+        """The pid of the shell's process (its sandbox's starter when sandboxed), or None."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
     def is_running(self) -> bool:
         """True while a command sent to the shell has not finished."""
         return self._running
