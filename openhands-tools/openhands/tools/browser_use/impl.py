@@ -167,7 +167,11 @@ class BrowserToolExecutor(ToolExecutor[a.BrowserAction, BrowserObservation]):
             raise
         self._network = network
         try:
-            session = BrowserSession(browser, action_timeout=self.settings.action_timeout_seconds)
+            session = BrowserSession(
+                browser,
+                action_timeout=self.settings.action_timeout_seconds,
+                viewport=(self.settings.window_width, self.settings.window_height),
+            )
             downloads = os.path.join(self.working_dir, DOWNLOADS_DIR)
             os.makedirs(downloads, exist_ok=True)
             session.set_download_folder(downloads)
@@ -237,7 +241,7 @@ class BrowserToolExecutor(ToolExecutor[a.BrowserAction, BrowserObservation]):
                 f"{url} is outside the allowed domains ({', '.join(self.settings.allowed_domains or [])})."
             )
         note = self._page.new_tab(url) if action.new_tab else self._page.navigate(url)
-        return self._after_load("Navigated to", note)
+        return self._after_load("Navigated to", note, url)
 
     def _click(self, action: a.BrowserClickAction) -> BrowserObservation:
         return self._text(self._page.click(action.index, new_tab=action.new_tab))
@@ -319,12 +323,11 @@ class BrowserToolExecutor(ToolExecutor[a.BrowserAction, BrowserObservation]):
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _after_load(self, verb: str, note: str) -> BrowserObservation:
-        url, title = self._page.location()
-        text = f"{verb} {url} (title: {title or '(none)'})."
+    def _after_load(self, verb: str, note: str, requested: str | None = None) -> BrowserObservation:
         if note.startswith("The page could not be loaded"):
-            return self._error(f"{note} URL: {url}")
-        return self._text(f"{text} {note}".strip())
+            return self._error(f"{note} URL: {requested or self._page.location()[0]}")
+        url, title = self._page.location()
+        return self._text(f"{verb} {url} (title: {title or '(none)'}). {note}".strip())
 
     def _note(self, action: a.BrowserAction, observation: BrowserObservation) -> None:
         recording = self._recording

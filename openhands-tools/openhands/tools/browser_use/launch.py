@@ -100,6 +100,8 @@ class BrowserProcess:
     connection: CDPConnection
     network: str | None
     """The network namespace it runs in (`net:[inode]`), or None for this process's own."""
+    profile: str
+    """Its profile folder as Chromium sees it (unique: it names the browser's processes)."""
     profile_dir: str | None = None
     """A profile folder on this machine's disk to remove at close (None: inside the sandbox)."""
     _stderr: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=20))
@@ -199,6 +201,7 @@ def start_chromium(
         process=process,
         connection=CDPConnection(from_browser_r, to_browser_w),
         network=network.name if network is not None else None,
+        profile=profile,
         profile_dir=profile_dir,
     )
     _drain(process, browser._stderr)

@@ -18,6 +18,7 @@ needs no outside script, and shows exactly the pixels the agent's browser render
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -26,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.io import write_atomic
 
 if TYPE_CHECKING:
@@ -78,6 +80,15 @@ class Recording:
         if not first:
             self._add("tab", {"url": url})
         self._cdp.call("Page.startScreencast", _SCREENCAST, session=session)
+        self._capture(session)
+
+    def _capture(self, session: str) -> None:
+        # The screencast sends a frame only when the page repaints: a still page at the
+        # start, a tab switch or the stop would have none.
+        shot = self._cdp.call(
+            "Page.captureScreenshot", {"format": "jpeg", "quality": 70}, session=session
+        )
+        self._add("frame", {"image": "data:image/jpeg;base64," + shot["data"]})
 
     def note_action(self, tool: str, arguments: dict[str, Any], result: str) -> None:
         """Record a browser tool call made while recording."""
@@ -88,6 +99,8 @@ class Recording:
         self._stop_listening()
         if self._session is not None:
             self._cdp.send("Page.stopScreencast", session=self._session)
+            with contextlib.suppress(OpenHandsError):  # a browser gone keeps what it had
+                self._capture(self._session)
         with self._lock:
             self._flush()
             files, events = self._files, self._events

@@ -68,9 +68,16 @@ class PageState:
 class BrowserSession:
     """The tabs of one Chromium and the actions on its current tab."""
 
-    def __init__(self, browser: BrowserProcess, *, action_timeout: float) -> None:
+    def __init__(
+        self,
+        browser: BrowserProcess,
+        *,
+        action_timeout: float,
+        viewport: tuple[int, int] = (1280, 800),
+    ) -> None:
         self.browser = browser
         self.action_timeout = action_timeout
+        self.viewport = viewport
         self._sessions: dict[str, str] = {}  # target id -> flat session id
         self._current: str | None = None
         self._init_scripts: list[str] = []
@@ -344,6 +351,13 @@ class BrowserSession:
                 "Target.attachToTarget", {"targetId": target, "flatten": True}
             )["sessionId"]
             self._cdp.call("Page.enable", session=session)
+            # The viewport exactly (a headless window's size includes room for its chrome).
+            width, height = self.viewport
+            self._cdp.call(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                session=session,
+            )
             for source in self._init_scripts:
                 self._cdp.call(
                     "Page.addScriptToEvaluateOnNewDocument", {"source": source}, session=session
