@@ -18,7 +18,7 @@ from typing import Any
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.tool import ToolExecutor
-from openhands.tools.browser_use import actions as a
+import openhands.tools.browser_use.actions as a
 from openhands.tools.browser_use.cdp import BrowserClosedError
 from openhands.tools.browser_use.launch import (
     BrowserUnavailableError,
