@@ -64,7 +64,9 @@ def _status(http: httpx.Client, cid: str) -> str:
 
 
 def _events(http: httpx.Client, cid: str) -> list[dict[str, Any]]:
-    return http.get(f"/api/conversations/{cid}/events/search", params={"limit": 100}).json()["items"]
+    return http.get(f"/api/conversations/{cid}/events/search", params={"limit": 100}).json()[
+        "items"
+    ]
 
 
 def test_the_agent_starts_a_child_that_runs_its_brief(
@@ -184,9 +186,7 @@ def test_bad_launches_are_refused_by_name(
 
     missing = http.post(f"/api/conversations/{unknown}/children", json={"task": "x"})
     blank = http.post(f"/api/conversations/{parent}/children", json={"task": ""})
-    odd = http.post(
-        f"/api/conversations/{parent}/children", json={"task": "x", "isolation": "vm"}
-    )
+    odd = http.post(f"/api/conversations/{parent}/children", json={"task": "x", "isolation": "vm"})
 
     assert missing.status_code == 404
     assert blank.status_code == 422 and "task" in blank.text

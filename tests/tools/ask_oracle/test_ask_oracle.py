@@ -32,9 +32,7 @@ def _ask(workspace: Path, tool_call, reply) -> tuple[LocalConversation, AskOracl
     )
     conversation.send_message("Secret plans: do not leak this message.")
     conversation.run()
-    found = [
-        e.observation for e in conversation.state.events if isinstance(e, ObservationEvent)
-    ]
+    found = [e.observation for e in conversation.state.events if isinstance(e, ObservationEvent)]
     assert isinstance(found[0], AskOracleObservation)
     return conversation, found[0]
 

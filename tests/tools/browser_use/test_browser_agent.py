@@ -51,7 +51,7 @@ def _observations(conversation: LocalConversation) -> list[BrowserObservation]:
     ]
 
 
-def _colours(screenshot: str) -> set[tuple[int, int, int]]:
+def _colours(screenshot: str) -> set[object]:
     image = Image.open(io.BytesIO(base64.b64decode(screenshot))).convert("RGB")
     assert image.size == (1280, 800)
     return {colour for _, colour in image.getcolors(maxcolors=1 << 20) or []}
@@ -92,7 +92,7 @@ def test_the_agent_uses_the_page_it_serves_from_its_terminal(
     assert not clicked.is_error and "Clicked element 0" in clicked.text
     assert "its value is now 'Ada'" in typed.text
     assert "[0]<button>Clicked once</button>" in after.text
-    assert "[1]<input placeholder=\"Your name\" value=Ada>" in after.text
+    assert '[1]<input placeholder="Your name" value=Ada>' in after.text
     assert "The button was clicked" in content.text and "Hello, Ada" in content.text
     assert before.screenshot_data and after.screenshot_data
     assert RED in _colours(before.screenshot_data) and GREEN not in _colours(before.screenshot_data)

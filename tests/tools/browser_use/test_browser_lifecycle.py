@@ -123,9 +123,7 @@ _DRIVER = textwrap.dedent(
 
 
 @pytest.mark.parametrize("sandbox", SANDBOX_MODES)
-def test_no_chromium_outlives_a_process_killed_with_sigkill(
-    sandbox: str, workspace: Path
-) -> None:
+def test_no_chromium_outlives_a_process_killed_with_sigkill(sandbox: str, workspace: Path) -> None:
     with subprocess.Popen(
         [sys.executable, "-c", _DRIVER, str(workspace), sandbox],
         stdin=subprocess.PIPE,

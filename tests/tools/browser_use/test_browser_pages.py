@@ -154,6 +154,10 @@ def test_a_recording_holds_frames_and_actions_and_a_replay_page(
     assert kinds.count("frame") >= 2
     actions = [event["data"]["tool"] for event in events if event["type"] == "action"]
     assert actions == ["browser_get_state", "browser_click"]
-    assert all(event["data"]["image"].startswith("data:image/jpeg;base64,") for event in events if event["type"] == "frame")
+    assert all(
+        event["data"]["image"].startswith("data:image/jpeg;base64,")
+        for event in events
+        if event["type"] == "frame"
+    )
     replay = (folders[0] / "replay.html").read_text()
     assert "/*EVENTS*/" not in replay and '"tool": "browser_click"' in replay

@@ -48,12 +48,15 @@ async def start_child(
     if request.isolation == "worktree":
         target = conversations.default_workspace(child_id)
         made = await conversations.pools.controls.run_to_completion(
-            make_worktree, config.workspace.working_dir, target, f"openhands/child-{child_id.hex[:8]}"
+            make_worktree,
+            config.workspace.working_dir,
+            target,
+            f"openhands/child-{child_id.hex[:8]}",
         )
         if made is not None:
             working_dir, isolation = made, "worktree"
     start = StartConversationRequest(
-        agent=config.agent,
+        agent=config.agent,  # type: ignore[arg-type]  # an Agent: the server makes no other
         workspace=LocalWorkspace(working_dir=working_dir),
         conversation_id=child_id,
         max_iterations=config.max_iterations,
@@ -80,7 +83,9 @@ async def start_child(
                 conversation.state.title = request.title
 
     await conversations.pools.controls.run_to_completion(inherit)
-    await child.send_message(Message(role="user", content=[TextContent(text=request.task)]), run=True)
+    await child.send_message(
+        Message(role="user", content=[TextContent(text=request.task)]), run=True
+    )
     info = await conversations.info(child_id)
     return StartChildConversationResponse(
         conversation_id=child_id,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm import Message, TextContent
@@ -72,8 +72,9 @@ class AskOracleExecutor(ToolExecutor[AskOracleAction, AskOracleObservation]):
             if self._llm is not None:
                 return self._llm
             hook = getattr(conversation, "get_or_create_profile_llm", None)
+            llm: LLM
             if callable(hook):  # a host with its own profile store (the reference's name)
-                llm = hook(profile_name=ORACLE_PROFILE_NAME, usage_id=ORACLE_USAGE_ID)
+                llm = cast("LLM", hook(profile_name=ORACLE_PROFILE_NAME, usage_id=ORACLE_USAGE_ID))
             else:
                 from openhands.sdk.llm.llm_profile_store import LLMProfileStore
 

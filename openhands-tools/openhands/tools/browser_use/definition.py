@@ -254,9 +254,7 @@ class BrowserStartRecordingTool(_BrowserTool):
 class BrowserStopRecordingTool(_BrowserTool):
     """Stop recording the session."""
 
-    description = (
-        "Stop the recording and save it; returns where it is, how many events and files."
-    )
+    description = "Stop the recording and save it; returns where it is, how many events and files."
     action_type = BrowserStopRecordingAction
     observation_type = BrowserObservation
     hints = _hints(read_only=False, world=False)

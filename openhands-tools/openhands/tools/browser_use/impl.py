@@ -16,9 +16,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import openhands.tools.browser_use.actions as a
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.tool import ToolExecutor
-import openhands.tools.browser_use.actions as a
 from openhands.tools.browser_use.cdp import BrowserClosedError
 from openhands.tools.browser_use.launch import (
     BrowserUnavailableError,
@@ -218,7 +218,9 @@ class BrowserToolExecutor(ToolExecutor[a.BrowserAction, BrowserObservation]):
     def _idle_close(self) -> None:
         if self._lock.acquire(blocking=False):  # busy means not idle
             try:
-                logger.info("browser: closed after %g idle minutes", self.settings.session_timeout_minutes)
+                logger.info(
+                    "browser: closed after %g idle minutes", self.settings.session_timeout_minutes
+                )
                 self._drop_session()
             finally:
                 self._lock.release()

@@ -37,9 +37,9 @@ from openhands.tools.browser_use.network import NetworkNamespace
 
 __all__ = [
     "BROWSER_EXECUTABLE_ENV",
+    "PROFILE_PREFIX",
     "BrowserProcess",
     "BrowserUnavailableError",
-    "PROFILE_PREFIX",
     "find_chromium",
     "start_chromium",
 ]

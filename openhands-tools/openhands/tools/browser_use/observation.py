@@ -74,5 +74,7 @@ class BrowserObservation(Observation):
         parts.extend(part for part in self.content if isinstance(part, TextContent))
         if self.screenshot_data:
             mime_type = detect_image_mime_type(self.screenshot_data)
-            parts.append(ImageContent(image_urls=[f"data:{mime_type};base64,{self.screenshot_data}"]))
+            parts.append(
+                ImageContent(image_urls=[f"data:{mime_type};base64,{self.screenshot_data}"])
+            )
         return parts

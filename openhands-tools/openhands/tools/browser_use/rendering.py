@@ -6,8 +6,22 @@ from openhands.tools.browser_use.session import PageState, TabInfo
 
 __all__ = ["render_element", "render_state", "render_tabs", "truncated"]
 
-_SHOWN = ("type", "name", "placeholder", "aria-label", "title", "role", "value", "href",
-          "alt", "checked", "disabled", "aria-expanded", "aria-checked", "aria-selected")
+_SHOWN = (
+    "type",
+    "name",
+    "placeholder",
+    "aria-label",
+    "title",
+    "role",
+    "value",
+    "href",
+    "alt",
+    "checked",
+    "disabled",
+    "aria-expanded",
+    "aria-checked",
+    "aria-selected",
+)
 
 
 def render_element(element: dict[str, object]) -> str:
@@ -20,7 +34,9 @@ def render_element(element: dict[str, object]) -> str:
     tag = str(element.get("tag", "?"))
     opening = f"<{tag}{' ' + shown if shown else ''}>"
     text = str(element.get("text") or "")
-    line = f"[{element['index']}]{opening}{text}</{tag}>" if text else f"[{element['index']}]{opening}"
+    line = (
+        f"[{element['index']}]{opening}{text}</{tag}>" if text else f"[{element['index']}]{opening}"
+    )
     return line if element.get("in_viewport", True) else line + " (off screen)"
 
 
@@ -62,8 +78,7 @@ def truncated(content: str, start: int, limit: int) -> str:
     """`content` from `start`, at most `limit` characters, saying where to go on if cut."""
     if start > len(content):
         return (
-            f"start_from_char ({start}) is past the end: the content has {len(content)} "
-            "characters."
+            f"start_from_char ({start}) is past the end: the content has {len(content)} characters."
         )
     part = content[start : start + limit]
     end = start + len(part)

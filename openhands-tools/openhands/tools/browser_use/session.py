@@ -10,6 +10,7 @@ Every wait is for a protocol event (a navigation's load), bounded by the action 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from dataclasses import dataclass
@@ -114,7 +115,9 @@ class BrowserSession:
         """Run `source` in every page before the page's own scripts (every tab, from now)."""
         self._init_scripts.append(source)
         for session in self._sessions.values():
-            self._cdp.call("Page.addScriptToEvaluateOnNewDocument", {"source": source}, session=session)
+            self._cdp.call(
+                "Page.addScriptToEvaluateOnNewDocument", {"source": source}, session=session
+            )
 
     # -- tabs --------------------------------------------------------------------------------
 
@@ -226,7 +229,9 @@ class BrowserSession:
             self._cdp.forget(loaded)
             return f"Clicked element {index}{note}."
         waited = self._await_load(loaded)
-        return f"Clicked element {index}{note}; the page navigated." + (f" {waited}" if waited else "")
+        return f"Clicked element {index}{note}; the page navigated." + (
+            f" {waited}" if waited else ""
+        )
 
     def type_text(self, index: int, text: str) -> str:
         """Replace the contents of field `index` with `text`, typed as keyboard input would
@@ -236,7 +241,9 @@ class BrowserSession:
             chosen = self._call_function(_function("select"), index, text)
             if chosen.get("error") == "no_option":
                 options = ", ".join(repr(o) for o in chosen.get("options", [])[:20])
-                raise BrowserActionError(f"Element {index} has no option {text!r}; it has {options}.")
+                raise BrowserActionError(
+                    f"Element {index} has no option {text!r}; it has {options}."
+                )
             return f"Selected {chosen['value']!r} in element {index}."
         focused = self._element_call("focus", index)
         if focused.get("error") == "not_editable":
@@ -263,9 +270,7 @@ class BrowserSession:
             "document.documentElement).scrollHeight, viewport: innerHeight})"
         )
         bottom = where["y"] + where["viewport"]
-        return (
-            f"Scrolled {direction}: showing pixels {where['y']}-{bottom} of {where['height']}."
-        )
+        return f"Scrolled {direction}: showing pixels {where['y']}-{bottom} of {where['height']}."
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -386,7 +391,8 @@ class BrowserSession:
     def _settle(self, session: str) -> None:
         # Let the page's handlers run (a click that assigns location starts loading then):
         # two animation frames and a task, answered by the page itself.
-        try:
+        # The document may go away mid-wait: a navigation, which the caller then sees.
+        with contextlib.suppress(CDPError):
             self._cdp.call(
                 "Runtime.evaluate",
                 {
@@ -397,8 +403,6 @@ class BrowserSession:
                 session=session,
                 timeout=self.action_timeout,
             )
-        except CDPError:
-            pass  # the document went away mid-wait: a navigation, seen by the caller
 
     def _mouse_click(self, x: float, y: float, session: str) -> None:
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):

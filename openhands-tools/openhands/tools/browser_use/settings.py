@@ -35,7 +35,9 @@ class BrowserSettings(BaseModel):
         "not a network filter: a page may still load what it links to.",
     )
     session_timeout_minutes: float = Field(
-        default=30, gt=0, le=24 * 60,
+        default=30,
+        gt=0,
+        le=24 * 60,
         description="Close the browser after this many idle minutes (the next action starts "
         "a new one).",
     )
@@ -43,17 +45,23 @@ class BrowserSettings(BaseModel):
         default=30, gt=0, le=600, description="How long Chromium may take to start."
     )
     action_timeout_seconds: float = Field(
-        default=30, gt=0, le=600,
+        default=30,
+        gt=0,
+        le=600,
         description="How long one action waits for the page (a load, a script); a page "
         "still loading then is reported, not an error.",
     )
     max_content_chars: int = Field(
-        default=30_000, ge=1_000, le=1_000_000,
+        default=30_000,
+        ge=1_000,
+        le=1_000_000,
         description="At most this much Markdown per browser_get_content call (the rest via "
         "start_from_char).",
     )
     max_elements: int = Field(
-        default=500, ge=10, le=10_000,
+        default=500,
+        ge=10,
+        le=10_000,
         description="At most this many interactive elements listed by browser_get_state.",
     )
     window_width: int = Field(default=1280, ge=320, le=3840, description="Viewport width.")
