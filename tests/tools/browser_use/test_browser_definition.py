@@ -67,6 +67,7 @@ def test_bad_params_fail_when_the_tools_are_built(tmp_path) -> None:
         resolve_tool(Tool(name="browser_tool_set", params={"colour": "blue"}), context)
 
 
+@pytest.mark.slow
 def test_importing_the_tools_loads_no_browser_code() -> None:
     code = (
         "import sys, openhands.sdk, openhands.tools;"
@@ -127,3 +128,26 @@ def test_a_screenshot_reaches_the_llm_as_an_image_and_is_saved(tmp_path) -> None
         "screenshot_data",
         "full_output_save_dir",
     }
+
+
+@pytest.mark.slow
+def test_starting_the_server_loads_no_browser_or_child_code(tmp_path) -> None:
+    code = f"""
+import sys, warnings
+warnings.simplefilter("ignore")
+from fastapi.testclient import TestClient
+from openhands.agent_server.app import create_app
+from openhands.agent_server.config import ServerConfig
+
+config = ServerConfig.from_env({{
+    "OH_CONVERSATIONS_PATH": {str(tmp_path / "conversations")!r},
+    "OH_WORKSPACE_PATH": {str(tmp_path / "workspaces")!r},
+}})
+with TestClient(create_app(config), base_url="http://127.0.0.1") as client:
+    assert client.get("/health").status_code == 200
+loaded = [m for m in sys.modules if "browser_use" in m or "tom_consult" in m
+          or m.endswith(("child_conversation.impl", "services.children"))]
+assert not loaded, loaded
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
