@@ -190,9 +190,15 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             if self._closed:
                 return None
             try:
-                return self._live_session([], restart=True).pid
+                running = self._live_session([], restart=True).process_ids()
             except TerminalSessionError:
                 return None
+            return running[0] if running else None
+
+    def process_ids(self) -> list[int]:
+        """The shell's process (its tree holds the agent's background jobs), if it runs."""
+        session = self._session
+        return session.process_ids() if session is not None else []
 
     def close(self) -> None:
         """Kill the shell and everything it started."""

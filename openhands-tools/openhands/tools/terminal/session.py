@@ -177,10 +177,10 @@ class TerminalSession:
         """True while bash is running."""
         return self._proc is not None and self._proc.poll() is None and not self._eof
 
-    @property
-    def pid(self) -> int | None:
-        """The pid of the shell's process (its sandbox's starter when sandboxed), or None."""
-        return self._proc.pid if self._proc is not None else None
+    def process_ids(self) -> list[int]:
+        """The process this session started (bash, or the sandbox around it), if alive."""
+        proc = self._proc
+        return [proc.pid] if proc is not None and proc.poll() is None else []
 
     @property
     def is_running(self) -> bool:
