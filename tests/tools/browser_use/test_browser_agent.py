@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import GREEN, RED, needs_chromium
+from browser_support import GREEN, RED, needs_chromium
 from openhands.sdk import Agent, LocalConversation, ObservationEvent, Tool
 from openhands.sdk.testing import TestLLM
 from openhands.sdk.workspace import LocalWorkspace

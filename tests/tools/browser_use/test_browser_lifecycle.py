@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import needs_chromium
+from browser_support import needs_chromium
 from openhands.sdk import Agent, LocalConversation, Tool
 from openhands.sdk.testing import TestLLM
 from openhands.sdk.workspace import LocalWorkspace

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import needs_chromium
+from browser_support import needs_chromium
 from openhands.tools.browser_use import actions as a
 from openhands.tools.browser_use.impl import BrowserToolExecutor
 from openhands.tools.browser_use.recording import BROWSER_RECORDING_OUTPUT_DIR

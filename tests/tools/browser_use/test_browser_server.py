@@ -10,7 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 from agent_server.harness import ServerProcess, llm_spec, unique, wait_until
-from conftest import needs_chromium
+from browser_support import needs_chromium
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from waits import EVENT_WAIT
 
@@ -67,8 +67,9 @@ def test_a_server_killed_with_sigkill_leaves_no_chromium(
             assert created.status_code == 201, created.text
             cid = created.json()["id"]
             wait_until(
-                lambda: http.get(f"/api/conversations/{cid}").json()["execution_status"]
-                == "finished",
+                lambda: (
+                    http.get(f"/api/conversations/{cid}").json()["execution_status"] == "finished"
+                ),
                 what="the browsing run",
             )
             events = http.get(
