@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from browser_support import needs_chromium
+from openhands.sdk.workspace import claim_workspace, release_workspace
 from openhands.tools.browser_use import actions as a
 from openhands.tools.browser_use.impl import BrowserToolExecutor
 from openhands.tools.browser_use.recording import BROWSER_RECORDING_OUTPUT_DIR
@@ -95,7 +96,10 @@ def test_typing_into_something_that_takes_no_text_says_so(
 
 
 def test_storage_set_is_read_back(browser: BrowserToolExecutor, workspace: Path) -> None:
-    # Storage needs a real origin: a data: or file: page has none worth keeping.
+    # Storage needs a real origin: a data: or file: page has none worth keeping. It is served
+    # on this machine's loopback, which a sandboxed browser cannot reach (tested in
+    # test_browser_agent.py): this workspace runs unsandboxed.
+    claim_workspace(workspace, "off")
     (workspace / "index.html").write_text("<title>origin</title>")
     import http.server
     import threading
@@ -123,6 +127,7 @@ def test_storage_set_is_read_back(browser: BrowserToolExecutor, workspace: Path)
     finally:
         server.shutdown()
         server.server_close()
+        release_workspace(workspace)
 
     assert "Set 1 cookie(s) and 1 storage item(s)" in stored.text
     assert "https://example.com was not set" in stored.text
