@@ -171,8 +171,8 @@ def start_chromium(
     inner = ["bash", "--norc", "--noprofile", "-c", renumber, "bash", str(child_r), str(child_w)]
     inner += chromium
     keep = [child_r, child_w]
-    if network is not None and network.fd is not None:
-        keep.append(network.fd)
+    if network is not None:
+        keep += [fd for fd in (network.fd, network.user_fd) if fd is not None]
     argv = _placed(inner, workspace=workspace, network=network)
     env = agent_environment()
     env.update(HOME=profile, XDG_CONFIG_HOME=profile, XDG_CACHE_HOME=profile)

@@ -12,12 +12,16 @@ meanwhile cannot hand the browser some other namespace.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = ["NetworkNamespace", "ShellHost", "find_shell", "network_of"]
+
+_NS_GET_USERNS = 0xB701
+"""ioctl on a namespace descriptor: a descriptor of the user namespace that owns it."""
 
 
 @runtime_checkable
@@ -85,16 +89,27 @@ def network_of(pid: int) -> NetworkNamespace | None:
         fd = _open(process.pid, "net", name)
         if fd is None:
             continue
-        user = None
-        if _namespace(str(process.pid), "user") != _namespace("self", "user"):
-            user = _open(process.pid, "user", None)
-        return NetworkNamespace(name=name, fd=fd, user_fd=user)
+        return NetworkNamespace(name=name, fd=fd, user_fd=_owner(fd))
     return None
 
 
 def namespace_name(pid: int | str) -> str | None:
     """`net:[inode]` of process `pid` (or "self"), or None when it is gone."""
     return _namespace(str(pid), "net")
+
+
+def _owner(net_fd: int) -> int | None:
+    """The user namespace owning the network namespace `net_fd`, opened, when it is not ours
+    (bubblewrap run without root makes one): joining the network needs joining it first."""
+    try:
+        user_fd = fcntl.ioctl(net_fd, _NS_GET_USERNS)
+    except OSError:
+        return None
+    if os.readlink(f"/proc/self/fd/{user_fd}") == _namespace("self", "user"):
+        os.close(user_fd)
+        return None
+    os.set_inheritable(user_fd, False)
+    return user_fd
 
 
 def _namespace(pid: str, kind: str) -> str | None:
