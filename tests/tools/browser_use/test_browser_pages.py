@@ -124,6 +124,7 @@ def test_storage_set_is_read_back(browser: BrowserToolExecutor, workspace: Path)
             )
         )
         read = json.loads(browser(a.BrowserGetStorageAction()).text)
+        bad = browser(a.BrowserSetStorageAction(storage_state={"origins": [{"origin": 3}]}))
     finally:
         server.shutdown()
         server.server_close()
@@ -133,6 +134,7 @@ def test_storage_set_is_read_back(browser: BrowserToolExecutor, workspace: Path)
     assert "https://example.com was not set" in stored.text
     assert {"name": "session", "value": "abc"}.items() <= read["cookies"][0].items()
     assert read["origins"][0]["localStorage"] == [{"name": "theme", "value": "dark"}]
+    assert bad.is_error and "storage_state does not fit (origins.0.origin" in bad.text
 
 
 def test_a_recording_holds_frames_and_actions_and_a_replay_page(

@@ -35,6 +35,7 @@ from openhands.tools.browser_use.recording import BROWSER_RECORDING_OUTPUT_DIR, 
 from openhands.tools.browser_use.rendering import render_state, render_tabs, truncated
 from openhands.tools.browser_use.session import BrowserSession
 from openhands.tools.browser_use.settings import BrowserSettings
+from openhands.tools.browser_use.storage import read_storage, write_storage
 
 __all__ = ["BrowserToolExecutor"]
 
@@ -295,10 +296,10 @@ class BrowserToolExecutor(ToolExecutor[a.BrowserAction, BrowserObservation]):
     def _get_storage(self, action: a.BrowserGetStorageAction) -> BrowserObservation:
         import json
 
-        return self._text(json.dumps(self._page.storage(), indent=2))
+        return self._text(json.dumps(read_storage(self._page), indent=2))
 
     def _set_storage(self, action: a.BrowserSetStorageAction) -> BrowserObservation:
-        return self._text(self._page.set_storage(action.storage_state))
+        return self._text(write_storage(self._page, action.storage_state))
 
     def _start_recording(self, action: a.BrowserStartRecordingAction) -> BrowserObservation:
         if self._recording is not None:
@@ -307,7 +308,7 @@ class BrowserToolExecutor(ToolExecutor[a.BrowserAction, BrowserObservation]):
             )
         url, _ = self._page.location()
         self._recording = Recording(
-            self._page.browser.connection, self.working_dir, self._page.current_session, url
+            self._page.cdp, self.working_dir, self._page.current_session, url
         )
         return self._text(
             f"Recording started: frames and actions go to {self._recording.folder} until "

@@ -12,6 +12,7 @@ import binascii
 import hashlib
 from pathlib import Path
 
+from openhands.sdk.io import make_private_dir, write_atomic
 from openhands.sdk.llm import ImageContent, TextContent
 from openhands.sdk.tool import Observation
 from pydantic import Field
@@ -58,9 +59,9 @@ class BrowserObservation(Observation):
         digest = hashlib.sha256(data).hexdigest()[:12]
         path = Path(self.full_output_save_dir) / f"browser_screenshot_{digest}.{suffix}"
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(path.parent)  # the conversation's folder: private, as all in it
             if not path.exists():
-                path.write_bytes(data)
+                write_atomic(path, data)
         except OSError:
             return None
         return path

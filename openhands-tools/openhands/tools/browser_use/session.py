@@ -86,10 +86,11 @@ class BrowserSession:
         if pages:
             self._select(pages[0]["targetId"])
         else:
-            self._select(self._cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"])
+            self._select(self.cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"])
 
     @property
-    def _cdp(self) -> CDPConnection:
+    def cdp(self) -> CDPConnection:
+        """The DevTools connection of this browser."""
         return self.browser.connection
 
     @property
@@ -106,7 +107,7 @@ class BrowserSession:
 
     def set_download_folder(self, folder: str) -> None:
         """Save downloads in `folder` (in the workspace, where the agent's shell sees them)."""
-        self._cdp.call(
+        self.cdp.call(
             "Browser.setDownloadBehavior",
             {"behavior": "allow", "downloadPath": folder, "eventsEnabled": True},
         )
@@ -115,7 +116,7 @@ class BrowserSession:
         """Run `source` in every page before the page's own scripts (every tab, from now)."""
         self._init_scripts.append(source)
         for session in self._sessions.values():
-            self._cdp.call(
+            self.cdp.call(
                 "Page.addScriptToEvaluateOnNewDocument", {"source": source}, session=session
             )
 
@@ -135,14 +136,14 @@ class BrowserSession:
 
     def new_tab(self, url: str) -> str:
         """Open `url` in a new tab, make it current and wait for it to load; a note or ''."""
-        target = self._cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        target = self.cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         self._select(target)
         return self.navigate(url)
 
     def switch_tab(self, tab_id: str) -> TabInfo:
         """Make the tab `tab_id` (from `tabs()`) current."""
         target = self._target_of(tab_id)
-        self._cdp.call("Target.activateTarget", {"targetId": target})
+        self.cdp.call("Target.activateTarget", {"targetId": target})
         self._select(target)
         return next(tab for tab in self.tabs() if tab.current)
 
@@ -150,14 +151,14 @@ class BrowserSession:
         """Close the tab `tab_id`; the current tab becomes another (a blank one if it was the
         last)."""
         target = self._target_of(tab_id)
-        self._cdp.call("Target.closeTarget", {"targetId": target})
+        self.cdp.call("Target.closeTarget", {"targetId": target})
         self._sessions.pop(target, None)
         if target == self._current:
             rest = [page["targetId"] for page in self._page_targets() if page["targetId"] != target]
             if rest:
                 self._select(rest[0])
             else:
-                blank = self._cdp.call("Target.createTarget", {"url": "about:blank"})
+                blank = self.cdp.call("Target.createTarget", {"url": "about:blank"})
                 self._select(blank["targetId"])
 
     # -- navigation --------------------------------------------------------------------------
@@ -166,36 +167,36 @@ class BrowserSession:
         """Load `url` in the current tab and wait for its load event; a note for the agent
         (why it did not load, a download, still loading), or '' when it loaded."""
         session = self.current_session
-        loaded = self._cdp.expect("Page.loadEventFired", session=session)
+        loaded = self.cdp.expect("Page.loadEventFired", session=session)
         try:
-            result = self._cdp.call(
+            result = self.cdp.call(
                 "Page.navigate", {"url": url}, session=session, timeout=self.action_timeout
             )
         except CDPError:
-            self._cdp.forget(loaded)
+            self.cdp.forget(loaded)
             raise
         if result.get("isDownload"):
-            self._cdp.forget(loaded)
+            self.cdp.forget(loaded)
             return "The URL is a download: it is saved in the downloads folder."
         error = result.get("errorText")
         if error:
-            self._cdp.forget(loaded)
+            self.cdp.forget(loaded)
             return f"The page could not be loaded: {error}."
         if not result.get("loaderId"):  # the same document (a #fragment): nothing to load
-            self._cdp.forget(loaded)
+            self.cdp.forget(loaded)
             return ""
         return self._await_load(loaded)
 
     def go_back(self) -> str:
         """Go one entry back in the current tab's history; a note, or '' when it loaded."""
         session = self.current_session
-        history = self._cdp.call("Page.getNavigationHistory", session=session)
+        history = self.cdp.call("Page.getNavigationHistory", session=session)
         index = history["currentIndex"]
         if index <= 0:
             raise BrowserActionError("There is no previous page in this tab's history.")
-        loaded = self._cdp.expect("Page.loadEventFired", session=session)
+        loaded = self.cdp.expect("Page.loadEventFired", session=session)
         entry = history["entries"][index - 1]
-        self._cdp.call("Page.navigateToHistoryEntry", {"entryId": entry["id"]}, session=session)
+        self.cdp.call("Page.navigateToHistoryEntry", {"entryId": entry["id"]}, session=session)
         return self._await_load(loaded)
 
     # -- input -------------------------------------------------------------------------------
@@ -210,23 +211,23 @@ class BrowserSession:
             self.new_tab(target["href"])
             return f"Opened {target['href']} in a new tab (now the current tab)."
         session = self.current_session
-        started = self._cdp.expect(
+        started = self.cdp.expect(
             "Page.frameStartedLoading",
             session=session,
             match=lambda params: params.get("frameId") == self._current,
         )
-        loaded = self._cdp.expect("Page.loadEventFired", session=session)
+        loaded = self.cdp.expect("Page.loadEventFired", session=session)
         note = ""
         if target["reachable"]:
             self._mouse_click(target["x"], target["y"], session)
         else:
             # Another element covers its centre: a mouse would hit that one instead.
-            self._call_function(_CLICK, index)
+            self.call_function(_CLICK, index)
             note = " (it was covered by another element, so it was clicked directly)"
         self._settle(session)
         if started.event is None:
-            self._cdp.forget(started)
-            self._cdp.forget(loaded)
+            self.cdp.forget(started)
+            self.cdp.forget(loaded)
             return f"Clicked element {index}{note}."
         waited = self._await_load(loaded)
         return f"Clicked element {index}{note}; the page navigated." + (
@@ -238,7 +239,7 @@ class BrowserSession:
         be (a <select> gets the option with that text or value); the field's new value."""
         target = self._element_call("target", index)
         if target["select"]:
-            chosen = self._call_function(_function("select"), index, text)
+            chosen = self.call_function(_function("select"), index, text)
             if chosen.get("error") == "no_option":
                 options = ", ".join(repr(o) for o in chosen.get("options", [])[:20])
                 raise BrowserActionError(
@@ -253,18 +254,18 @@ class BrowserSession:
             )
         session = self.current_session
         if text:
-            self._cdp.call("Input.insertText", {"text": text}, session=session)
+            self.cdp.call("Input.insertText", {"text": text}, session=session)
         else:
             # Nothing to type: the selected contents are deleted, as a key press would.
             for kind in ("keyDown", "keyUp"):
-                self._cdp.call("Input.dispatchKeyEvent", {"type": kind, **_DELETE}, session=session)
-        value = self._call_function(_function("value"), index)
+                self.cdp.call("Input.dispatchKeyEvent", {"type": kind, **_DELETE}, session=session)
+        value = self.call_function(_function("value"), index)
         return f"Typed into element {index}; its value is now {value!r}."
 
     def scroll(self, direction: Literal["up", "down"]) -> str:
         """Scroll the page by most of a screen; where it is now."""
         sign = "-" if direction == "up" else ""
-        where = self._evaluate(
+        where = self.evaluate(
             f"window.scrollBy(0, {sign}Math.round(innerHeight * 0.8)), "
             "({y: Math.round(scrollY), height: (document.scrollingElement || "
             "document.documentElement).scrollHeight, viewport: innerHeight})"
@@ -276,7 +277,7 @@ class BrowserSession:
 
     def state(self) -> PageState:
         """The page's numbered interactive elements (kept for click and type) and position."""
-        data = self._evaluate(_script("elements"))
+        data = self.evaluate(_script("elements"))
         return PageState(
             url=data["url"],
             title=data["title"],
@@ -288,83 +289,40 @@ class BrowserSession:
 
     def markdown(self, *, links: bool) -> str:
         """The page's readable content as Markdown."""
-        return self._call_function(_function("markdown"), links) or ""
+        return self.call_function(_function("markdown"), links) or ""
 
     def screenshot(self) -> str:
         """A PNG of what the current tab shows, base64."""
-        return self._cdp.call(
+        return self.cdp.call(
             "Page.captureScreenshot", {"format": "png"}, session=self.current_session
         )["data"]
 
     def location(self) -> tuple[str, str]:
         """The current tab's URL and title."""
-        data = self._evaluate("({url: location.href, title: document.title})")
+        data = self.evaluate("({url: location.href, title: document.title})")
         return data["url"], data["title"]
-
-    # -- storage -----------------------------------------------------------------------------
-
-    def storage(self) -> dict[str, Any]:
-        """Cookies of every site, and the current page's local and session storage (the
-        shape Playwright's storage state has: `cookies`, `origins`)."""
-        cookies = self._cdp.call("Storage.getCookies")["cookies"]
-        origin = self._evaluate(
-            "(() => { const dump = (s) => { try { return Object.keys(s).map((k) => "
-            "({name: k, value: s.getItem(k)})); } catch (e) { return []; } }; "
-            "return {origin: location.origin, localStorage: dump(localStorage), "
-            "sessionStorage: dump(sessionStorage)}; })()"
-        )
-        origins = [origin] if origin["origin"] not in ("null", "") else []
-        return {"cookies": cookies, "origins": origins}
-
-    def set_storage(self, state: dict[str, Any]) -> str:
-        """Set cookies and the storage of the current page's origin from a `storage()` dict;
-        what was set."""
-        cookies = state.get("cookies") or []
-        if not isinstance(cookies, list):
-            raise BrowserActionError("storage_state.cookies must be a list of cookie objects.")
-        if cookies:
-            self._cdp.call("Storage.setCookies", {"cookies": cookies})
-        origin, _ = self.location()
-        applied, skipped = 0, []
-        for entry in state.get("origins") or []:
-            if entry.get("origin") != self._evaluate("location.origin"):
-                skipped.append(str(entry.get("origin")))
-                continue
-            for kind in ("localStorage", "sessionStorage"):
-                for item in entry.get(kind) or []:
-                    self._call_function(
-                        f"function (k, v) {{ {kind}.setItem(k, v); }}", item["name"], item["value"]
-                    )
-                    applied += 1
-        note = f"Set {len(cookies)} cookie(s) and {applied} storage item(s)."
-        if skipped:
-            note += (
-                f" Storage for {', '.join(skipped)} was not set: navigate to that origin first "
-                f"(the current page is {origin})."
-            )
-        return note
 
     # -- internals ---------------------------------------------------------------------------
 
     def _page_targets(self) -> list[dict[str, Any]]:
-        infos = self._cdp.call("Target.getTargets")["targetInfos"]
+        infos = self.cdp.call("Target.getTargets")["targetInfos"]
         return [info for info in infos if info.get("type") == "page"]
 
     def _select(self, target: str) -> None:
         if target not in self._sessions:
-            session = self._cdp.call(
-                "Target.attachToTarget", {"targetId": target, "flatten": True}
-            )["sessionId"]
-            self._cdp.call("Page.enable", session=session)
+            session = self.cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+                "sessionId"
+            ]
+            self.cdp.call("Page.enable", session=session)
             # The viewport exactly (a headless window's size includes room for its chrome).
             width, height = self.viewport
-            self._cdp.call(
+            self.cdp.call(
                 "Emulation.setDeviceMetricsOverride",
                 {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
                 session=session,
             )
             for source in self._init_scripts:
-                self._cdp.call(
+                self.cdp.call(
                     "Page.addScriptToEvaluateOnNewDocument", {"source": source}, session=session
                 )
             self._sessions[target] = session
@@ -382,8 +340,8 @@ class BrowserSession:
 
     def _await_load(self, loaded: Any) -> str:
         if loaded.wait(self.action_timeout) is None:
-            self._cdp.forget(loaded)
-            if self._cdp.closed:
+            self.cdp.forget(loaded)
+            if self.cdp.closed:
                 raise CDPError("The browser exited while the page was loading.")
             return f"The page was still loading after {self.action_timeout:g} s."
         return ""
@@ -393,7 +351,7 @@ class BrowserSession:
         # two animation frames and a task, answered by the page itself.
         # The document may go away mid-wait: a navigation, which the caller then sees.
         with contextlib.suppress(CDPError):
-            self._cdp.call(
+            self.cdp.call(
                 "Runtime.evaluate",
                 {
                     "expression": "new Promise((r) => requestAnimationFrame(() => "
@@ -409,10 +367,10 @@ class BrowserSession:
             params: dict[str, Any] = {"type": kind, "x": x, "y": y}
             if kind != "mouseMoved":
                 params.update(button="left", clickCount=1)
-            self._cdp.call("Input.dispatchMouseEvent", params, session=session)
+            self.cdp.call("Input.dispatchMouseEvent", params, session=session)
 
     def _element_call(self, script: str, index: int) -> dict[str, Any]:
-        found = self._call_function(_function(script), index)
+        found = self.call_function(_function(script), index)
         error = found.get("error") if isinstance(found, dict) else "unknown"
         if error == "unknown":
             raise BrowserActionError(
@@ -425,12 +383,14 @@ class BrowserSession:
             )
         return found
 
-    def _call_function(self, declaration: str, *args: Any) -> Any:
+    def call_function(self, declaration: str, *args: Any) -> Any:
+        """Call a JavaScript function declaration in the current page with JSON `args`."""
         # One round trip: the declaration called with its arguments written as JSON.
-        return self._evaluate(f"({declaration})(...{json.dumps(list(args))})")
+        return self.evaluate(f"({declaration})(...{json.dumps(list(args))})")
 
-    def _evaluate(self, expression: str) -> Any:
-        result = self._cdp.call(
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the current page (promises awaited)."""
+        result = self.cdp.call(
             "Runtime.evaluate",
             {"expression": expression, "returnByValue": True, "awaitPromise": True},
             session=self.current_session,
