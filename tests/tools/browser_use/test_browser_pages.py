@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,40 +98,66 @@ def test_typing_into_something_that_takes_no_text_says_so(
     assert refused.is_error and "does not take text" in refused.text
 
 
-def test_storage_set_is_read_back(browser: BrowserToolExecutor, workspace: Path) -> None:
-    # Storage needs a real origin: a data: or file: page has none worth keeping. It is served
-    # on this machine's loopback, which a sandboxed browser cannot reach (tested in
-    # test_browser_agent.py): this workspace runs unsandboxed.
-    claim_workspace(workspace, "off")
-    (workspace / "index.html").write_text("<title>origin</title>")
-    import http.server
-    import threading
-    from functools import partial
+class _Files(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self) -> None:
+        if self.path.endswith(".csv"):
+            self.send_header("Content-Disposition", 'attachment; filename="report.csv"')
+        super().end_headers()
 
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(workspace))
-    handler.log_message = lambda *args: None  # type: ignore[method-assign]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def served(workspace: Path) -> Iterator[str]:
+    """The workspace's `served/` folder on this machine's loopback (an attachment for .csv).
+    A sandboxed browser cannot reach it (tested in test_browser_agent.py), so the workspace
+    runs unsandboxed."""
+    folder = workspace / "served"
+    folder.mkdir()
+    claim_workspace(workspace, "off")
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Files, directory=str(folder))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    origin = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        browser(a.BrowserNavigateAction(url=origin + "/"))
-        stored = browser(
-            a.BrowserSetStorageAction(
-                storage_state={
-                    "cookies": [{"name": "session", "value": "abc", "url": origin}],
-                    "origins": [
-                        {"origin": origin, "localStorage": [{"name": "theme", "value": "dark"}]},
-                        {"origin": "https://example.com", "localStorage": []},
-                    ],
-                }
-            )
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    release_workspace(workspace)
+
+
+def test_a_download_is_saved_where_the_terminal_sees_it(
+    browser: BrowserToolExecutor, workspace: Path, served: str
+) -> None:
+    (workspace / "served" / "data.csv").write_text("a,b\n1,2\n")
+
+    saved = browser(a.BrowserNavigateAction(url=served + "/data.csv"))
+
+    path = workspace / ".agent_tmp" / "browser_downloads" / "report.csv"
+    assert not saved.is_error and f"saved as {path}" in saved.text, saved.text
+    assert path.read_text() == "a,b\n1,2\n"
+
+
+def test_storage_set_is_read_back(
+    browser: BrowserToolExecutor, workspace: Path, served: str
+) -> None:
+    # Storage needs a real origin: a data: or file: page has none worth keeping.
+    (workspace / "served" / "index.html").write_text("<title>origin</title>")
+    browser(a.BrowserNavigateAction(url=served + "/"))
+
+    stored = browser(
+        a.BrowserSetStorageAction(
+            storage_state={
+                "cookies": [{"name": "session", "value": "abc", "url": served}],
+                "origins": [
+                    {"origin": served, "localStorage": [{"name": "theme", "value": "dark"}]},
+                    {"origin": "https://example.com", "localStorage": []},
+                ],
+            }
         )
-        read = json.loads(browser(a.BrowserGetStorageAction()).text)
-        bad = browser(a.BrowserSetStorageAction(storage_state={"origins": [{"origin": 3}]}))
-    finally:
-        server.shutdown()
-        server.server_close()
-        release_workspace(workspace)
+    )
+    read = json.loads(browser(a.BrowserGetStorageAction()).text)
+    bad = browser(a.BrowserSetStorageAction(storage_state={"origins": [{"origin": 3}]}))
 
     assert "Set 1 cookie(s) and 1 storage item(s)" in stored.text
     assert "https://example.com was not set" in stored.text

@@ -13,12 +13,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from openhands.sdk.errors import OpenHandsError
-from openhands.tools.browser_use.cdp import CDPConnection, CDPError
+from openhands.tools.browser_use.cdp import CDPConnection, CDPError, EventWaiter
 from openhands.tools.browser_use.launch import BrowserProcess
 
 __all__ = ["BrowserActionError", "BrowserSession", "PageState", "TabInfo"]
@@ -79,9 +80,11 @@ class BrowserSession:
         self.browser = browser
         self.action_timeout = action_timeout
         self.viewport = viewport
+        self.downloads_dir: str | None = None
         self._sessions: dict[str, str] = {}  # target id -> flat session id
         self._current: str | None = None
         self._init_scripts: list[str] = []
+        self.cdp.call("Target.setDiscoverTargets", {"discover": True})  # tabs closing, opening
         pages = self._page_targets()
         if pages:
             self._select(pages[0]["targetId"])
@@ -107,6 +110,7 @@ class BrowserSession:
 
     def set_download_folder(self, folder: str) -> None:
         """Save downloads in `folder` (in the workspace, where the agent's shell sees them)."""
+        self.downloads_dir = folder
         self.cdp.call(
             "Browser.setDownloadBehavior",
             {"behavior": "allow", "downloadPath": folder, "eventsEnabled": True},
@@ -151,7 +155,12 @@ class BrowserSession:
         """Close the tab `tab_id`; the current tab becomes another (a blank one if it was the
         last)."""
         target = self._target_of(tab_id)
+        gone = self.cdp.expect(
+            "Target.targetDestroyed", match=lambda p: p.get("targetId") == target
+        )
         self.cdp.call("Target.closeTarget", {"targetId": target})
+        if gone.wait(self.action_timeout) is None:
+            self.cdp.forget(gone)
         self._sessions.pop(target, None)
         if target == self._current:
             rest = [page["targetId"] for page in self._page_targets() if page["targetId"] != target]
@@ -168,16 +177,25 @@ class BrowserSession:
         (why it did not load, a download, still loading), or '' when it loaded."""
         session = self.current_session
         loaded = self.cdp.expect("Page.loadEventFired", session=session)
+        download = self.cdp.expect("Browser.downloadWillBegin")
+        # Registered now: a small file is saved before an answer to navigate could be read.
+        saved = self.cdp.expect(
+            "Browser.downloadProgress",
+            match=lambda p: p.get("state") in ("completed", "canceled"),
+        )
         try:
             result = self.cdp.call(
                 "Page.navigate", {"url": url}, session=session, timeout=self.action_timeout
             )
         except CDPError:
-            self.cdp.forget(loaded)
+            for waiter in (loaded, download, saved):
+                self.cdp.forget(waiter)
             raise
         if result.get("isDownload"):
             self.cdp.forget(loaded)
-            return "The URL is a download: it is saved in the downloads folder."
+            return self._await_download(download, saved)
+        self.cdp.forget(download)
+        self.cdp.forget(saved)
         error = result.get("errorText")
         if error:
             self.cdp.forget(loaded)
@@ -345,6 +363,22 @@ class BrowserSession:
                 raise CDPError("The browser exited while the page was loading.")
             return f"The page was still loading after {self.action_timeout:g} s."
         return ""
+
+    def _await_download(self, began: EventWaiter, saved: EventWaiter) -> str:
+        event = began.wait(self.action_timeout)
+        if event is None:
+            self.cdp.forget(began)
+            self.cdp.forget(saved)
+            return "The URL is a download; it did not start in time."
+        name = (event.get("params") or {}).get("suggestedFilename") or "the file"
+        where = os.path.join(self.downloads_dir or "the downloads folder", name)
+        ended = saved.wait(self.action_timeout)
+        if ended is None:
+            self.cdp.forget(saved)
+            return f"The URL is a download: {where} is still being saved."
+        if ended["params"]["state"] == "canceled":
+            return f"The URL is a download, but saving {name} failed."
+        return f"The URL is a download: saved as {where}."
 
     def _settle(self, session: str) -> None:
         # Let the page's handlers run (a click that assigns location starts loading then):
