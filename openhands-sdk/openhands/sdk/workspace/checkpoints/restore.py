@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from openhands.sdk.workspace.agent_files import AgentFiles
-from openhands.sdk.workspace.checkpoints.errors import CheckpointError
+from openhands.sdk.workspace.checkpoints.errors import CheckpointError, WorkspaceChangingError
 from openhands.sdk.workspace.checkpoints.git import Git, nul_split
 from openhands.sdk.workspace.file_errors import AgentFileError, MissingPathError
 
@@ -48,7 +48,7 @@ def restore_paths(git: Git, files: AgentFiles, commit: str, paths: Sequence[str]
                     follow_last=False,
                 )
         except (AgentFileError, OSError) as exc:
-            raise CheckpointError(f"Cannot restore {path} while rewinding: {exc}") from exc
+            raise _changing("restore", path, exc) from exc
 
 
 def remove_paths(files: AgentFiles, work_tree: Path, paths: Sequence[str]) -> None:
@@ -62,7 +62,7 @@ def remove_paths(files: AgentFiles, work_tree: Path, paths: Sequence[str]) -> No
         except AgentFileError as exc:
             if files.is_dir(target):
                 continue  # it became a folder meanwhile: not ours to remove
-            raise CheckpointError(f"Cannot delete {path} while rewinding: {exc}") from exc
+            raise _changing("delete", path, exc) from exc
         folder = target.parent
         while folder != work_tree and work_tree in folder.parents:
             try:
@@ -70,6 +70,16 @@ def remove_paths(files: AgentFiles, work_tree: Path, paths: Sequence[str]) -> No
             except OSError:
                 break  # not empty (or not ours): stop here
             folder = folder.parent
+
+
+def _changing(action: str, path: str, exc: OSError) -> WorkspaceChangingError:
+    # The `before` snapshot listed this path a moment ago: refused now, it was changed
+    # meanwhile (a folder swapped for a link, a file for a folder).
+    return WorkspaceChangingError(
+        f"Cannot {action} {path} while rewinding: {exc}. The workspace changed during the "
+        "rewind (a process is still writing in it): stop it, then rewind again; the "
+        "snapshot taken before this rewind has the files as they were."
+    )
 
 
 def _blobs(git: Git, ids: list[str]) -> dict[str, bytes]:
