@@ -555,9 +555,7 @@ def test_both_goal_bodies_drop_a_field_of_another_version_and_keep_the_rest(
     know: dropped with a log line, never a 422 (and a bad known field is still refused)."""
     fake_llm.script(agent_model, [FakeReply.text("step one")])
     fake_llm.script(judge_model, [verdict(False, "more")])
-    started = _start(
-        client, conversation_id, judge_llm=judge, max_iterations=1, goal_mode="strict"
-    )
+    started = _start(client, conversation_id, judge_llm=judge, max_iterations=1, goal_mode="strict")
     assert started.status_code == 200, started.text
     assert _ended(client, conversation_id)["status"] == "capped"
     refused = client.post(
