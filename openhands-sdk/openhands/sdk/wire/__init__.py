@@ -54,7 +54,12 @@ from openhands.sdk.wire.conversations import (
     StartConversationRequest,
 )
 from openhands.sdk.wire.events import EventPage
-from openhands.sdk.wire.goals import GoalStepAnswer, GoalStepRequest, ResumeGoalRequest
+from openhands.sdk.wire.goals import (
+    GoalStepAnswer,
+    GoalStepRequest,
+    ResumeGoalRequest,
+    StartGoalRequest,
+)
 
 __all__ = [
     "PROFILE_USAGE_PREFIX",
@@ -88,6 +93,7 @@ __all__ = [
     "SetConfirmationPolicyRequest",
     "SetSecurityAnalyzerRequest",
     "StartConversationRequest",
+    "StartGoalRequest",
     "Success",
     "SwitchLLMRequest",
     "SwitchProfileRequest",
