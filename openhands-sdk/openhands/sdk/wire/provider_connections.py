@@ -7,11 +7,7 @@ from __future__ import annotations
 from openhands.sdk.wire.base import WireAnswer, WireRequest
 from pydantic import Field, SecretStr, field_validator
 
-
-def _real_key(value: SecretStr | None) -> SecretStr | None:
-    if value is not None and not value.get_secret_value().strip():
-        raise ValueError("api_key must be a real key, not blank")
-    return value
+BLANK_KEY = "api_key must be a real key, not blank"
 
 
 class ProviderConnectionCreateRequest(WireRequest):
@@ -24,7 +20,12 @@ class ProviderConnectionCreateRequest(WireRequest):
     api_key: SecretStr = Field(min_length=1, description="The key (sealed, never answered).")
     base_url: str | None = Field(default=None, max_length=2048, description="Its endpoint.")
 
-    _key = field_validator("api_key")(_real_key)
+    @field_validator("api_key")
+    @classmethod
+    def _real_key(cls, value: SecretStr) -> SecretStr:
+        if not value.get_secret_value().strip():
+            raise ValueError(BLANK_KEY)
+        return value
 
 
 class ProviderConnectionUpdateRequest(WireRequest):
@@ -36,14 +37,14 @@ class ProviderConnectionUpdateRequest(WireRequest):
     api_key: SecretStr | None = None
     base_url: str | None = Field(default=None, max_length=2048)
 
-    _key = field_validator("api_key")(_real_key)
-
     @field_validator("display_name", "provider", "api_key")
     @classmethod
     def _not_null(cls, value: object) -> object:
         # Defaults are not validated: a None here was sent as an explicit null.
         if value is None:
             raise ValueError("cannot be set to null (leave it out to keep it)")
+        if isinstance(value, SecretStr) and not value.get_secret_value().strip():
+            raise ValueError(BLANK_KEY)
         return value
 
 
