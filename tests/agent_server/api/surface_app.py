@@ -3,6 +3,7 @@ surface: a session key, a sealing key, its own folders."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ def surface_client(root: Path, **env: str) -> TestClient:
             "OH_ALLOWED_HOSTS": "testserver",
             "OH_SESSION_API_KEYS": SESSION,
             "OH_SECRET_KEY": "surface-sealing-key-" + "s" * 40,
+            # `make pytest-sandbox-bwrap` / `-off` run the suite with the sandbox on and off.
+            **{k: v for k, v in os.environ.items() if k == "OH_SANDBOX"},
             **env,
         }
     )
