@@ -25,7 +25,7 @@ OPERATION = re.compile(r"`(GET|POST|PUT|PATCH|DELETE) (/[^`]*)`")
 
 LEFT_OUT = {
     "the IDE (VS Code)": re.compile(r"/vscode(/|$)"),
-    "canvas extensions": re.compile(r"^/(api/canvas-extensions|app-backends)/|^/api/auth/"),
+    "canvas extensions": re.compile(r"^/(api/canvas-extensions|app-backends)/"),
     "vendor subscription log-ins": re.compile(r"^/api/llm/subscription/"),
     "ACP agents": re.compile(r"^/api/acp/|/switch_acp_model$"),
 }
