@@ -256,6 +256,12 @@ class ServerConfig(BaseSettings):
         "their secrets sealed with OH_SECRET_KEY (default: `settings` beside the "
         "conversations folder).",
     )
+    max_approval_rules: int = Field(
+        default=500,
+        ge=1,
+        description="How many standing approvals (approval_rules) one conversation may hold; "
+        "a PUT or POST past it is 422.",
+    )
     max_profiles: int = Field(
         default=50, ge=1, description="How many LLM profiles /api/profiles may hold."
     )
