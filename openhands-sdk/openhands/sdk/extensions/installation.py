@@ -28,7 +28,7 @@ from typing import Generic, Literal, TypeVar
 
 from openhands.sdk.errors import InvalidStateError
 from openhands.sdk.extensions.errors import ExtensionError, ExtensionInstallError
-from openhands.sdk.io.atomic import write_atomic
+from openhands.sdk.io.atomic import remove_leftover_temp_files, write_atomic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 __all__ = ["MANIFEST_FILE", "InstallationInfo", "InstallationManager", "LoadedExtension"]
@@ -264,6 +264,9 @@ class InstallationManager(Generic[T]):
         self.installed_dir.mkdir(parents=True, exist_ok=True)
         with open(self.installed_dir / ".installed.lock", "a+b") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            # Copies and writes happen under this lock: what a killed one left is stale.
+            remove_staging_folders(self.installed_dir)
+            remove_leftover_temp_files(self.installed_dir, [MANIFEST_FILE])
             manifest = self._read()
             before = {name: info.model_dump(mode="json") for name, info in manifest.items()}
             yield manifest
@@ -294,6 +297,26 @@ class InstallationManager(Generic[T]):
             except ValidationError as exc:
                 logger.warning("Ignoring the manifest entry %r of %s: %s", name, path, exc)
         return manifest
+
+
+_STAGING = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}$")
+"""A staging folder of `_copy_in`, `_remove` or a clone (`tempfile.mkdtemp`'s random part)."""
+
+
+def remove_staging_folders(folder: Path, name: str | None = None) -> None:
+    """Remove the staging folders (of `name` only, if given) a killed copy, removal or clone
+    left in `folder`. Call it only while holding the lock those are made under."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        match = _STAGING.match(entry.name)
+        if match is None or (name is not None and match["name"] != name):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            logger.info("Removing %s, left by an interrupted install or fetch", entry.path)
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _copy_in(source: Path, target: Path) -> None:
