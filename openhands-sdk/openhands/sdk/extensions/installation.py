@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Generic, Literal, TypeVar
 
 from openhands.sdk.errors import InvalidStateError
+from openhands.sdk.extensions.confinement import check_confined
 from openhands.sdk.extensions.errors import ExtensionError, ExtensionInstallError
 from openhands.sdk.io.atomic import remove_leftover_temp_files, write_atomic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -119,8 +120,9 @@ class InstallationManager(Generic[T]):
     ) -> InstallationInfo:
         """Fetch `source`, check it is a valid extension, copy it in and record it.
 
-        Raises the fetch error, ExtensionInstallError when it is not an extension, its name
-        cannot be a folder name or it is installed already (without `force`).
+        Raises the fetch error, ExtensionInstallError when it is not an extension, holds a
+        symbolic link out of its folder or a special file (`confinement.py`), its name cannot
+        be a folder name or it is installed already (without `force`).
         """
         if self._fetch is None:
             raise InvalidStateError(
@@ -128,6 +130,8 @@ class InstallationManager(Generic[T]):
                 f"with install_{self.kind}()"
             )
         folder, commit = self._fetch(source, ref, repo_path, update)
+        # Before anything is read: a link out of the source would read (and copy) any file.
+        check_confined(folder, what=f"{self.kind} source {source}")
         try:
             extension = self._load(folder)
         except (OSError, ValueError) as exc:
