@@ -21,6 +21,7 @@ that wants a value out can always transform it in a way no list of encodings for
 from __future__ import annotations
 
 import base64
+import functools
 import re
 from collections.abc import Iterable
 
@@ -29,6 +30,9 @@ __all__ = ["MIN_ENCODED_CHARS", "SecretMasker", "base64_cores"]
 MIN_ENCODED_CHARS = 8
 """Shorter values are masked only as written: their encodings are too short to be told from
 ordinary output."""
+
+COMPILED_VALUES = 256
+"""Values whose compiled patterns this process keeps (a few ms each to build)."""
 
 _WRAP = r"(?:\r?\n)?"
 _HEX_GAP = r"(?:[ \t:]|\r?\n[ \t]*)?"
@@ -101,6 +105,12 @@ def _forms(value: str) -> list[str]:
     return forms
 
 
+@functools.lru_cache(maxsize=COMPILED_VALUES)
+def _compiled(value: str) -> tuple[re.Pattern[str], ...]:
+    """The patterns of one value, kept: a registry that gains a secret recompiles only its."""
+    return tuple(re.compile(form) for form in _forms(value))
+
+
 class SecretMasker:
     """Replaces `values` and their encodings in a text.
 
@@ -110,7 +120,7 @@ class SecretMasker:
 
     def __init__(self, values: Iterable[str]) -> None:
         ordered = sorted({value for value in values if value}, key=len, reverse=True)
-        self._patterns = [re.compile(form) for value in ordered for form in _forms(value)]
+        self._patterns = [pattern for value in ordered for pattern in _compiled(value)]
 
     def mask(self, text: str, replacement: str) -> str:
         """`text` with every value found (in any form) replaced by `replacement`."""
