@@ -135,5 +135,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 # The agent's sandbox (bubblewrap) needs the --security-opt options of docs/agent-server.md;
 # without them OH_SANDBOX=auto runs the agent unsandboxed and says so at start and in
 # /server_info.
-ENTRYPOINT ["/usr/bin/tini", "--"]
+# `-e 143`: the server ends a `docker stop` (SIGTERM) gracefully, then re-raises the signal;
+# that is a clean stop, exit code 0 (a kill after the grace period stays 137).
+ENTRYPOINT ["/usr/bin/tini", "-e", "143", "--"]
 CMD ["/app/.venv/bin/openhands-agent-server", "--host", "0.0.0.0", "--port", "8000"]

@@ -48,11 +48,6 @@ def documented_run_options() -> list[str]:
     return options
 
 
-def bridge_gateway() -> str:
-    """This machine's address on Docker's default bridge (reachable from containers)."""
-    return docker("network", "inspect", "bridge", "--format", "{{(index .IPAM.Config 0).Gateway}}")
-
-
 class Container:
     """One container of the image, its published port and its HTTP client."""
 
@@ -127,6 +122,10 @@ class Container:
             )
         assert answer.status_code == 200, answer.text
         return answer.json()
+
+    def gateway(self) -> str:
+        """This machine's address as the container sees it (Docker's bridge)."""
+        return self.inspect()["NetworkSettings"]["Gateway"]
 
     def inspect(self) -> dict[str, Any]:
         return json.loads(docker("inspect", self.name))[0]

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 from agent_server.harness import wait_goal_end, wait_until
-from container import Container, bridge_gateway, docker, documented_run_options
+from container import Container, docker, documented_run_options
 from openhands.sdk.workspace.sandbox_probe import CONTAINER_OPTIONS
 from waits import EVENT_WAIT
 
@@ -40,8 +40,23 @@ FAKE_LLM = {
     "LLM_BASE_URL": f"http://127.0.0.1:{FAKE_LLM_PORT}/v1",
     "LLM_API_KEY": "fake",
 }
-PLANTED = ("git", "bwrap", "slirp4netns", "python", "openhands-agent-server")
+PLANTED = ("git", "bwrap", "slirp4netns", "openhands-agent-server")
 """Programs the agent drops into its own bin folder: the server must never run them."""
+
+
+def _plant(name: str) -> str:
+    """A command (for the agent's sandbox) that drops a program `name` into the agent's bin
+    folder; the program leaves a mark in /opt/project when it runs."""
+    program = f"/opt/project/bin/{name}"
+    script = f"#!/bin/sh\\ntouch /opt/project/RAN-{name}\\nexit 1\\n"
+    return f"rm -f {program} && printf '{script}' > {program} && chmod +x {program}"
+
+
+def _marks(container: Container) -> str:
+    """The marks planted programs left (empty: none ran)."""
+    return container.exec("sh", "-c", "ls /opt/project | grep RAN- || true")
+
+
 HOST_REPLY = "hello from the host"
 NO_SANDBOX = "WITHOUT a sandbox"
 
@@ -55,8 +70,8 @@ def options() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def host_service() -> Iterator[str]:
-    """An HTTP service on this machine's Docker bridge address: `outside` for a container."""
+def host_service(server: Container) -> Iterator[str]:
+    """An HTTP service on this machine's address on Docker's bridge: `outside` for a container."""
 
     class Reply(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
@@ -69,13 +84,14 @@ def host_service() -> Iterator[str]:
         def log_message(self, format: str, *args: Any) -> None:
             del format, args
 
-    server = http.server.ThreadingHTTPServer((bridge_gateway(), 0), Reply)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    gateway = server.gateway()
+    assert gateway, server.inspect()["NetworkSettings"]
+    service = http.server.ThreadingHTTPServer((gateway, 0), Reply)
+    thread = threading.Thread(target=service.serve_forever, daemon=True)
     thread.start()
-    host, port = server.server_address[:2]
-    yield f"http://{host}:{port}/"
-    server.shutdown()
-    server.server_close()
+    yield f"http://{gateway}:{service.server_address[1]}/"
+    service.shutdown()
+    service.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +138,9 @@ def _pids(container: Container) -> list[tuple[int, int, int, str]]:
 
 
 def _server_pid(container: Container) -> int:
-    [pid] = [p for p, _, _, args in _pids(container) if "openhands-agent-server --host" in args]
+    """The server's process: tini's child (tini's own command line names it too)."""
+    rows = _pids(container)
+    [pid] = [p for p, ppid, _, args in rows if ppid == 1 and "openhands-agent-server" in args]
     return pid
 
 
@@ -162,7 +180,7 @@ def test_the_server_runs_as_the_non_root_user_under_tini(server: Container) -> N
     environ = server.exec("cat", f"/proc/{pid}/environ").split("\0")
     path = next(entry for entry in environ if entry.startswith("PATH="))
 
-    assert init[3].startswith("/usr/bin/tini -- /app/.venv/bin/openhands-agent-server")
+    assert init[3].startswith("/usr/bin/tini -e 143 -- /app/.venv/bin/openhands-agent-server")
     assert next(row for row in processes if row[0] == pid)[1:3] == (1, 1000)
     assert "/opt/project" not in path  # the agent can write there: never searched by the server
 
@@ -172,7 +190,7 @@ def test_the_sandbox_is_on_with_a_network_that_reaches_out_but_not_the_server(
 ) -> None:
     with server.client() as http:
         sandbox = http.get("/server_info").json()["sandbox"]
-    outside = server.bash(f"curl -s --max-time 20 {host_service}")
+    outside = server.bash(f"curl -sS --max-time 20 {host_service}")
     own_port = server.bash("curl -s --max-time 5 http://127.0.0.1:8000/health")
     llm = server.bash(f"curl -s --max-time 5 http://127.0.0.1:{FAKE_LLM_PORT}/v1/models")
     who = server.bash(
@@ -180,7 +198,7 @@ def test_the_sandbox_is_on_with_a_network_that_reaches_out_but_not_the_server(
     )
 
     assert sandbox == {"mode": "auto", "active": True, "network": "isolated", "warning": None}
-    assert (outside["exit_code"], outside["stdout"]) == (0, HOST_REPLY)
+    assert (outside["exit_code"], outside["stdout"]) == (0, HOST_REPLY), outside
     assert own_port["exit_code"] != 0 and "ok" not in (own_port["stdout"] or "")
     assert llm["exit_code"] != 0  # every loopback service of the container is out of reach
     assert (who["stdout"] or "").split() == ["1000", "key-hidden"]
@@ -190,12 +208,7 @@ def test_the_sandbox_is_on_with_a_network_that_reaches_out_but_not_the_server(
 def goal(server: Container) -> dict[str, Any]:
     """A goal run to its end against the fake LLM in the container, after the agent dropped
     programs named like the server's own into its bin folder (the server must not run them)."""
-    plant = " && ".join(
-        f"printf '#!/bin/sh\\ntouch /opt/project/RAN-{name}\\nexit 1\\n' > /opt/project/bin/{name}"
-        f" && chmod +x /opt/project/bin/{name}"
-        for name in PLANTED
-    )
-    planted = server.bash(plant)
+    planted = server.bash(" && ".join(_plant(name) for name in PLANTED))
     assert planted["exit_code"] == 0, planted
     agent = {
         "kind": "Agent",
@@ -246,7 +259,7 @@ def test_a_goal_completes_with_the_agent_s_terminal_and_verify_in_the_sandbox(
     # The terminal's shell lives on in its sandbox, with its own network stack.
     assert any(goal["workspace"] in args and "--unshare-net" in args for args in sandboxes)
     assert any(args.startswith("/usr/bin/slirp4netns ") for _, _, _, args in _pids(server))
-    assert server.exec("sh", "-c", "ls /opt/project | grep RAN- || true") == ""
+    assert _marks(server) == ""
 
 
 def test_the_agent_s_pip_reaches_pypi_through_the_proxy_the_image_trusts(
@@ -291,20 +304,29 @@ def test_the_volume_keeps_everything_across_a_restart(
     )
     # The start's sandbox probe found bwrap and slirp4netns where the server looks, not in
     # the agent's bin folder.
-    assert server.exec("sh", "-c", "ls /opt/project | grep RAN- || true") == ""
+    assert _marks(server) == ""
 
 
 def test_the_healthcheck_runs_the_server_s_python_and_reports_healthy(server: Container) -> None:
     test = server.inspect()["Config"]["Healthcheck"]["Test"]
-
-    status = wait_until(
-        lambda: (s := server.state()["Health"]["Status"]) != "starting" and s,
-        timeout=120,  # the first check runs 30 s after the start
-        what="Docker's first health check",
+    # The agent's own `python` set aside for a `python` of the agent's making.
+    moved = server.bash(
+        f"mv /opt/project/bin/python /opt/project/python.real && {_plant('python')}"
     )
+    assert moved["exit_code"] == 0, moved
+    try:
+        checks = wait_until(
+            lambda: (h := server.state()["Health"])["Status"] != "starting" and h["Log"],
+            timeout=120,  # the first check runs 30 s after the start
+            what="Docker's first health check",
+        )
+    finally:
+        server.bash("mv -f /opt/project/python.real /opt/project/bin/python")
 
     assert test[:2] == ["CMD", "/app/.venv/bin/python"]
-    assert status == "healthy", server.state()["Health"]
+    assert server.state()["Health"]["Status"] == "healthy", checks
+    assert checks[-1]["ExitCode"] == 0
+    assert _marks(server) == ""
 
 
 def test_docker_stop_ends_the_server_cleanly(server: Container) -> None:
