@@ -133,7 +133,7 @@ pytest-sandbox-off: install browser
 
 test: lint typecheck pytest
 
-image:
+image: uv
 	IMAGE=$(IMAGE) IMAGE_BASE=$(IMAGE_BASE) PYTHON_IMAGE=$(PYTHON_IMAGE) UV_IMAGE=$(UV_IMAGE) \
 		EXTRA_CA_CERT_FILE=$(EXTRA_CA_CERT_FILE) UV="$(UV)" docker/build-image
 
