@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 from agent_server.harness import wait_goal_end, wait_until
-from container import Container, docker, documented_run_options
+from docker_cli import Container, docker, documented_run_options
 from openhands.sdk.workspace.sandbox_probe import CONTAINER_OPTIONS
 from waits import EVENT_WAIT
 
