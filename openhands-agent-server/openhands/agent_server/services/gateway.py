@@ -48,6 +48,9 @@ DEFAULT_PROFILE = "default"
 settings' LLM, else LLM_MODEL (with LLM_BASE_URL and LLM_API_KEY), unless a stored profile
 is named `default` (then it is that profile)."""
 
+SHOWN_MODEL_CHARS = 200
+"""How much of an unknown model name an error repeats (a client may send megabytes)."""
+
 
 @dataclass(frozen=True)
 class GoalSpec:
@@ -128,8 +131,9 @@ class ChatGateway:
                 if exists(profile):
                     return profile, True
         known = ", ".join(self.model_ids()) or "none: save an LLM profile (POST /api/profiles/NAME)"
+        shown = model if len(model) <= SHOWN_MODEL_CHARS else model[:SHOWN_MODEL_CHARS] + "…"
         raise NotFoundError(
-            f"The model {model!r} does not exist here. Models: {known} (GET /v1/models)."
+            f"The model {shown!r} does not exist here. Models: {known} (GET /v1/models)."
         )
 
     # -- turns ------------------------------------------------------------------------------

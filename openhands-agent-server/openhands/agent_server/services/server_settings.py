@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
-from openhands.agent_server.services.profile_store import ProfileStore
+from openhands.agent_server.services.profile_store import PROFILES_FOLDER, ProfileStore
 from openhands.agent_server.services.sealing import SecretBox
 from openhands.agent_server.services.secret_store import SecretStore
 from openhands.agent_server.services.settings_folder import ensure_folder
 from openhands.agent_server.services.settings_store import SettingsStore
 from openhands.agent_server.services.stored_llms import StoredLLMDefaults
 from openhands.sdk.errors import StorageError
+from openhands.sdk.io import remove_leftover_temp_files
 
 if TYPE_CHECKING:
     from openhands.agent_server.services.provider_connections import ProviderConnections
@@ -57,6 +58,9 @@ class ServerSettings:
             ensure_folder(self.folder)
         except StorageError as exc:
             logger.warning("The settings folder is not writable: %s", exc)
+        # A kill -9 in the middle of a write leaves its temp file: nothing else removes it.
+        remove_leftover_temp_files(self.folder)
+        remove_leftover_temp_files(self.folder / PROFILES_FOLDER)
         self.settings.load()
         self.secrets.load()
         self.profiles.load()

@@ -10,10 +10,11 @@ without `api_key` gets, in this order:
    that one's;
 3. the key (and base URL) of the provider connection its `provider_connection_id` names
    (`/api/llm/provider-connections`);
-4. the server's LLM_API_KEY (and LLM_BASE_URL), as before.
+4. the server's LLM_API_KEY (and LLM_BASE_URL), only for LLM_BASE_URL (or, without it, the
+   default endpoint of LLM_MODEL's provider).
 
-Matching the endpoint keeps a stored key from ever being sent anywhere but where it was
-stored for. Keys filled here are never sealed with a conversation: a reopened conversation
+Matching the endpoint (`config/llm_endpoints.py`: base URL, Ollama or Bedrock endpoint,
+provider) keeps a key from ever being sent anywhere but where it was stored for. Keys filled here are never sealed with a conversation: a reopened conversation
 gets them again from the stores, so changing a stored key changes it everywhere.
 """
 
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from openhands.agent_server.config import ServerConfig
+from openhands.agent_server.config.llm_endpoints import same_endpoint
 from openhands.agent_server.errors import InvalidRequestError
 from openhands.agent_server.services.profile_store import ProfileStore
 from openhands.agent_server.services.settings_store import SettingsStore
@@ -61,19 +63,19 @@ class StoredLLMDefaults:
         if llm.api_key is None and llm.provider_connection_id:
             connections = self._connections()
             found = connections.key_for(llm.provider_connection_id) if connections else None
-            if found is not None:
-                llm.api_key = found[0]
-                if llm.base_url is None:
-                    llm.base_url = found[1]
+            # The key goes only where the connection points: an LLM that names the connection
+            # but another base URL gets nothing from it.
+            if found is not None and _same_url(llm.base_url or found[1], found[1]):
+                llm.api_key, llm.base_url = found[0], found[1]
         self._config.fill_llm(llm)
 
     def _stored_for(self, llm: LLM) -> LLM | None:
         if llm.usage_id.startswith(PROFILE_USAGE_PREFIX):
             profile = self._profiles.find(llm.usage_id.removeprefix(PROFILE_USAGE_PREFIX))
-            if profile is not None and _same_endpoint(llm, profile.llm):
+            if profile is not None and same_endpoint(llm, profile.llm):
                 return profile.llm
         stored = self._settings.llm()
-        if stored is not None and _same_endpoint(llm, stored):
+        if stored is not None and same_endpoint(llm, stored):
             return stored
         return None
 
@@ -94,8 +96,8 @@ class StoredLLMDefaults:
         return profile.llm.copy_for(usage_id or f"{PROFILE_USAGE_PREFIX}{name}")
 
 
-def _same_endpoint(llm: LLM, stored: LLM) -> bool:
-    return llm.model == stored.model and (llm.base_url or None) == (stored.base_url or None)
+def _same_url(a: str | None, b: str | None) -> bool:
+    return (a or "").rstrip("/") == (b or "").rstrip("/")
 
 
 def with_llm_profile(
