@@ -162,6 +162,12 @@ def _filled(key: str, row: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in extra.items() if k not in row}, **row}
 
 
+def clear_cache() -> None:
+    """Read the table again on next use (after installing another litellm; in tests)."""
+    for cached in (_raw, _table, _rules, table_entry):
+        cached.cache_clear()
+
+
 def table_provider(model: str) -> str | None:
     """The provider the table lists a bare model name under (None: not listed)."""
     row = _table().get(model)
@@ -169,4 +175,4 @@ def table_provider(model: str) -> str | None:
     return provider if isinstance(provider, str) else None
 
 
-__all__ = ["TABLE_FILE", "table_entry", "table_path", "table_provider"]
+__all__ = ["TABLE_FILE", "clear_cache", "table_entry", "table_path", "table_provider"]
