@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from litellm_guard import describe, reports
 from openhands.agent_server.__main__ import (
     QuietPolls,
     load_config,
@@ -15,8 +16,6 @@ from openhands.agent_server.__main__ import (
     unprotected_bind_warning,
 )
 from openhands.agent_server.config import ServerConfig
-
-from litellm_guard import describe, reports
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 from .harness import ServerProcess, wait_until

@@ -20,7 +20,7 @@ class _LitellmImportProbe:
         self.folder = folder
         self.recorded = False
 
-    def find_spec(self, name, path=None, target=None):  # noqa: ANN001, ANN201 (finder protocol)
+    def find_spec(self, name, path=None, target=None):
         if name == "litellm" and not self.recorded and _importing():
             self.recorded = True
             self._record()
