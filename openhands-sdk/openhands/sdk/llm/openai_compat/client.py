@@ -1,23 +1,21 @@
 """Sending a prepared request over httpx, reading the answer, and naming what went wrong.
 
-One `httpx.Client` per process (created on the first call, thread-safe, connections kept
-alive; proxies from HTTP(S)_PROXY as the OpenAI client does) sends every native request,
-each with its own timeout. Failures become the `LLMError`s litellm's would
-(`errors.py`): 401/403 `LLMAuthenticationError`; 408, 429, 5xx, timeouts and connection
-errors `LLMTransientError` (retried by the retry policy); other 4xx `LLMBadRequestError`; an
-answer that is not JSON or has no choices `LLMResponseError`. A stream that carries an
-`{"error": ...}` chunk fails like an HTTP error of that code (500 if it has none).
+One `httpx.Client` per process (`httpx_loader.http_client`: created on the first call,
+thread-safe, connections kept alive; proxies from HTTP(S)_PROXY as the OpenAI client does)
+sends every native request, each with its own timeout. Failures become the `LLMError`s
+litellm's would (`errors.py`): 401/403 `LLMAuthenticationError`; 408, 429, 5xx, timeouts
+and connection errors `LLMTransientError` (retried by the retry policy); other 4xx
+`LLMBadRequestError`; an answer that is not JSON or has no choices `LLMResponseError`. A
+stream that carries an `{"error": ...}` chunk fails like an HTTP error of that code (500 if
+it has none).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-import httpx
 from openhands.sdk.llm.errors import (
     LLMError,
     LLMResponseError,
@@ -25,38 +23,17 @@ from openhands.sdk.llm.errors import (
     refused,
     still_failing,
 )
+from openhands.sdk.llm.openai_compat.httpx_loader import http_client, import_httpx
 
 if TYPE_CHECKING:
+    import httpx
     from openhands.sdk.llm.llm import LLM
     from openhands.sdk.llm.openai_compat.request import PreparedRequest
+else:
+    httpx = import_httpx()
 
 DEFAULT_TIMEOUT_SECONDS = 600.0
 """The timeout of a request whose LLM has `timeout=None` (the OpenAI client's default)."""
-
-_client: httpx.Client | None = None
-_client_lock = threading.Lock()
-
-
-def http_client() -> httpx.Client:
-    """The process's client for native requests."""
-    global _client
-    if _client is None:
-        with _client_lock:
-            if _client is None:
-                _client = httpx.Client(
-                    follow_redirects=True,
-                    limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
-                )
-    return _client
-
-
-def _forget_client() -> None:
-    # A forked child must not share the parent's connections.
-    global _client
-    _client = None
-
-
-os.register_at_fork(after_in_child=_forget_client)
 
 
 def _timeout(request: PreparedRequest) -> httpx.Timeout:
@@ -175,4 +152,4 @@ def _error_text(content: bytes) -> str:
     return json.dumps(body)[:500]
 
 
-__all__ = ["DEFAULT_TIMEOUT_SECONDS", "http_client", "post_json", "status_error", "stream_chunks"]
+__all__ = ["DEFAULT_TIMEOUT_SECONDS", "post_json", "status_error", "stream_chunks"]
