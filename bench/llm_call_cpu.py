@@ -93,7 +93,7 @@ def _measure(python: str, transport: str, base_url: str, args: argparse.Namespac
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--python", default=sys.executable)

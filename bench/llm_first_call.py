@@ -69,7 +69,7 @@ def _run_once(python: str, transport: str, base_url: str) -> tuple[float, float]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()

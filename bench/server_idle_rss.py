@@ -79,7 +79,7 @@ def _settled_rss(pid: int, settle: float, limit: float = 60.0) -> float:
     return last
 
 
-def _one_server(python: str, fake_url: str, settle: float) -> dict[str, object]:
+def _one_server(python: str, fake_url: str, settle: float) -> dict[str, float | bool]:
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="oh-rss-") as folder:
         env = {
@@ -137,7 +137,7 @@ def _one_server(python: str, fake_url: str, settle: float) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--settle", type=float, default=2.0)
@@ -155,16 +155,14 @@ def main() -> None:
     finally:
         fake.terminate()
         fake.wait(timeout=10)
-    idle = statistics.median(float(r["idle_mb"]) for r in runs)  # type: ignore[arg-type]
+    idle = statistics.median(float(r["idle_mb"]) for r in runs)
     print(
         json.dumps(
             {
                 "bench": "server_idle_rss",
                 "python": args.python,
                 "idle_mb_median": idle,
-                "after_turn_mb_median": statistics.median(
-                    float(r["after_turn_mb"]) for r in runs  # type: ignore[arg-type]
-                ),
+                "after_turn_mb_median": statistics.median(float(r["after_turn_mb"]) for r in runs),
                 "runs": runs,
                 "target_idle_mb": TARGET_IDLE_MB,
                 "meets_target": idle <= TARGET_IDLE_MB,
