@@ -109,7 +109,9 @@ class LLM(BaseModel):
         default=None, description="HTTP headers added to every request."
     )
     litellm_extra_body: dict[str, Any] = Field(
-        default_factory=dict, description="Passed to litellm as `extra_body` (proxies, vLLM)."
+        default_factory=dict,
+        description="Fields merged into the request body, e.g. vLLM's chat_template_kwargs "
+        "(litellm's `extra_body`).",
     )
     usage_id: str = Field(default="default", description="Name under which metrics are kept.")
     auth_type: Literal["api_key", "subscription"] = Field(
@@ -192,7 +194,9 @@ class LLM(BaseModel):
         "goal judge never streams).",
     )
     drop_params: bool = Field(
-        default=True, description="Let litellm drop parameters the provider does not accept."
+        default=True,
+        description="Leave out options the model does not take (litellm's rules, on both "
+        "transports); False: such an option is an LLMBadRequestError before anything is sent.",
     )
     modify_params: bool = Field(
         default=True, description="Accepted for the reference SDK; unused (deprecated there)."

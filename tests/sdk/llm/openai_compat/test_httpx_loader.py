@@ -29,7 +29,7 @@ def test_httpx_comes_without_its_command_line_and_http2_modules() -> None:
         "try:\n"
         "    httpx.main()\n"
         "    said = ''\n"
-        "except RuntimeError as exc:\n"
+        "except RuntimeError as exc:  # InvalidStateError is one\n"
         "    said = str(exc)\n"
         "import httpx._main as real, h2.connection\n"
         "print(json.dumps({'loaded': loaded, 'said': said, 'real': real.__file__ is not None}))\n"

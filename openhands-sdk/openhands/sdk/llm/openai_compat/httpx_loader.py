@@ -46,7 +46,9 @@ def import_httpx() -> types.ModuleType:
     stub = types.ModuleType("httpx._main")
 
     def main() -> None:
-        raise RuntimeError(
+        from openhands.sdk.errors import InvalidStateError
+
+        raise InvalidStateError(
             "httpx's command line was not loaded in this process; run `httpx` on its own"
         )
 
