@@ -1,16 +1,15 @@
 """`LocalConversation`: runs an agent in this process, optionally persisted to disk.
 
-The conversation is a façade over collaborators it owns, one per concern and each in its own
-module: the runs (`run_loop.RunLoop`), approvals (`approvals.Approvals`), fork and HEAD moves
+The conversation owns one collaborator per concern, each in its own module: the runs
+(`run_loop.RunLoop`), approvals (`approvals.Approvals`), fork and HEAD moves
 (`branching.Branching`), checkpoints (`checkpointing.Checkpointing`), client tool calls
-(`client_calls.ClientCalls`), model switching (`llm_switch.LLMSwitching`), the log's writer
-(`recording.Recorder`) and the side questions' LLMs (`side_llms.SideLLMs`). They see the
-conversation only through `core.ConversationCore`; each keeps its own flags, and the
-conversation's calls that they carry out (in `parts.ConversationParts`, its base) hand over to
-them. `lifecycle` opens the state from the constructor's
-arguments, makes the tools and saves the state at close. This module keeps what ties them
-together: setting a conversation up (new, reopened or forked), messages, tools, secrets, side
-questions, close.
+(`client_calls.ClientCalls`), model switching (`llm_switch.LLMSwitching`), the side questions'
+LLMs (`side_llms.SideLLMs`) and the log's writer (`recording.Recorder`). They see the
+conversation only through `core.ConversationCore` and each keeps its own flags; its base,
+`parts.ConversationParts`, makes them and hands the public calls over to them. `lifecycle`
+opens the state from the constructor's arguments, makes the tools and saves the state at
+close. This module keeps what ties them together: setting a conversation up (new, reopened or
+forked), events and callbacks, messages, tools, secrets, close.
 """
 
 from __future__ import annotations
@@ -294,7 +293,7 @@ class LocalConversation(ConversationParts["LocalConversation"]):
         """True once `close()` was called."""
         return self._closed
 
-    # -- events, messages, tools, secrets ---------------------------------------
+    # -- events, messages, tools, secrets ------------------------------------------------------
 
     def append_event(self, event: Event) -> None:
         """Append an event from outside the agent (e.g. a goal status update) and publish it."""

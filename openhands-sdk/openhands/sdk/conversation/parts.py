@@ -1,11 +1,11 @@
-"""`ConversationParts`: the calls of a `LocalConversation` that its collaborators carry out.
+"""`ConversationParts`: a `LocalConversation`'s collaborators and the calls they carry out.
 
-`LocalConversation` (in `local`) builds on this class: here are its runs, approvals, client
-tool calls, fork and HEAD moves, checkpoints and model switching, each a one-line hand-over
-to the collaborator that owns the concern (`RunLoop`, `Approvals`, `ClientCalls`,
-`Branching`, `Checkpointing`, `LLMSwitching`; see `conversation.core`). This class keeps no
-state of its own but those collaborators, made by `_take_parts` when the conversation is set
-up; the detailed behaviour is documented on the collaborators' methods.
+`LocalConversation` (in `local`) builds on this class. `_take_parts` makes its collaborators
+when it is set up, each owning one concern (see `conversation.core`): `RunLoop` (run, pause,
+interrupt), `Approvals`, `ClientCalls`, `Branching` (fork, navigate_to), `Checkpointing`,
+`LLMSwitching` and `SideLLMs` (ask_agent, generate_title). Every public call here is a
+hand-over to one of them; how each behaves is documented on the collaborator's method. The
+collaborators see the conversation through `_Core`, the one object that reads it for them.
 """
 
 from __future__ import annotations
