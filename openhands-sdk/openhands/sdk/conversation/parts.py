@@ -155,8 +155,22 @@ class ConversationParts(BaseConversation, Generic[Fork]):
         self._runs.run()
 
     async def arun(self) -> None:
-        """`run()` in a worker thread; cancelling it interrupts the run (`RunLoop.arun`)."""
-        await self._runs.arun()
+        """`run()` for asyncio code: the run goes on in a worker thread, the loop stays free.
+
+        Callbacks run in that worker thread (wrap async ones in `AsyncCallbackWrapper`).
+        `interrupt()` ends it early; cancelling the awaiting task interrupts the run too
+        (the cancellation then propagates as usual). Raises what `run()` raises.
+        """
+        import asyncio  # not at import time: it costs ~20 ms
+
+        self._check_open()
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(None, self.run)
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            self.interrupt()
+            raise
 
     def interrupt(self) -> None:
         """Stop a run now, not after its step (`RunLoop.interrupt`)."""

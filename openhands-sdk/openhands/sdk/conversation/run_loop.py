@@ -167,24 +167,6 @@ class RunLoop:
                 outcome.cause
             )
 
-    async def arun(self) -> None:
-        """`run()` for asyncio code: the run goes on in a worker thread, the loop stays free.
-
-        Callbacks run in that worker thread (wrap async ones in `AsyncCallbackWrapper`).
-        `interrupt()` ends it early; cancelling the awaiting task interrupts the run too
-        (the cancellation then propagates as usual). Raises what `run()` raises.
-        """
-        import asyncio  # not at import time: it costs ~20 ms
-
-        require_open(self._core)
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(None, self.run)
-        try:
-            await asyncio.shield(future)
-        except asyncio.CancelledError:
-            self.interrupt()
-            raise
-
     def interrupt(self) -> None:
         """Stop a run now, not after its step: the run ends `paused` with an InterruptEvent.
 
