@@ -1,14 +1,14 @@
 """`ConversationCore`: what a `LocalConversation`'s collaborators need from it.
 
-A `LocalConversation` is a façade over objects it owns, one per concern: the run loop
-(`RunLoop`), approvals (`Approvals`), fork and HEAD moves (`Branching`), checkpoints
-(`Checkpointing`), client tool calls (`ClientCalls`), model switching (`LLMSwitching`), next
-to `Recorder` and `SideLLMs`. Each is handed this small view of its host instead of reaching
-into the host's fields: the state (its `lock` is the conversation's lock), the tools, whether
-a run or the conversation is over, and the ways of writing to the log (events, status, usage, configuration). Anything a
+A `LocalConversation` owns one object per concern: the runs (`RunLoop`), approvals
+(`Approvals`), fork and HEAD moves (`Branching`), checkpoints (`Checkpointing`), client tool
+calls (`ClientCalls`) and model switching (`LLMSwitching`). Each is handed this small view of
+the conversation instead of reaching into its fields: the state (whose `lock` is the
+conversation's lock), the tools, whether a run is going or the conversation is closed, and
+the ways of writing to the log (events, status, usage, configuration). Anything a
 collaborator keeps (a flag, a cache, a setting) it owns alone; what another part must know,
 it asks through a method. The Protocol lives beside the conversation, not in `contracts`:
-it names `ConversationState`, which sits above that layer.
+it names `ConversationState`, a layer above `contracts`.
 """
 
 from __future__ import annotations
