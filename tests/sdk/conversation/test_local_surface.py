@@ -54,6 +54,7 @@ PUBLIC = [
     "rewind",
     "run",
     "send_message",
+    "set_approval_rules",
     "set_confirmation_policy",
     "set_security_analyzer",
     "set_token_callbacks",

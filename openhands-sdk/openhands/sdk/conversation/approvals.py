@@ -11,6 +11,7 @@ when a step's calls must wait is the run loop's business (`RunLoop.end_after_ste
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from openhands.sdk.conversation.confirmation import needs_approval, rate, unmatched_actions
@@ -18,7 +19,7 @@ from openhands.sdk.conversation.state import ConversationExecutionStatus as Stat
 from openhands.sdk.errors import InvalidArgumentTypeError
 from openhands.sdk.event.action import ActionEvent, UserRejectObservation
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
-from openhands.sdk.security.approval_rules import AllowRule, merged
+from openhands.sdk.security.approval_rules import AllowRule, merged, unique_rules
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.security.ensemble import uses_llm_risk
 from openhands.sdk.security.risk import SecurityRisk
@@ -96,6 +97,15 @@ class Approvals:
         state = self._core.state
         with state.lock:
             state.approval_rules = merged(state.approval_rules, rule)
+            self._core.save_config()
+
+    def set_rules(self, rules: Iterable[AllowRule]) -> None:
+        """Replace the standing approvals with `rules` (each kept once, in order), saved once:
+        linear in their number. Calls waiting now are not approved by them."""
+        checked = unique_rules(rules)
+        state = self._core.state
+        with state.lock:
+            state.approval_rules = checked
             self._core.save_config()
 
     def remove_rule(self, rule: AllowRule) -> None:

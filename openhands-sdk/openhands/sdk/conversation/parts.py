@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from abc import abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from openhands.sdk.conversation.approvals import DEFAULT_REJECTION_REASON, Approvals
@@ -204,6 +204,10 @@ class ConversationParts(BaseConversation, Generic[Fork]):
     def add_approval_rule(self, rule: AllowRule) -> None:
         """Let the calls `rule` matches run without asking (`Approvals.add_rule`)."""
         self._approvals.add_rule(rule)
+
+    def set_approval_rules(self, rules: Iterable[AllowRule]) -> None:
+        """Replace the standing approvals with `rules`, saved once (`Approvals.set_rules`)."""
+        self._approvals.set_rules(rules)
 
     def remove_approval_rule(self, rule: AllowRule) -> None:
         """Ask again for the calls `rule` matched (`Approvals.remove_rule`)."""
