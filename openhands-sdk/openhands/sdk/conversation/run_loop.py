@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from openhands.sdk.conversation.confirmation import unmatched_actions
 from openhands.sdk.conversation.errors import (
     MAX_ITERATIONS_REACHED,
     ConversationAlreadyRunningError,
@@ -96,6 +97,7 @@ class RunLoop:
         _on_token: ConversationTokenCallbackType | None
         _awaiting_client: bool
         _awaiting_approval: bool
+        _approved: bool
         hook_runner: HookRunner
 
         @property
@@ -114,6 +116,8 @@ class RunLoop:
         def _check_open(self) -> None: ...
 
         def _approve_if_waiting(self) -> None: ...
+
+        def needs_approval(self, actions: list[ActionEvent]) -> bool: ...
 
         def _take_step(self) -> bool:
             """One agent step; its events go through `_step_emit`."""
@@ -262,6 +266,8 @@ class RunLoop:
     def _run_loop(self) -> _RunOutcome:
         if self._steps == 0 and self.pending_client_calls:
             return _RunOutcome(Status.PAUSED)  # a client tool call still waits for its answer
+        if self._steps == 0 and self._unanswered_calls_wait():
+            return _RunOutcome(Status.WAITING_FOR_CONFIRMATION)
         while True:
             if self._interrupted.is_set():
                 return _RunOutcome(Status.PAUSED, interrupted=True)
@@ -303,6 +309,16 @@ class RunLoop:
                     "Stuck",
                     f"The agent {reason}; send it a message with new guidance and run again.",
                 )
+
+    def _unanswered_calls_wait(self) -> bool:
+        """Whether calls a pause (or a crash) left without an answer must wait for approval
+        again: a stop while they waited answers nothing, so the next run asks about them
+        instead of letting the agent move on (the calls are not lost, and nothing runs
+        unapproved)."""
+        if self._approved:
+            return False
+        calls = unmatched_actions(self._state.events)
+        return bool(calls) and self.needs_approval(calls)
 
     def _step_emit(self, event: Event) -> None:
         """Record an event of the running step, unless the step was interrupted.
