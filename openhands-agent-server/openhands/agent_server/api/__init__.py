@@ -15,6 +15,7 @@ from openhands.agent_server.api.events import router as events
 from openhands.agent_server.api.gateway import router as gateway
 from openhands.agent_server.api.goals import router as goals
 from openhands.agent_server.api.init import router as init
+from openhands.agent_server.api.llm_check import router as llm_check
 from openhands.agent_server.api.profiles import router as profiles
 from openhands.agent_server.api.server import router as server
 from openhands.agent_server.api.settings import router as settings
@@ -31,6 +32,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     server,
     settings,
     profiles,
+    llm_check,
     init,
     gateway,
 )
