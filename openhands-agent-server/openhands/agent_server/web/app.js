@@ -13,12 +13,14 @@ import {
 import { $, setDisabled } from "./dom.js";
 import { fullTime, relativeTime } from "./format.js";
 import { continueRequest, goalRequest, setGoalConversationOpen, setGoalExecutionStatus, showGoal } from "./goal.js";
+import { initNewConversation, loadChoices } from "./newconv.js";
 import { clearNotices, notify } from "./notices.js";
 import { PendingActions } from "./pending.js";
 import {
   progressChanges, progressEvent, progressGoal, progressStatus, resetProgress,
 } from "./progress.js";
 import { appendEvent, renderEvent } from "./render.js";
+import { initSettings, showSettings } from "./settings.js";
 import { statusOf } from "./status.js";
 import { resetUsage, updateUsage } from "./usage.js";
 
@@ -51,11 +53,28 @@ function conversationIdFromHash() {
   return match ? match[1] : null;
 }
 
-/** Show the conversation the address names (or none); `focus` moves the keyboard focus to it. */
+/** Show what the address names: the settings (#/settings/<tab>), a conversation, or none;
+ * `focus` moves the keyboard focus to it. */
 function route(focus) {
+  const settings = /^#\/settings(?:\/([a-z]+))?$/.exec(location.hash);
+  $("settings-view").hidden = !settings;
+  $("conversations-view").hidden = Boolean(settings);
+  markView(settings ? "settings" : "conversations");
+  if (settings) {
+    closeConversation();
+    showSettings(settings[1] || "llm", focus);
+    return;
+  }
   const id = conversationIdFromHash();
   if (!id) closeConversation();
   else if (id !== app.conversationId) openConversation(id, focus);
+}
+
+function markView(view) {
+  for (const [id, name] of [["nav-conversations", "conversations"], ["nav-settings", "settings"]]) {
+    if (name === view) $(id).setAttribute("aria-current", "page");
+    else $(id).removeAttribute("aria-current");
+  }
 }
 
 function goHome() {
@@ -337,36 +356,6 @@ function showEvent(event) {
 
 // -- actions -----------------------------------------------------------------------------------
 
-async function createConversation(event) {
-  event.preventDefault();
-  const form = event.target;
-  const llm = { model: form.model.value.trim(), usage_id: "agent" };
-  if (form.base_url.value.trim()) llm.base_url = form.base_url.value.trim();
-  if (form.api_key.value) llm.api_key = form.api_key.value;
-  const tools = [...form.querySelectorAll("input[name=tools]:checked")].map((b) => ({ name: b.value }));
-  const request = { agent: { kind: "Agent", llm, tools } };
-  if (form.working_dir.value.trim()) {
-    request.workspace = { kind: "LocalWorkspace", working_dir: form.working_dir.value.trim() };
-  }
-  if (form.approval.value === "always") request.confirmation_policy = { kind: "AlwaysConfirm" };
-  if (form.approval.value === "risky") {
-    request.confirmation_policy = { kind: "ConfirmRisky", threshold: "HIGH" };
-    request.security_analyzer = { kind: "LLMSecurityAnalyzer" };
-  }
-  const button = $("create");
-  setDisabled(button, "Creating the conversation…");
-  try {
-    const info = await api("POST", "/api/conversations", request);
-    notify("Conversation created.", "info");
-    await loadConversations();
-    location.hash = conversationHash(info.id); // opens it (and the address survives a reload)
-  } catch (err) {
-    notify(`Could not create the conversation: ${err.message}`);
-  } finally {
-    setDisabled(button, "");
-  }
-}
-
 async function startGoal(event) {
   event.preventDefault();
   let body;
@@ -427,21 +416,6 @@ async function pause() {
   }
 }
 
-// Offer the server's LLM_MODEL / LLM_BASE_URL; fields the user already typed are left alone.
-async function loadLlmDefaults() {
-  let info;
-  try {
-    info = await api("GET", "/server_info");
-  } catch {
-    return; // a missing session key is reported by loadConversations
-  }
-  const defaults = info.llm_defaults || {};
-  const form = $("create-form");
-  if (defaults.model && !form.model.value) form.model.value = defaults.model;
-  if (defaults.base_url && !form.base_url.value) form.base_url.value = defaults.base_url;
-  form.api_key.placeholder = defaults.api_key_set ? "the server's LLM_API_KEY" : "";
-}
-
 function saveKey(event) {
   event.preventDefault();
   const value = $("session-key").value.trim();
@@ -449,14 +423,20 @@ function saveKey(event) {
   clearNotices("session API key"); // shown again if this key is refused too
   notify(value ? "Session key saved in this browser." : "Session key cleared.", "info");
   loadConversations();
-  loadLlmDefaults();
+  loadChoices();
   if (app.conversationId) openConversation(app.conversationId);
 }
 
 function init() {
   $("session-key").value = sessionKey();
   $("key-form").addEventListener("submit", saveKey);
-  $("create-form").addEventListener("submit", createConversation);
+  initNewConversation({
+    async onCreated(info) {
+      await loadConversations();
+      location.hash = conversationHash(info.id); // opens it (and the address survives a reload)
+    },
+  });
+  initSettings({ onChange: loadChoices });
   $("goal-form").addEventListener("submit", startGoal);
   $("goal-stop").addEventListener("click", () => goalCall("/stop", undefined, "Goal stopped."));
   $("goal-resume").addEventListener("click", () => goalCall("/resume", undefined, "Goal resumed."));
@@ -478,7 +458,7 @@ function init() {
   setGoalConversationOpen(false);
   updatePause();
   loadConversations();
-  loadLlmDefaults();
+  loadChoices();
   route(false);
 }
 
