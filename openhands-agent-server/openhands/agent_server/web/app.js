@@ -21,6 +21,7 @@ import {
 } from "./progress.js";
 import { appendEvent, renderEvent } from "./render.js";
 import { initSettings, showSettings } from "./settings.js";
+import { GoalCost } from "./goalcost.js";
 import { statusOf } from "./status.js";
 import { resetUsage, updateUsage } from "./usage.js";
 
@@ -42,6 +43,9 @@ const app = {
   status: "idle",
   goal: null,
   objective: "", // only a goal's first status event holds it; later ones refer to that one
+  goalValue: null, // the newest goal status as received (compact)
+  goalCost: new GoalCost(), // the one cost figure of the goal (see goalcost.js)
+  rewound: null, // a rewind made after the newest goal status (its RewindResult), or null
   pending: new PendingActions(),
   usageTimer: 0,
 };
@@ -97,6 +101,7 @@ async function openConversation(id, focus = false) {
   Object.assign(app, {
     conversationId: id, lastEventId: null, seen: new Set(), reconnectDelay: 250, statusAt: 0,
     goalAt: 0, runAt: 0, pendingInfo: null, status: "idle", goal: null, objective: "", pending: new PendingActions(),
+    goalValue: null, rewound: null, goalCost: new GoalCost(),
   });
   $("events").replaceChildren();
   $("placeholder").hidden = true;
@@ -276,9 +281,11 @@ function setExecStatus(status, timestamp, listToo = true) {
 /** Show a goal status from an event (compact: maybe no objective) or from the API (full). */
 function showGoalValue(value, timestamp) {
   let goal = null;
+  app.goalValue = value;
   if (value) {
     if (typeof value.objective === "string") app.objective = value.objective;
-    goal = { ...value, objective: typeof value.objective === "string" ? value.objective : app.objective };
+    const objective = typeof value.objective === "string" ? value.objective : app.objective;
+    goal = { ...value, objective, rewound: value.active ? null : app.rewound, cost: app.goalCost.cost(value) };
   }
   app.goal = goal;
   renderStatusBadge();
@@ -326,20 +333,29 @@ function showEvent(event) {
   const { node, noisy } = renderEvent(event, {
     status(value) {
       app.statusAt = app.seen.size;
-      if (value === "running") app.runAt = app.seen.size;
+      if (value === "running") {
+        app.runAt = app.seen.size;
+        app.goalCost.running();
+      }
       setExecStatus(value, event.timestamp);
     },
     goal(value) {
       app.goalAt = app.seen.size;
+      app.rewound = null; // a newer goal status (restarted, resumed) says what is true now
+      app.goalCost.goal(value);
       showGoalValue(value, event.timestamp);
     },
     stats(usage) {
       updateUsage(usage);
+      app.goalCost.stats(usage);
+      if (app.goalValue && !app.goalValue.active) showGoalValue(app.goalValue); // its final cost
     },
     checkpoint(value) {
       addCheckpoint(value);
     },
-    rewind() {
+    rewind(value) {
+      app.rewound = value; // the goal's files are no longer what it ended with
+      if (app.goalValue) showGoalValue(app.goalValue);
       scheduleUsage(); // re-reads the info: the list shows the conversation changed
     },
     userText(text) {
@@ -388,6 +404,24 @@ function continueGoal(event) {
     return;
   }
   goalCall("/resume", body, "Goal continued with new limits.");
+}
+
+/** What a rewind's outcome offers: start a complete goal again (its form filled in), continue
+ * a capped one with new limits, or resume a stopped one. */
+function nextStep(kind) {
+  const goal = app.goal;
+  if (kind === "resume") {
+    goalCall("/resume", undefined, "Goal resumed.");
+  } else if (kind === "continue") {
+    $("continue-max").focus();
+  } else if (kind === "restart" && goal) {
+    const form = $("goal-form");
+    form.objective.value = goal.objective || "";
+    form.verify.value = goal.verify_command || "";
+    form.max_iterations.value = String((goal.limits && goal.limits.max_iterations) || goal.max_iterations || "");
+    form.scrollIntoView({ block: "nearest" });
+    form.objective.focus();
+  }
 }
 
 async function sendMessage(event) {
@@ -447,7 +481,7 @@ function init() {
   });
   $("pause").addEventListener("click", pause);
   initApproval();
-  initChanges();
+  initChanges({ nextStep });
   initConversations({
     onDeleted(id) {
       if (id === app.conversationId) goHome();
