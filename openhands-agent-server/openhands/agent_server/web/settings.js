@@ -44,9 +44,11 @@ async function loadDefaultLlm() {
   const settings = await api("GET", "/api/settings");
   const llm = (settings.agent_settings && settings.agent_settings.llm) || null;
   const form = $("default-llm-form");
-  form.model.value = llm ? llm.model || "" : "";
-  form.base_url.value = llm ? llm.base_url || "" : "";
-  form.api_key.value = "";
+  if (!form.dataset.edited) { // what a person typed meanwhile is kept
+    form.model.value = llm ? llm.model || "" : "";
+    form.base_url.value = llm ? llm.base_url || "" : "";
+    form.api_key.value = "";
+  }
   form.api_key.placeholder = settings.llm_api_key_is_set ? "a key is stored: leave empty to keep it" : "none stored";
   $("default-forget-key-label").hidden = !settings.llm_api_key_is_set;
   $("default-forget-key").checked = false;
@@ -63,6 +65,7 @@ async function saveDefaultLlm(event) {
   setDisabled($("default-save"), "Saving…");
   try {
     await api("PATCH", "/api/settings", { agent_settings_diff: { llm } });
+    delete form.dataset.edited;
     await loadDefaultLlm();
     showResult(result, "Saved. Checking the model…", true);
     const answer = await checkModel({ llm: { model: llm.model, base_url: llm.base_url || undefined } });
@@ -257,6 +260,7 @@ export async function showSettings(tab, focus) {
 export function initSettings({ onChange }) {
   state.onChange = onChange;
   $("default-llm-form").addEventListener("submit", saveDefaultLlm);
+  $("default-llm-form").addEventListener("input", (event) => (event.currentTarget.dataset.edited = "true"));
   $("default-check").addEventListener("click", checkDefaultLlm);
   $("profile-form").addEventListener("submit", saveProfile);
   $("secret-form").addEventListener("submit", saveSecret);
