@@ -34,6 +34,7 @@ def create_conversation(
     risky or always); return the model name."""
     model = model or f"web-{uuid.uuid4().hex[:8]}"
     page.get_by_label("Ask me before running tools").select_option(approval)
+    page.get_by_label("LLM", exact=True).select_option("typed")  # not a stored default
     page.get_by_label("Model", exact=True).fill(f"openai/{model}")
     page.get_by_label("Base URL (optional)", exact=True).fill(fake_llm.base_url)
     page.get_by_label("LLM API key").fill("fake-key")

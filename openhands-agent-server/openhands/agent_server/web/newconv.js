@@ -15,6 +15,7 @@ const state = {
   mcp: {}, // stored MCP servers by name (sealed values as names only)
   unchecked: new Set(), // secrets the person unticked (kept unticked across reloads)
   onCreated: async () => {},
+  loads: 0, // how many reads were started: an older read answering late is dropped
 };
 
 function option(value, text) {
@@ -33,9 +34,12 @@ async function optional(path) {
 
 /** Read the stored default LLM, profiles, secrets and MCP servers into the form. */
 export async function loadChoices() {
+  state.loads += 1;
+  const load = state.loads;
   const [info, settings, profiles, secrets] = await Promise.all(
     ["/server_info", "/api/settings", "/api/profiles", "/api/settings/secrets"].map(optional),
   );
+  if (load !== state.loads) return;
   const form = $("create-form");
   const defaults = (info && info.llm_defaults) || {};
   if (defaults.model && !form.model.value) form.model.value = defaults.model;

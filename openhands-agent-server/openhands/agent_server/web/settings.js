@@ -104,14 +104,20 @@ function smallButton(text, label, onClick, className = "secondary small-button")
   return button;
 }
 
+function cell(label, text, className) {
+  const td = el("td", className, text);
+  td.dataset.label = label; // the column's name, shown beside the value on a narrow screen
+  return td;
+}
+
 function profileRow(profile, active) {
   const row = el("tr");
   row.dataset.name = profile.name;
   const name = el("th", null, profile.name);
   name.scope = "row";
   if (profile.name === active) name.append(" ", el("span", "badge tone-ok", "default"));
-  row.append(name, el("td", "mono", profile.model || ""), el("td", "mono", profile.base_url || "–"));
-  row.append(el("td", null, profile.api_key_set ? "stored" : "none"));
+  row.append(name, cell("Model", profile.model || "", "mono"), cell("Base URL", profile.base_url || "–", "mono"));
+  row.append(cell("Key", profile.api_key_set ? "stored" : "none"));
   const actions = el("td", "row-actions");
   const result = $("profile-result");
   actions.append(
