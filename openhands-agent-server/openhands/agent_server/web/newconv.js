@@ -151,7 +151,11 @@ async function create(skipCheck) {
       showResult(result, "Checking the model…", true);
       const answer = await checkModel(check);
       if (!answer.valid) {
-        showResult(result, answer.error.message, false);
+        // A stored LLM is fixed in the settings, not in this form.
+        const source = form.llm_source.value;
+        const where = source === "default" ? "The default LLM (Settings): "
+          : source.startsWith("profile:") ? `Profile ${source.slice("profile:".length)} (Settings): ` : "";
+        showResult(result, where + answer.error.message, false);
         $("create-anyway").hidden = false;
         return;
       }
