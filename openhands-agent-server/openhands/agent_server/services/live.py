@@ -273,6 +273,15 @@ class LiveConversation:
         """
         if self.between_runs:
             self.pubsub.want_state()
+            return
+        future = self._run_future
+        if self.execution_status != Status.RUNNING and future is not None and not future.done():
+            # The run has ended but its thread is still returning: send the frame once it
+            # has (a poll in that moment would otherwise get nothing).
+            loop = asyncio.get_running_loop()
+            future.add_done_callback(
+                lambda _done: loop.call_soon_threadsafe(self.pubsub.want_state)
+            )
 
     @property
     def between_runs(self) -> bool:
