@@ -91,12 +91,14 @@ def test_a_resumed_goal_asks_again_about_the_call_a_stop_left_waiting(
 def test_a_model_without_a_provider_is_named_before_anything_starts(
     demo: FakeOpenAIServer, workspace_dir: Path
 ) -> None:
-    goal = PtyProcess(demo, workspace_dir, "greet", env={"LLM_MODEL": "qwen2.5-coder"})
+    # (At an OpenAI-compatible base URL a bare name is sent as it is: no prefix needed there.)
+    env = {"LLM_MODEL": "qwen2.5-coder", "LLM_BASE_URL": ""}
+    goal = PtyProcess(demo, workspace_dir, "greet", env=env)
 
     code, screen = goal.finish()
 
     assert code == 2
-    assert "'openai/qwen2.5-coder'" in screen and demo.base_url in screen
+    assert "'openai/qwen2.5-coder'" in screen and "LLM_MODEL / --model" in screen
     assert "Traceback" not in screen and "litellm" not in screen.lower()
     assert _no_conversation(workspace_dir)
 

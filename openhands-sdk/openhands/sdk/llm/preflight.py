@@ -127,9 +127,14 @@ def check_llm(
 
 
 def _check_provider(llm: LLM, model_flag: str) -> None:
-    """A name without a provider prefix must be one litellm knows (`gpt-4o`), else no call
-    can be sent: say which name to give instead."""
+    """A name without a provider prefix must be one the calls can go to: sent by the native
+    transport (an OpenAI-compatible `base_url`, or an OpenAI model name) or one litellm knows
+    (`claude-...` is not), else no call can be sent: say which name to give instead."""
     if "/" in llm.model or llm.custom_llm_provider:
+        return
+    from openhands.sdk.llm.routing import uses_native_transport
+
+    if uses_native_transport(llm):
         return
     from openhands.sdk.llm._litellm import import_litellm
 
