@@ -166,6 +166,16 @@ class Approvals:
         self._approved = False
         return unmatched_actions(self._core.state.events)
 
+    def unanswered_wait(self) -> bool:
+        """Whether calls a pause (or a crash) left without an answer must wait for approval
+        again: a stop while they waited answers nothing, so the next run asks about them
+        instead of letting the agent move on (the calls are not lost, and nothing runs
+        unapproved)."""
+        if self._approved:
+            return False
+        calls = unmatched_actions(self._core.state.events)
+        return bool(calls) and self.needs_approval(calls)
+
     def needs_approval(self, actions: list[ActionEvent]) -> bool:
         """Whether this reply's `actions` must wait for approval."""
         state = self._core.state

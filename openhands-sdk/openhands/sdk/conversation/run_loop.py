@@ -236,6 +236,8 @@ class RunLoop:
         state = self._core.state
         if self._steps == 0 and self._client_calls.pending:
             return _RunOutcome(Status.PAUSED)  # a client tool call still waits for its answer
+        if self._steps == 0 and self._approvals.unanswered_wait():
+            return _RunOutcome(Status.WAITING_FOR_CONFIRMATION)
         while True:
             if self._interrupted.is_set():
                 return _RunOutcome(Status.PAUSED, interrupted=True)
