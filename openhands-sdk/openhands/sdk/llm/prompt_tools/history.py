@@ -1,7 +1,7 @@
 """A conversation's messages rewritten for a model that reads tools from the prompt.
 
-- The tools section (`describe.tools_section`) is appended to the first system message (a
-  system message holding only it is put first when there is none).
+- The tools section (`describe.tools_section`) is added to the first system message as its
+  last text part (a system message holding only it is put first when there is none).
 - An assistant message's tool calls become text after its own: each call in tag form.
 - A tool result becomes a user message starting with `EXECUTION RESULT of [name]:` (its
   images kept, so a vision model still sees a screenshot).
@@ -44,10 +44,12 @@ def to_prompt_messages(messages: Sequence[Message], tools_text: str) -> list[Mes
 
 
 def _with_tools_section(message: Message, tools_text: str) -> Message:
-    text = message.text
-    joined = f"{text.rstrip()}\n\n{tools_text}" if text.strip() else tools_text.lstrip()
-    images = [part for part in message.content if isinstance(part, ImageContent)]
-    return message.model_copy(update={"content": [TextContent(text=joined), *images]})
+    """The system message with the tools section as its last text part (its own parts, e.g.
+    the static prompt and the per-conversation context, stay as they were)."""
+    if not message.text.strip():
+        return message.model_copy(update={"content": [TextContent(text=tools_text.lstrip())]})
+    section = TextContent(text="\n" + tools_text.lstrip())
+    return message.model_copy(update={"content": [*message.content, section]})
 
 
 def _calls_as_text(message: Message) -> Message:
