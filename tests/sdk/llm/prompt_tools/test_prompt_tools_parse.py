@@ -200,3 +200,17 @@ def test_each_call_gets_its_own_id() -> None:
     first, second = parse_reply(text, TOOLS).calls
 
     assert first.id != second.id
+
+
+def test_calls_mentioned_while_reasoning_are_not_run() -> None:
+    reply = parse_reply(
+        "<think>Maybe <function=terminal><parameter=command>rm -rf x</parameter></function>? "
+        "No, just look.</think>\n<function=terminal><parameter=command>ls</parameter></function>",
+        TOOLS,
+    )
+
+    assert [(c.name, json.loads(c.arguments)) for c in reply.calls] == [
+        ("terminal", {"command": "ls"})
+    ]
+    assert "rm -rf" in reply.text  # the reasoning stays the reply's text
+    assert parse_reply("<think>use <function=terminal></think>I am done.", TOOLS).calls == []

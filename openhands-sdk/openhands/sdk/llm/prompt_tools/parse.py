@@ -11,7 +11,8 @@ What is accepted, beyond the format the prompt teaches (`grammar.py`):
   output limit (an unclosed last parameter ends where the call ends);
 - several calls in one reply, run in order, except calls written after an imagined
   `EXECUTION RESULT` (the model was guessing a result; what follows is dropped);
-- wrappers some models add: `<tool_call>` around a call, `</think>` right before it;
+- wrappers some models add: `<tool_call>` around a call, `</think>` right before it (calls
+  are only looked for after a `</think>`: the reasoning before it may mention calls);
 - `<parameter=name=value</parameter>`, a slip some models make;
 - legacy tool names (`bash`, `execute_bash` -> `terminal`; `str_replace_editor` ->
   `file_editor`) when only the new name is offered;
@@ -50,7 +51,8 @@ _PARAMETER = re.compile(r"<parameter=([^>\n]*)>")
 _SLIPPED_PARAMETER = re.compile(r"<parameter=([A-Za-z0-9_]+)=([^<>\n]*)</parameter>")
 _HERMES = re.compile(r"<tool_call>\s*(\{.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _HERMES_NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
-_WRAPPERS = ("<tool_call>", "</think>")
+THINK_CLOSE = "</think>"
+_WRAPPERS = ("<tool_call>", THINK_CLOSE)
 
 
 class ParsedReply:
@@ -66,9 +68,12 @@ class ParsedReply:
 def parse_reply(text: str, tools: Sequence[dict[str, Any]]) -> ParsedReply:
     """The text and the tool calls of a reply (see the module)."""
     schemas = _schemas(tools)
-    start = text.find(FUNCTION_OPEN)
+    # A reasoning model's <think> block may mention calls it then decides against.
+    reasoning_end = text.rfind(THINK_CLOSE)
+    offset = reasoning_end + len(THINK_CLOSE) if reasoning_end >= 0 else 0
+    start = text.find(FUNCTION_OPEN, offset)
     if start < 0:
-        return _parse_hermes(text, schemas)
+        return _parse_hermes(text, offset, schemas)
     calls: list[MessageToolCall] = []
     position = start
     while position >= 0:
@@ -196,8 +201,8 @@ def _schemas(tools: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _parse_hermes(text: str, schemas: dict[str, dict[str, Any]]) -> ParsedReply:
-    matches = list(_HERMES.finditer(text))
+def _parse_hermes(text: str, offset: int, schemas: dict[str, dict[str, Any]]) -> ParsedReply:
+    matches = list(_HERMES.finditer(text, offset))
     if not matches:
         return ParsedReply(text.strip(), [])
     calls: list[MessageToolCall] = []
