@@ -116,9 +116,7 @@ def hint_tools_refused(error: LLMBadRequestError) -> LLMBadRequestError:
         return error
     if "native_tool_calling" in text:
         return error
-    hinted = type(error)(text + TOOLS_REFUSED_HINT, model=error.model)
-    hinted.__cause__ = error.__cause__
-    return hinted
+    return type(error)(text + TOOLS_REFUSED_HINT, model=error.model)
 
 
 __all__ = [
