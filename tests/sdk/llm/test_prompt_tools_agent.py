@@ -26,6 +26,7 @@ from openhands.sdk import (
 )
 from openhands.sdk.conversation.goal import run_goal
 from openhands.sdk.llm import LLM
+from openhands.sdk.security import ConfirmRisky, LLMSecurityAnalyzer, SecurityRisk
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from pydantic import SecretStr
 
@@ -73,6 +74,14 @@ def agent_on(server: FakeOpenAIServer, *, native: bool) -> Agent:
         num_retries=0,
     )
     return Agent(llm=llm, tools=[Tool(name="terminal"), Tool(name="file_editor")])
+
+
+def terminal_text(command: str, risk: str) -> str:
+    """A reply calling the terminal with a stated risk, cut by the stop word."""
+    return (
+        f"<function=terminal>\n<parameter=command>{command}</parameter>\n"
+        f"<parameter=security_risk>{risk}</parameter>\n"
+    )
 
 
 def run(server: FakeOpenAIServer, workspace: Path, *, native: bool) -> LocalConversation:
@@ -230,3 +239,55 @@ def test_a_goal_completes_on_a_model_without_tool_calling(
     agent_bodies = fake_model.requests_for("local-model")
     assert len(agent_bodies) == 3
     assert all("tools" not in body for body in fake_model.requests)
+
+
+def test_a_risk_stated_in_the_prompt_format_holds_the_call_for_approval_across_a_restart(
+    fake_model: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    workspace, persistence = tmp_path / "w", tmp_path / "conversations"
+    workspace.mkdir()
+    fake_model.script(
+        "local-model",
+        [
+            FakeReply.text(terminal_text("echo low > low.txt", "LOW")),
+            FakeReply.text(terminal_text("echo high > high.txt", "HIGH")),
+            FakeReply.text("Both files are written."),
+        ],
+    )
+    first = LocalConversation(
+        agent_on(fake_model, native=False), workspace, persistence_dir=persistence
+    )
+    first.set_security_analyzer(LLMSecurityAnalyzer())
+    first.set_confirmation_policy(ConfirmRisky(threshold=SecurityRisk.HIGH))
+    first.send_message("Write low.txt, then high.txt.")
+    first.run()
+    try:
+        assert first.state.execution_status == ConversationExecutionStatus.WAITING_FOR_CONFIRMATION
+        [pending] = first.pending_actions
+        assert (pending.tool_name, pending.security_risk) == ("terminal", "HIGH")
+        assert (workspace / "low.txt").exists() and not (workspace / "high.txt").exists()
+        conversation_id = first.id
+    finally:
+        first.close()
+    # The tools section asked for the risk, as native schemas do under an LLM analyzer.
+    assert (
+        "  - security_risk (string; optional; one of: LOW, MEDIUM, HIGH)"
+        in (fake_model.requests[0]["messages"][0]["content"])
+    )
+
+    again = LocalConversation(
+        agent_on(fake_model, native=False),
+        workspace,
+        persistence_dir=persistence,
+        conversation_id=conversation_id,
+    )
+    try:
+        again.run()  # approves the waiting call, then asks the model again
+        assert (workspace / "high.txt").read_text().strip() == "high"
+        assert again.state.execution_status == ConversationExecutionStatus.FINISHED
+    finally:
+        again.close()
+    last = fake_model.requests[-1]["messages"]
+    assert "tools" not in fake_model.requests[-1]
+    assert "<parameter=command>echo high > high.txt</parameter>" in last[-2]["content"]
+    assert last[-1]["content"].startswith("EXECUTION RESULT of [terminal]:")

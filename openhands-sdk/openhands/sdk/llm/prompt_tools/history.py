@@ -34,7 +34,7 @@ def to_prompt_messages(messages: Sequence[Message], tools_text: str) -> list[Mes
             converted = _result_as_user(message)
         else:
             converted = message
-        if out and converted.role == "user" and out[-1].role == "user" and _mergeable(out[-1]):
+        if out and converted.role == "user" and out[-1].role == "user":
             out[-1] = _merged(out[-1], converted)
         else:
             out.append(converted)
@@ -72,10 +72,6 @@ def _result_as_user(message: Message) -> Message:
     else:
         content.insert(0, TextContent(text=header))
     return Message(role="user", content=content)
-
-
-def _mergeable(message: Message) -> bool:
-    return not message.tool_calls and not message.tool_call_id
 
 
 def _merged(first: Message, second: Message) -> Message:
