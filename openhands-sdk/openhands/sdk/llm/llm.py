@@ -23,6 +23,7 @@ from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm._litellm import import_litellm as _import_litellm
 from openhands.sdk.llm.errors import (
     ENV_HELP,
+    LLMBadRequestError,
     LLMConfigurationError,
     LLMResponseError,
     LLMTransientError,
@@ -216,8 +217,9 @@ class LLM(BaseModel):
     )
     native_tool_calling: bool = Field(
         default=True,
-        description="Send tools natively. False (prompt-based tool calling) is not supported: "
-        "a completion with tools then fails with a clear error.",
+        description="Send tools natively. False: for models or servers without tool calling, "
+        "the tools are described in the system prompt and the calls read back from the reply's "
+        "text (chat completions; docs/llm.md).",
     )
     force_string_serializer: bool | None = Field(
         default=None, description="Send message content as one string (drops images)."
@@ -229,7 +231,9 @@ class LLM(BaseModel):
         default=None, description="Never send images, even to a vision model."
     )
     disable_stop_word: bool | None = Field(
-        default=False, description="Accepted for the reference SDK; no stop words are sent."
+        default=False,
+        description="With native_tool_calling=False, do not send the stop word that ends a reply "
+        "after its first call (for servers that refuse `stop`).",
     )
     caching_prompt: bool = Field(
         default=True, description="Mark prompt-cache breakpoints for models that need them."
@@ -524,13 +528,6 @@ class LLM(BaseModel):
                 "completion() needs at least one message, e.g. [Message(role='user', ...)]"
             )
         tool_dicts = openai_tool_dicts(tools, add_security_risk_prediction)
-        if tool_dicts and not self.native_tool_calling:
-            raise LLMConfigurationError(
-                f"LLM {self.model!r} has native_tool_calling=False, but prompt-based tool "
-                "calling is not supported: use a model with tool calling and leave "
-                "native_tool_calling=True.",
-                model=self.model,
-            )
         if self.auth_type != "api_key":
             raise LLMConfigurationError(
                 f"LLM {self.model!r}: auth_type={self.auth_type!r} is not supported; use "
@@ -546,7 +543,16 @@ class LLM(BaseModel):
         if kwargs:
             extra["params"] = kwargs
         try:
-            response = self._complete(messages, tool_dicts, use_stream, **extra)
+            response = self._complete_chat_or_prompt(messages, tool_dicts, use_stream, extra)
+        except LLMBadRequestError as error:
+            if not tool_dicts or not self.native_tool_calling:
+                raise
+            from openhands.sdk.llm.prompt_tools import hint_tools_refused
+
+            hinted = hint_tools_refused(error)
+            if hinted is error:
+                raise
+            raise hinted from error
         except (LLMTransientError, LLMResponseError) as error:
             fallback = self.fallback_strategy
             if fallback is None or not fallback.should_fallback(error):
@@ -576,6 +582,26 @@ class LLM(BaseModel):
         )
         response.metrics = self._metrics.get_snapshot()
         return response
+
+    def _complete_chat_or_prompt(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        stream: bool,
+        extra: dict[str, Any],
+    ) -> LLMResponse:
+        """`_complete`, with the tools moved into the prompt and the calls read back out of
+        the reply when `native_tool_calling` is off (`prompt_tools/`, loaded only then)."""
+        if not tools or self.native_tool_calling or self.uses_responses_api():
+            return self._complete(messages, tools, stream, **extra)
+        from openhands.sdk.llm.prompt_tools import PromptToolCalling
+
+        prompt = PromptToolCalling(self, tools)
+        extra = {**extra, "params": prompt.params(extra.get("params"))}
+        if extra["params"] is None:
+            del extra["params"]
+        response = self._complete(prompt.messages(messages), None, stream, **extra)
+        return prompt.read(response)
 
     def _context_window(self, response: LLMResponse) -> int:
         # litellm's figure only for real calls: a scripted reply must not import litellm.
