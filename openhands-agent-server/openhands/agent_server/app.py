@@ -48,6 +48,7 @@ from openhands.agent_server.goals.backend import configure_goal_backend
 from openhands.agent_server.litellm_preload import preload_litellm
 from openhands.agent_server.services.bash_events import BashEvents
 from openhands.agent_server.services.credentials import Credentials
+from openhands.agent_server.services.profile_store import ConversationProfiles
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.agent_server.services.sandboxing import start_sandbox, stop_sandbox
 from openhands.agent_server.services.sealed_credentials import SealedCredentials
@@ -177,7 +178,11 @@ async def _start(
         if credentials is None:
             credentials = SealedCredentials(config, box, defaults=settings.llm_defaults)
         conversations = ConversationRegistry(
-            config, pools, credentials, secrets=settings.conversation_secrets
+            config,
+            pools,
+            credentials,
+            secrets=settings.conversation_secrets,
+            profiles=ConversationProfiles(settings.profiles),
         )
         app.state.pools = pools
         app.state.conversations = conversations

@@ -42,6 +42,7 @@ from openhands.agent_server.services.workspace_claims import (
     keep_reason,
     workspace_of,
 )
+from openhands.sdk.contracts import ProfileSource
 from openhands.sdk.conversation import (
     ConversationConfig,
     ConversationExecutionStatus,
@@ -81,13 +82,17 @@ class ConversationRegistry:
         credentials: Credentials | None = None,
         *,
         secrets: ConversationSecrets | None = None,
+        profiles: ProfileSource | None = None,
     ) -> None:
-        """`secrets` keeps the secret sources conversations are created with (else: none)."""
+        """`secrets` keeps the secret sources conversations are created with (else: none);
+        `profiles` is where their LLM profiles are loaded (`switch_profile`, `ask_oracle`;
+        else the server user's `~/.openhands/profiles`)."""
         self.config = config
         self.pools = pools
         self.path = config.conversations_path
         self.credentials: Credentials = credentials or ServerDefaults(config)
         self.secrets = secrets
+        self.profiles = profiles
         self.catalog = Catalog()
         self._live: dict[uuid.UUID, LiveConversation] = {}
         self._opening: dict[uuid.UUID, asyncio.Future[LiveConversation]] = {}
@@ -224,7 +229,7 @@ class ConversationRegistry:
                 future.cancel()
             raise
         else:
-            self._live[conversation_id] = live
+            self._live[conversation_id] = self._hosted(live)
             self.catalog.opened(conversation_id)
             future.set_result(live)
             return live
@@ -347,7 +352,7 @@ class ConversationRegistry:
         self._creating[conversation_id] = future
         try:
             live = await self._create(conversation_id, request)
-            self._live[conversation_id] = live
+            self._live[conversation_id] = self._hosted(live)
             self.catalog.add(conversation_id, live.conversation.state.created_at)
             self._claims.claim(conversation_id, live.working_dir)
             future.set_result(None)
@@ -418,7 +423,9 @@ class ConversationRegistry:
         except BaseException:
             self.credentials.forget(fork_id)
             raise
-        self._live[fork_id] = LiveConversation(fork, self.pools, asyncio.get_running_loop())
+        self._live[fork_id] = self._hosted(
+            LiveConversation(fork, self.pools, asyncio.get_running_loop())
+        )
         self.catalog.add(fork_id, fork.state.created_at)
         self._claims.claim(fork_id, fork.workspace.working_dir)
         return fork_id
@@ -471,6 +478,12 @@ class ConversationRegistry:
                 sources = self.secrets.resolve(sources)
             conversation.update_secrets(sources)
         return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
+
+    def _hosted(self, live: LiveConversation) -> LiveConversation:
+        """`live`, its conversation given the server's own stores (where it loads profiles)."""
+        if self.profiles is not None:
+            live.conversation.profile_store = self.profiles
+        return live
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:
         """The working directory of a conversation created without a workspace."""
