@@ -2,7 +2,8 @@
 
 It keeps the listing order (newest first) of every conversation, the summary of each one
 that is not open (read at start-up through the SDK's persistence API: `base_state.json` and
-the log written after its snapshot, never the history) and the folders found damaged.
+the log written after its snapshot, never the history), the children of each parent (for
+`sub_conversation_ids`, without a scan) and the folders found damaged.
 Listings, searches and counts answer from it; the registry (`registry.py`) adds the open
 conversations, whose live state it asks instead.
 """
@@ -49,6 +50,8 @@ class Catalog:
         self._ids: dict[str, uuid.UUID] = {}
         self._summaries: dict[uuid.UUID, ConversationSummary] = {}
         self._goals: dict[uuid.UUID, GoalStatus | None] = {}
+        self._parents: dict[uuid.UUID, uuid.UUID] = {}  # child -> parent
+        self._children: dict[uuid.UUID, set[uuid.UUID]] = {}  # parent -> children
         self.broken: list[BrokenConversation] = []
 
     # -- membership -------------------------------------------------------------------------
@@ -58,8 +61,11 @@ class Catalog:
         conversation_id: uuid.UUID,
         created_at: datetime,
         summary: ConversationSummary | None = None,
+        *,
+        parent: uuid.UUID | None = None,
     ) -> None:
-        """Know a conversation (with its summary while it is not open)."""
+        """Know a conversation (with its summary while it is not open), a child of `parent`
+        (default: the summary's parent) if it has one."""
         if conversation_id not in self._keys:
             key = (created_at, conversation_id.hex)
             bisect.insort(self._order, key)
@@ -67,6 +73,10 @@ class Catalog:
             self._ids[conversation_id.hex] = conversation_id
         if summary is not None:
             self._summaries[conversation_id] = summary
+            parent = parent or summary.parent_conversation_id
+        if parent is not None and conversation_id not in self._parents:
+            self._parents[conversation_id] = parent
+            self._children.setdefault(parent, set()).add(conversation_id)
 
     def opened(self, conversation_id: uuid.UUID) -> None:
         """The conversation is open now: its live state answers instead of its summary."""
@@ -81,6 +91,13 @@ class Catalog:
             if index < len(self._order) and self._order[index] == key:
                 del self._order[index]
             self._ids.pop(conversation_id.hex, None)
+        parent = self._parents.pop(conversation_id, None)
+        if parent is not None:
+            siblings = self._children.get(parent)
+            if siblings is not None:
+                siblings.discard(conversation_id)
+                if not siblings:
+                    del self._children[parent]
         self.opened(conversation_id)
 
     def mark_broken(self, conversation_id: uuid.UUID, exc: BaseException) -> None:
@@ -93,6 +110,14 @@ class Catalog:
 
     def __len__(self) -> int:
         return len(self._order)
+
+    def children(self, conversation_id: uuid.UUID) -> list[uuid.UUID]:
+        """The conversations naming `conversation_id` as their parent, oldest first (a
+        deleted parent's children keep their link; they are not deleted with it)."""
+        found = self._children.get(conversation_id)
+        if not found:
+            return []
+        return sorted(found, key=lambda child: self._keys[child])
 
     def summary(self, conversation_id: uuid.UUID) -> ConversationSummary | None:
         """The summary of a conversation that is not open, else None."""
@@ -146,6 +171,7 @@ class Catalog:
             max_iterations=summary.max_iterations,
             hook_config=summary.hook_config,
             persistence_dir=summary.persistence_dir,
+            parent_conversation_id=summary.parent_conversation_id,
         )
 
     def _goal(self, summary: ConversationSummary) -> GoalStatus | None:

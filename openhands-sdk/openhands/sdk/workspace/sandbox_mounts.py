@@ -61,14 +61,25 @@ def mount_options(
 
 
 def planned_mounts(
-    own: str, *, others: list[str], writable: list[str], secret: list[str], private_tmp: bool
+    own: str,
+    *,
+    others: list[str],
+    writable: list[str],
+    secret: list[str],
+    private_tmp: bool,
+    readable: list[str] | None = None,
 ) -> list[tuple[str, str]]:
     """The folders and files the sandbox mounts over the read-only system, in mount order:
     (real path, "hidden" | "ro" | "rw"); with `private_tmp`, `/tmp` first as "hidden" (the
     sandbox's own /tmp shows nothing of this process's). For code that must see what a
     sandboxed process sees (`agent_files`)."""
     mounts = _mounts(
-        own, others=others, writable=writable, readable=[], secret=secret, tmp=private_tmp
+        own,
+        others=others,
+        writable=writable,
+        readable=readable or [],
+        secret=secret,
+        tmp=private_tmp,
     )
     return [("/tmp", "hidden"), *mounts] if private_tmp else mounts
 
