@@ -13,6 +13,7 @@ from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
 from openhands.agent_server.api.gateway import router as gateway
+from openhands.agent_server.api.git import routers as git
 from openhands.agent_server.api.goals import router as goals
 from openhands.agent_server.api.init import router as init
 from openhands.agent_server.api.profiles import router as profiles
@@ -33,5 +34,6 @@ ROUTERS: tuple[APIRouter, ...] = (
     profiles,
     init,
     gateway,
+    *git,
 )
 """Every router, in mounting order (sockets check the session key themselves)."""

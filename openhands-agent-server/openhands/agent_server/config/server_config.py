@@ -185,6 +185,19 @@ class ServerConfig(BaseSettings):
         description="Commands and outputs of /api/bash kept for bash_events/search (in "
         "memory, newest kept; a restart forgets them).",
     )
+    git_timeout_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        le=3600,
+        description="Longest a question of the git routes (/api/git/..., changes, diff, "
+        "commits) may take; it runs in the sandbox and is killed after this.",
+    )
+    github_api_url: str = Field(
+        default="https://api.github.com",
+        description="The GitHub API that GET /api/git/repositories/search asks (with the "
+        "stored secret github_token, GITHUB_TOKEN, GH_TOKEN or github), e.g. a GitHub "
+        "Enterprise server's https://HOST/api/v3.",
+    )
     max_run_threads: int = Field(
         default=256,
         ge=1,

@@ -1,0 +1,387 @@
+"""The git questions of the git routes, answered INSIDE the asking workspace's sandbox.
+
+Standard library only: `services/git_reader.py` runs it as `python -I -S git_script.py
+REQUEST_JSON` through the sandbox of the workspace concerned, so whatever a repository's
+configuration makes git run (an fsmonitor, a filter, a diff driver, a hook) runs at most with
+the agent's own power, never in the server's process. Each git call also neutralises every
+such setting this script knows of (see `NEUTRAL`), and no transport may be used (no network).
+
+The request is `{"op": ..., ...}`; the answer, one JSON line on stdout, is `{"ok": value}` or
+`{"error": {"kind": "not_repo" | "path" | "command", "message": ...}}`.
+
+ops: `changes` (folder, ref), `diff` (file, ref), `commit_diff` (file, commit), `commits`
+(folder, limit), `commit_changes` (folder, commit).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+MAX_DIFF_BYTES = 1024 * 1024
+GIT_TIMEOUT = 30.0
+
+NEUTRAL = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "core.sshCommand=false",
+    "core.askPass=",
+    "core.editor=false",
+    "core.attributesFile=/dev/null",
+    "core.untrackedCache=false",
+    "credential.helper=",
+    "diff.external=",
+    "protocol.allow=never",
+    "log.showSignature=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "safe.directory=*",
+)
+"""Settings that make a read-only git call run something, turned off on every call."""
+
+
+class GitFailure(Exception):
+    """A question git cannot answer; `kind` says which answer the server gives."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def _environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "SSH_"))}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_ATTR_NOSYSTEM="1",
+        GIT_OPTIONAL_LOCKS="0",  # a read must not write the index (nor need to)
+        GIT_TERMINAL_PROMPT="0",
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_PAGER="cat",
+        PAGER="cat",
+        LC_ALL="C",
+    )
+    return env
+
+
+class Repo:
+    """git in one folder, with the neutral settings plus the repository's filters disabled."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.env = _environment()
+        self.settings = list(NEUTRAL)
+        self.settings += self._disabled_filters()
+
+    def run(self, *args: str, check: bool = True, raw: bool = False) -> str:
+        """git's stdout (stripped unless `raw`); GitFailure("command") when it fails."""
+        argv = ["git", "--no-pager"]
+        for setting in self.settings:
+            argv += ["-c", setting]
+        argv += list(args)
+        try:
+            done = subprocess.run(
+                argv,
+                cwd=self.folder,
+                env=self.env,
+                capture_output=True,
+                timeout=GIT_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired:
+            raise GitFailure("command", f"git {args[0]} took over {GIT_TIMEOUT:g} s") from None
+        except OSError as exc:
+            raise GitFailure("command", f"git cannot run: {exc}") from None
+        if check and done.returncode != 0:
+            stderr = done.stderr.decode(errors="replace").strip()
+            raise GitFailure("command", f"git {args[0]} failed: {stderr[-500:]}")
+        out = done.stdout.decode(errors="replace")
+        return out if raw else out.strip()
+
+    def probe(self, *args: str) -> str | None:
+        """git's stdout, or None when it fails."""
+        try:
+            return self.run(*args) or None
+        except GitFailure:
+            return None
+
+    def _disabled_filters(self) -> list[str]:
+        # A clean/smudge filter runs when git compares a work-tree file: find the repository's
+        # drivers (include files followed) and blank every command they name.
+        listed = self.probe_plain(
+            "config", "--includes", "--name-only", "--get-regexp", r"^filter\."
+        )
+        names = {line.rsplit(".", 1)[0] for line in (listed or "").splitlines() if line}
+        settings: list[str] = []
+        for name in sorted(names):
+            settings += [f"{name}.clean=", f"{name}.smudge=", f"{name}.process="]
+            settings.append(f"{name}.required=false")
+        return settings
+
+    def probe_plain(self, *args: str) -> str | None:
+        """A call before the filters are known (config reads run no filter)."""
+        argv = ["git", "--no-pager"]
+        for setting in NEUTRAL:
+            argv += ["-c", setting]
+        try:
+            done = subprocess.run(
+                [*argv, *args],
+                cwd=self.folder,
+                env=self.env,
+                capture_output=True,
+                timeout=GIT_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout.decode(errors="replace") if done.returncode == 0 else None
+
+
+def _repo(folder: str) -> Repo:
+    if not os.path.isdir(folder):
+        raise GitFailure("not_repo", f"{folder} is not a folder")
+    repo = Repo(folder)
+    if repo.probe("rev-parse", "--git-dir") is None:
+        raise GitFailure("not_repo", f"{folder} is not in a git repository")
+    return repo
+
+
+def _rev(repo: Repo, ref: str) -> str | None:
+    return repo.probe("rev-parse", "--verify", "--quiet", "--end-of-options", ref)
+
+
+def _base(repo: Repo, ref: str | None) -> str:
+    """The commit a change list compares with: `ref`, else the branch's display base."""
+    if ref is not None:
+        found = _rev(repo, f"{ref}^{{commit}}")
+        if found is not None:
+            return found
+        if ref == "HEAD":  # no commit yet on this branch: everything is new
+            return EMPTY_TREE
+        raise GitFailure("command", f"ref {ref!r} does not name a commit in this repository")
+    if repo.probe("rev-list", "-n", "1", "--all") is None:
+        return EMPTY_TREE
+    head = _rev(repo, "HEAD")
+    branch = repo.probe("symbolic-ref", "--quiet", "--short", "HEAD")
+    if branch is not None:
+        upstream = _rev(repo, f"refs/remotes/origin/{branch}")
+        if upstream is not None:
+            try:
+                clean = not repo.run("status", "--porcelain", "--untracked-files=no")
+            except GitFailure:
+                clean = False  # unknown: keep comparing with the upstream
+            if not (upstream == head and clean):
+                return upstream
+    default = repo.probe("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
+    if default is not None:
+        fork_point = repo.probe("merge-base", "HEAD", default)
+        return fork_point or _rev(repo, default) or head or EMPTY_TREE
+    for local in ("main", "master"):
+        tip = _rev(repo, f"refs/heads/{local}")
+        if tip is not None:
+            if local != branch and repo.probe("merge-base", "HEAD", tip) == tip:
+                return tip
+            break
+    return head or EMPTY_TREE
+
+
+def _name_status(output: str) -> list[list[str]]:
+    """`git diff --name-status -z` as [status, path] pairs (a rename: DELETED + ADDED)."""
+    fields = output.split("\0")
+    changes: list[list[str]] = []
+    at = 0
+    while at < len(fields) and fields[at]:
+        code = fields[at]
+        if code[0] in "RC":
+            old, new = fields[at + 1], fields[at + 2]
+            if code[0] == "R":
+                changes.append(["DELETED", old])
+            changes.append(["ADDED", new])
+            at += 3
+            continue
+        status = {"A": "ADDED", "D": "DELETED", "M": "UPDATED", "U": "UPDATED", "T": "UPDATED"}
+        changes.append([status.get(code[0], "UPDATED"), fields[at + 1]])
+        at += 2
+    return changes
+
+
+def _changes_in(folder: str, ref: str | None) -> list[list[str]]:
+    repo = _repo(folder)
+    base = _base(repo, ref)
+    changed = _name_status(repo.run("diff", "--name-status", "-z", "--relative", base, raw=True))
+    untracked = repo.probe("ls-files", "-z", "--others", "--exclude-standard") or ""
+    changed += [["ADDED", path] for path in untracked.split("\0") if path]
+    return changed
+
+
+def changes(folder: str, ref: str | None) -> list[list[str]]:
+    """What changed under `folder` (and in the repositories one level below it)."""
+    nested = (
+        sorted(
+            entry.name
+            for entry in os.scandir(folder)
+            if entry.is_dir(follow_symlinks=False)
+            and os.path.lexists(os.path.join(folder, entry.name, ".git"))
+        )
+        if os.path.isdir(folder)
+        else []
+    )
+    try:
+        found = _changes_in(folder, ref)
+    except GitFailure as failure:
+        if failure.kind != "not_repo" or not nested:
+            raise
+        found = []
+    found = [c for c in found if not any(_inside(c[1], name) for name in nested)]
+    for name in nested:
+        try:
+            inner = _changes_in(os.path.join(folder, name), ref)
+        except GitFailure:
+            continue
+        found += [[status, f"{name}/{path}"] for status, path in inner]
+    return sorted(found, key=lambda change: change[1])
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + "/")
+
+
+def _closest_repo(path: str) -> tuple[Repo, str]:
+    """The repository holding `path` (which may no longer exist) and its root."""
+    folder = os.path.dirname(path)
+    while not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    repo = _repo(folder)
+    root = repo.run("rev-parse", "--show-toplevel")
+    repo.folder = root
+    return repo, root
+
+
+def _blob(repo: Repo, rev: str, relative: str) -> str | None:
+    spec = f"{rev}:{relative}"
+    size = repo.probe("cat-file", "-s", "--end-of-options", spec)
+    if size is None:
+        return None
+    if int(size) > MAX_DIFF_BYTES:
+        raise GitFailure("path", f"{relative} is too large to diff ({size} bytes)")
+    return repo.run("cat-file", "blob", spec, raw=True)
+
+
+def _lines(text: str) -> str:
+    return "\n".join(text.splitlines())
+
+
+def diff(path: str, ref: str | None) -> dict[str, str]:
+    """`path` at the base (`original`) and on disk now (`modified`)."""
+    repo, root = _closest_repo(path)
+    relative = os.path.relpath(path, root)
+    if relative.startswith(".."):
+        raise GitFailure("path", f"{path} is not inside the repository at {root}")
+    original = _blob(repo, _base(repo, ref), relative)
+    if not os.path.lexists(path):
+        if original is None:
+            raise GitFailure("path", f"{path} does not exist")
+        return {"original": _lines(original), "modified": ""}
+    if not os.path.isfile(path):
+        raise GitFailure("path", f"{path} is not a file")
+    if os.path.getsize(path) > MAX_DIFF_BYTES:
+        raise GitFailure("path", f"{path} is too large to diff")
+    with open(path, "rb") as handle:
+        modified = handle.read().decode(errors="replace")
+    return {"original": _lines(original or ""), "modified": _lines(modified)}
+
+
+def _commit(repo: Repo, commit: str) -> str:
+    found = _rev(repo, f"{commit}^{{commit}}")
+    if found is None:
+        raise GitFailure("command", f"{commit!r} does not name a commit in this repository")
+    return found
+
+
+def commit_diff(path: str, commit: str) -> dict[str, str]:
+    """`path` at the commit's first parent (`original`) and at the commit (`modified`)."""
+    repo, root = _closest_repo(path)
+    relative = os.path.relpath(path, root)
+    if relative.startswith(".."):
+        raise GitFailure("path", f"{path} is not inside the repository at {root}")
+    sha = _commit(repo, commit)
+    parent = _rev(repo, f"{sha}^") or EMPTY_TREE
+    return {
+        "original": _blob(repo, parent, relative) or "",
+        "modified": _blob(repo, sha, relative) or "",
+    }
+
+
+def commits(folder: str, limit: int) -> dict[str, object]:
+    """The newest `limit` commits reachable from HEAD."""
+    repo = _repo(folder)
+    head = _rev(repo, "HEAD")
+    if head is None:
+        return {"commits": [], "has_more": False}
+    out = repo.run(
+        "log",
+        "--no-show-signature",
+        "--format=%H%x1f%h%x1f%an%x1f%aI%x1f%s%x1e",
+        "-n",
+        str(limit + 1),
+        head,
+    )
+    found = []
+    for record in out.split("\x1e"):
+        fields = record.strip("\n").split("\x1f")
+        if len(fields) == 5:
+            sha, short, author, stamp, subject = fields
+            found.append(
+                {
+                    "sha": sha,
+                    "short_sha": short,
+                    "subject": subject,
+                    "author": author,
+                    "timestamp": stamp,
+                }
+            )
+    return {"commits": found[:limit], "has_more": len(found) > limit}
+
+
+def commit_changes(folder: str, commit: str) -> list[list[str]]:
+    """The files `commit` changed compared with its first parent."""
+    repo = _repo(folder)
+    sha = _commit(repo, commit)
+    parent = _rev(repo, f"{sha}^") or EMPTY_TREE
+    return _name_status(repo.run("diff", "--name-status", "-z", parent, sha, raw=True))
+
+
+def answer(request: dict[str, object]) -> object:
+    """The answer to one request (see the module docstring)."""
+    op = request["op"]
+    if op == "changes":
+        return changes(str(request["path"]), request.get("ref"))  # type: ignore[arg-type]
+    if op == "diff":
+        return diff(str(request["path"]), request.get("ref"))  # type: ignore[arg-type]
+    if op == "commit_diff":
+        return commit_diff(str(request["path"]), str(request["commit"]))
+    if op == "commits":
+        return commits(str(request["path"]), int(request["limit"]))  # type: ignore[arg-type]
+    if op == "commit_changes":
+        return commit_changes(str(request["path"]), str(request["commit"]))
+    raise GitFailure("command", f"unknown op {op!r}")
+
+
+def main() -> None:
+    """Answer the request in argv[1] on stdout."""
+    try:
+        result: dict[str, object] = {"ok": answer(json.loads(sys.argv[1]))}
+    except GitFailure as failure:
+        result = {"error": {"kind": failure.kind, "message": failure.message}}
+    except OSError as exc:
+        result = {"error": {"kind": "path", "message": str(exc)}}
+    sys.stdout.write(json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    main()
