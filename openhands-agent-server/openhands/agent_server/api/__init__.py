@@ -7,7 +7,8 @@ plus one entry below.
 """
 
 from fastapi import APIRouter
-from openhands.agent_server.api.bash import router as bash
+from openhands.agent_server.api.bash import routers as bash
+from openhands.agent_server.api.bash_sockets import router as bash_sockets
 from openhands.agent_server.api.checkpoints import router as checkpoints
 from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
@@ -27,7 +28,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     goals,
     checkpoints,
     client_tools,
-    bash,
+    *bash,
+    bash_sockets,
     sockets,
     server,
     settings,

@@ -62,6 +62,11 @@ def _reader(request: Request) -> GitReader:
     return reader
 
 
+def _around(request: Request, path: str) -> Scope:
+    """A server-wide request's scope: its sandbox holds the whole repository around `path`."""
+    return scope_for(request, path, "path", repository=True)
+
+
 def _ref(ref: str | None) -> str | None:
     if ref is not None and (not ref.strip() or ref.startswith("-") or "\x00" in ref):
         raise InvalidRequestError(
@@ -99,7 +104,7 @@ async def _commit_changes(request: Request, scope: Scope, path: str, sha: str) -
 @server_router.get("/changes", response_model=list[GitChange], responses=ERRORS)
 async def git_changes(request: Request, path: RepoPath, ref: Ref = None) -> list[GitChange]:
     """The files changed under `path` (and in repositories one level below it)."""
-    return await _changes(request, scope_for(request, path, "path"), path, ref)
+    return await _changes(request, _around(request, path), path, ref)
 
 
 @server_router.get("/diff", response_model=GitDiff, responses=ERRORS)
@@ -107,19 +112,19 @@ async def git_diff(
     request: Request, path: FilePath, ref: Ref = None, commit: Commit = None
 ) -> GitDiff:
     """The file at the base (`original`) and now (`modified`), or as `commit` changed it."""
-    return await _diff(request, scope_for(request, path, "path"), path, ref, commit)
+    return await _diff(request, _around(request, path), path, ref, commit)
 
 
 @server_router.get("/commits", response_model=GitCommitsPage, responses=ERRORS)
 async def git_commits(request: Request, path: RepoPath, limit: Limit = 50) -> GitCommitsPage:
     """The newest commits reachable from HEAD, newest first."""
-    return await _commits(request, scope_for(request, path, "path"), path, limit)
+    return await _commits(request, _around(request, path), path, limit)
 
 
 @server_router.get("/commits/{sha}/changes", response_model=list[GitChange], responses=ERRORS)
 async def git_commit_changes(request: Request, sha: Sha, path: RepoPath) -> list[GitChange]:
     """The files one commit changed (against its first parent)."""
-    return await _commit_changes(request, scope_for(request, path, "path"), path, sha)
+    return await _commit_changes(request, _around(request, path), path, sha)
 
 
 @server_router.get(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fastapi import Request
 from openhands.agent_server.services.scopes import Scope, conversation_scope, server_scope
+from starlette.requests import HTTPConnection
 
 RUNTIME_PREFIX = "/api/conversations/{runtime_conversation_id}"
 """The prefix of the per-conversation forms."""
@@ -31,8 +32,13 @@ async def runtime_scope(runtime_conversation_id: uuid.UUID, request: Request) ->
     return conversation_scope(request.app.state.conversations, runtime_conversation_id)
 
 
-def scope_for(request: Request, path: str, field: str) -> Scope:
-    """The scope of a server-wide request about `path` (absolute; 403 if hidden)."""
+def scope_for(request: HTTPConnection, path: str, field: str, *, repository: bool = False) -> Scope:
+    """The scope of a server-wide request about `path` (absolute; 403 if hidden); with
+    `repository`, its sandbox holds the whole git repository around `path`."""
     return server_scope(
-        request.app.state.conversations, request.app.state.config, Path(path), field=field
+        request.app.state.conversations,
+        request.app.state.config,
+        Path(path),
+        field=field,
+        repository=repository,
     )

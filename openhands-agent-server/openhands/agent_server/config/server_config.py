@@ -185,6 +185,13 @@ class ServerConfig(BaseSettings):
         description="Commands and outputs of /api/bash kept for bash_events/search (in "
         "memory, newest kept; a restart forgets them).",
     )
+    bash_stream_seconds: float = Field(
+        default=0.25,
+        ge=0,
+        le=60,
+        description="How often the output of a running /api/bash command is published as a "
+        "BashOutput event without exit code (the reference's chunks); 0: only when it ends.",
+    )
     git_timeout_seconds: float = Field(
         default=60.0,
         gt=0,

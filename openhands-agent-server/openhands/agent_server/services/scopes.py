@@ -53,11 +53,18 @@ def conversation_scope(registry: ConversationRegistry, conversation_id: uuid.UUI
 
 
 def server_scope(
-    registry: ConversationRegistry, config: ServerConfig, path: Path, *, field: str
+    registry: ConversationRegistry,
+    config: ServerConfig,
+    path: Path,
+    *,
+    field: str,
+    repository: bool = False,
 ) -> Scope:
     """The scope of a server-wide request about `path` (absolute; see the module docstring).
 
-    ForbiddenError (403) for a path every agent's sandbox hides.
+    Outside every conversation the sandbox's workspace is `path` itself or, with
+    `repository`, the root of the git repository holding it. ForbiddenError (403) for a path
+    every agent's sandbox hides.
     """
     real = Path(os.path.realpath(path))
     owner = _owner(registry, real)
@@ -65,7 +72,7 @@ def server_scope(
         cid, folder = owner
         scope = Scope(folder, cid)
     else:
-        scope = Scope(_folder_of(real))
+        scope = Scope(_repository_of(real) if repository else real)
     # Judged with the workspace of its owner (or the server's default workspace): what the
     # sandbox hides from everyone (the server's own files) stays refused.
     judge = scope.workspace if owner is not None else config.workspace_path
@@ -76,22 +83,22 @@ def server_scope(
     return scope
 
 
-def within(scope: Scope, path: str, field: str) -> Path:
+def within(scope: Scope, path: str, field: str, *, location: str = "query") -> Path:
     """`path` as an absolute path the scope allows; InvalidRequestError naming `field` if not.
 
     Per-conversation scopes take only paths inside their workspace (links resolved), as the
     reference's runtime routes do.
     """
     if "\x00" in path:
-        raise InvalidRequestError("must not contain a NUL byte", ("query", field))
+        raise InvalidRequestError("must not contain a NUL byte", (location, field))
     given = Path(path)
     if not given.is_absolute():
-        raise InvalidRequestError("must be an absolute path", ("query", field))
+        raise InvalidRequestError("must be an absolute path", (location, field))
     if scope.confined:
         real = Path(os.path.realpath(given))
         if not real.is_relative_to(scope.workspace):
             raise InvalidRequestError(
-                f"must be inside the conversation workspace {scope.workspace}", ("query", field)
+                f"must be inside the conversation workspace {scope.workspace}", (location, field)
             )
     return given
 
@@ -99,16 +106,14 @@ def within(scope: Scope, path: str, field: str) -> Path:
 def _owner(registry: ConversationRegistry, path: Path) -> tuple[uuid.UUID, Path] | None:
     """The conversation whose working directory holds `path` (the deepest), if any."""
     best: tuple[uuid.UUID, Path] | None = None
-    for summary in registry.catalog.summaries():
-        if summary.id not in registry:
-            continue
-        folder = Path(os.path.realpath(summary.workspace.working_dir))
+    for cid, working_dir in registry.working_dirs().items():
+        folder = Path(os.path.realpath(working_dir))
         if path.is_relative_to(folder) and (best is None or len(folder.parts) > len(best[1].parts)):
-            best = (summary.id, folder)
+            best = (cid, folder)
     return best
 
 
-def _folder_of(path: Path) -> Path:
+def _repository_of(path: Path) -> Path:
     """The nearest existing folder at or above `path`, raised to the repository root that
     holds it (so git inside its sandbox sees the whole repository)."""
     folder = path
