@@ -7,6 +7,7 @@ plus one entry below.
 """
 
 from fastapi import APIRouter
+from openhands.agent_server.api.agent_parts import routers as agent_parts
 from openhands.agent_server.api.bash import routers as bash
 from openhands.agent_server.api.bash_sockets import router as bash_sockets
 from openhands.agent_server.api.checkpoints import router as checkpoints
@@ -17,9 +18,11 @@ from openhands.agent_server.api.gateway import router as gateway
 from openhands.agent_server.api.git import routers as git
 from openhands.agent_server.api.goals import router as goals
 from openhands.agent_server.api.init import router as init
+from openhands.agent_server.api.plugins import router as plugins
 from openhands.agent_server.api.profiles import router as profiles
 from openhands.agent_server.api.server import router as server
 from openhands.agent_server.api.settings import router as settings
+from openhands.agent_server.api.skills import router as skills
 from openhands.agent_server.api.sockets import router as sockets
 
 ROUTERS: tuple[APIRouter, ...] = (
@@ -37,5 +40,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     init,
     gateway,
     *git,
+    skills,
+    plugins,
+    *agent_parts,
 )
 """Every router, in mounting order (sockets check the session key themselves)."""

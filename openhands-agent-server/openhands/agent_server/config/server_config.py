@@ -192,6 +192,12 @@ class ServerConfig(BaseSettings):
         description="How often the output of a running /api/bash command is published as a "
         "BashOutput event without exit code (the reference's chunks); 0: only when it ends.",
     )
+    public_skills_source: str | None = Field(
+        default=None,
+        description="The public skills catalog of /api/skills (its skills, /catalog, "
+        "/marketplace, /sync) and /api/plugins/marketplace: a folder or a git URL (cloned "
+        "once, fetched again by POST /api/skills/sync). Unset: no public catalog.",
+    )
     git_timeout_seconds: float = Field(
         default=60.0,
         gt=0,
