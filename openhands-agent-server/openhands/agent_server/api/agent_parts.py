@@ -38,12 +38,12 @@ PROJECT_ERRORS = {**error_responses(), **FORBIDDEN}
 
 def _hidden(request: Request, project_dir: str | None) -> tuple[Path | None, Any]:
     """The project folder (checked) and the sandbox's test of what it hides."""
-    from openhands.sdk.workspace.sandbox import hidden_paths
+    from openhands.agent_server.services.scopes import hidden_test
 
     scope = project_scope(request, project_dir)
     if scope is None or project_dir is None:
         return None, lambda _path: False
-    return Path(project_dir), hidden_paths(scope.workspace)
+    return Path(project_dir), hidden_test(scope.workspace)
 
 
 @hooks_router.post("", response_model=HooksResponse, responses=PROJECT_ERRORS)

@@ -75,11 +75,11 @@ def installed_response(info: Any) -> InstalledPluginResponse:
 async def get_plugins(body: PluginsRequest, request: Request) -> PluginsResponse:
     """The plugins available here: the user's (installed ones included) and the project's."""
     from openhands.agent_server.services.plugins_catalog import available, contents
-    from openhands.sdk.workspace.sandbox import hidden_paths
+    from openhands.agent_server.services.scopes import hidden_test
 
     scope = project_scope(request, body.project_dir if body.load_project else None)
     folder = FsPath(body.project_dir) if scope is not None and body.project_dir else None
-    hidden = hidden_paths(scope.workspace) if scope is not None else (lambda _path: False)
+    hidden = hidden_test(scope.workspace) if scope is not None else (lambda _path: False)
 
     def read() -> list[PluginInfo]:
         found = available(load_user=body.load_user, project_dir=folder, hidden=hidden)

@@ -98,12 +98,12 @@ def check_source(request: Request, source: str) -> None:
 async def get_skills(body: SkillsRequest, request: Request) -> SkillsResponse:
     """Gather the skills of every source asked for; a later source wins a name: sandbox <
     public < user < organization < project."""
+    from openhands.agent_server.services.scopes import hidden_test
     from openhands.agent_server.services.skills_catalog import gather, skill_info
-    from openhands.sdk.workspace.sandbox import hidden_paths
 
     scope = project_scope(request, body.project_dir)
     folder = None if body.project_dir is None else FsPath(body.project_dir)
-    hidden = hidden_paths(scope.workspace) if scope is not None else (lambda _path: False)
+    hidden = hidden_test(scope.workspace) if scope is not None else (lambda _path: False)
     catalog = public_catalog(request)
     skills, sources = await blocking(request, gather, body, catalog, folder, hidden)
     return SkillsResponse(skills=[skill_info(s) for s in skills], sources=sources)

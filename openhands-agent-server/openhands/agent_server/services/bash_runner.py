@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from openhands.sdk.wire import BashOutput
-from openhands.sdk.workspace import LocalWorkspace
 from openhands.sdk.workspace.agent_env import agent_environment
+from openhands.sdk.workspace.agent_files import agent_files
 from openhands.sdk.workspace.processes import guarded_process_group, kill_process_group
 from openhands.sdk.workspace.sandbox import SandboxUnavailableError
 from openhands.sdk.workspace.sandbox_popen import sandbox_popen
@@ -96,7 +96,8 @@ class RunningCommand:
     # -- internals ----------------------------------------------------------------------------
 
     def _run(self) -> BashOutput:
-        LocalWorkspace(working_dir=str(self.cwd)).ensure_exists()  # made if missing
+        # Made if missing, as the agent could: inside the writable folders of its sandbox.
+        agent_files(self.workspace).make_dirs(self.cwd)
         env = dict(agent_environment())
         env["PYTHONUNBUFFERED"] = "1"
         try:

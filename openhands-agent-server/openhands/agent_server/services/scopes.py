@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.errors import ForbiddenError, InvalidRequestError, NotFoundError
 from openhands.agent_server.services.registry import ConversationRegistry
-from openhands.sdk.workspace.sandbox import HiddenPathError, check_visible
+from openhands.sdk.workspace.file_errors import HiddenPathError
 
 
 @dataclass(frozen=True)
@@ -67,20 +68,38 @@ def server_scope(
     every agent's sandbox hides.
     """
     real = Path(os.path.realpath(path))
+    _refuse_server_files(real, field)
     owner = _owner(registry, real)
     if owner is not None:
         cid, folder = owner
         scope = Scope(folder, cid)
     else:
-        scope = Scope(_repository_of(real) if repository else real)
-    # Judged with the workspace of its owner (or the server's default workspace): what the
-    # sandbox hides from everyone (the server's own files) stays refused.
-    judge = scope.workspace if owner is not None else config.workspace_path
-    try:
-        check_visible(real, workspace=judge)
-    except HiddenPathError as exc:
-        raise ForbiddenError(f"{field}: {exc}") from None
+        scope = Scope(_repository_of(real) if repository else _existing(real))
+    if hidden_test(scope.workspace)(real):  # e.g. a secret inside the owner's workspace
+        raise ForbiddenError(
+            f"{field}: {path} is hidden from the agent: it belongs to the server or to "
+            "another conversation's workspace."
+        )
     return scope
+
+
+def hidden_test(workspace: Path) -> Callable[[str | Path], bool]:
+    """Whether the sandbox of `workspace` hides a path (links followed), as the agent's
+    own file tools see it (`agent_files`); made once per request."""
+    from openhands.sdk.workspace.agent_files import agent_files
+
+    files = agent_files(workspace)
+
+    def hidden(path: str | Path) -> bool:
+        try:
+            files.exists(path)
+        except HiddenPathError:
+            return True
+        except (OSError, ValueError):  # unreadable or malformed: not a hidden one
+            return False
+        return False
+
+    return hidden
 
 
 def within(scope: Scope, path: str, field: str, *, location: str = "query") -> Path:
@@ -103,6 +122,23 @@ def within(scope: Scope, path: str, field: str, *, location: str = "query") -> P
     return given
 
 
+def _refuse_server_files(real: Path, field: str) -> None:
+    """ForbiddenError for the server's own files (its conversations, key, settings), which
+    every sandbox hides: also when the path would be a sandbox's own workspace."""
+    from openhands.sdk.workspace.sandbox import sandbox_policy
+
+    policy = sandbox_policy()
+    if policy.mode == "off":
+        return  # no sandbox: the agent sees every file, and so do these routes
+    for hidden in policy.hidden:
+        secret = Path(os.path.realpath(hidden))
+        if real == secret or real.is_relative_to(secret):
+            raise ForbiddenError(
+                f"{field}: {real} belongs to the server (its conversations, key or settings), "
+                "which no agent may see."
+            )
+
+
 def _owner(registry: ConversationRegistry, path: Path) -> tuple[uuid.UUID, Path] | None:
     """The conversation whose working directory holds `path` (the deepest), if any."""
     best: tuple[uuid.UUID, Path] | None = None
@@ -111,6 +147,14 @@ def _owner(registry: ConversationRegistry, path: Path) -> tuple[uuid.UUID, Path]
         if path.is_relative_to(folder) and (best is None or len(folder.parts) > len(best[1].parts)):
             best = (cid, folder)
     return best
+
+
+def _existing(path: Path) -> Path:
+    """The nearest existing folder at or above `path` (a folder to be made lies inside it)."""
+    folder = path
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    return folder
 
 
 def _repository_of(path: Path) -> Path:

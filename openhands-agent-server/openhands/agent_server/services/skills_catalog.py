@@ -216,7 +216,7 @@ def org_skills(configs: list[OrgConfig]) -> list[Skill]:
 
 
 def visible_skills(skills: list[Skill], hidden: Callable[[str | Path], bool]) -> list[Skill]:
-    """`skills` without those whose file the sandbox hides (`hidden` is `hidden_paths`)."""
+    """`skills` without those whose file the sandbox hides (`hidden` is `scopes.hidden_test`)."""
     return [s for s in skills if s.source is None or not hidden(s.source)]
 
 
