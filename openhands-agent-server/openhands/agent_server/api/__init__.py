@@ -14,6 +14,7 @@ from openhands.agent_server.api.checkpoints import router as checkpoints
 from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
+from openhands.agent_server.api.files import routers as files
 from openhands.agent_server.api.gateway import router as gateway
 from openhands.agent_server.api.git import routers as git
 from openhands.agent_server.api.goals import router as goals
@@ -43,5 +44,6 @@ ROUTERS: tuple[APIRouter, ...] = (
     skills,
     plugins,
     *agent_parts,
+    *files,
 )
 """Every router, in mounting order (sockets check the session key themselves)."""

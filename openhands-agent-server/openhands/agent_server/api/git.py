@@ -51,7 +51,8 @@ Sha = Annotated[str, Path(pattern=SHA, description="The commit (hex).")]
 RuntimeScope = Annotated[Scope, Depends(runtime_scope)]
 
 
-def _reader(request: Request) -> GitReader:
+def git_reader(request: Request) -> GitReader:
+    """The server's `GitReader` (made on first use)."""
     reader = getattr(request.app.state, "git_reader", None)
     if reader is None:
         from openhands.agent_server.services.git_reader import GitReader
@@ -76,7 +77,7 @@ def _ref(ref: str | None) -> str | None:
 
 
 async def _changes(request: Request, scope: Scope, path: str, ref: str | None) -> list[GitChange]:
-    return await _reader(request).changes(scope, within(scope, path, "path"), _ref(ref))
+    return await git_reader(request).changes(scope, within(scope, path, "path"), _ref(ref))
 
 
 async def _diff(
@@ -86,16 +87,16 @@ async def _diff(
         raise BadRequestError("'ref' and 'commit' are mutually exclusive; give one of them")
     file = within(scope, path, "path")
     if commit is not None:
-        return await _reader(request).commit_diff(scope, file, commit)
-    return await _reader(request).diff(scope, file, _ref(ref))
+        return await git_reader(request).commit_diff(scope, file, commit)
+    return await git_reader(request).diff(scope, file, _ref(ref))
 
 
 async def _commits(request: Request, scope: Scope, path: str, limit: int) -> GitCommitsPage:
-    return await _reader(request).commits(scope, within(scope, path, "path"), limit)
+    return await git_reader(request).commits(scope, within(scope, path, "path"), limit)
 
 
 async def _commit_changes(request: Request, scope: Scope, path: str, sha: str) -> list[GitChange]:
-    return await _reader(request).commit_changes(scope, within(scope, path, "path"), sha)
+    return await git_reader(request).commit_changes(scope, within(scope, path, "path"), sha)
 
 
 # -- server-wide ------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,10 @@ from openhands.agent_server.blocking import BlockingPool
 from openhands.agent_server.errors import BadRequestError, ServerError
 from openhands.agent_server.services.scopes import Scope
 from openhands.sdk.wire.git import GitChange, GitCommitsPage, GitDiff
+from openhands.sdk.workspace.agent_env import agent_environment
+from openhands.sdk.workspace.processes import guarded_process_group, kill_process_group
+from openhands.sdk.workspace.sandbox import SandboxUnavailableError
+from openhands.sdk.workspace.sandbox_popen import sandbox_popen
 from openhands.sdk.workspace.shell import run_shell
 
 SCRIPT = Path(__file__).with_name("git_script.py")
@@ -73,6 +78,55 @@ class GitReader:
         found = await self._ask(scope, path, request)
         return [] if found is None else [GitChange(status=s, path=p) for s, p in found]
 
+    async def repo_info(self, scope: Scope, path: Path) -> dict[str, str]:
+        """The repository at `path`: root, origin's URL, branch, HEAD ({} for no repository)."""
+        found = await self._ask(scope, path, {"op": "repo_info", "path": str(path)})
+        return found or {}
+
+    async def delta(
+        self, scope: Scope, path: Path, base_ref: str | None, excludes: list[str], output: Path
+    ) -> str:
+        """Write the work tree's changes under `path` as a binary patch to `output`; the base
+        commit ("" for the empty tree). BadRequestError when `path` is no repository."""
+        request = {"op": "delta", "path": str(path), "base_ref": base_ref, "excludes": excludes}
+        found = await self._pool.run(self._to_file, scope, path, request, output)
+        if found is None:
+            raise BadRequestError(f"Not a git repository: {path}")
+        return found
+
+    def _to_file(self, scope: Scope, near: Path, request: dict[str, Any], output: Path) -> Any:
+        """Run the script with its stdout in `output`; its answer is on stderr's last line."""
+        argv = [sys.executable, "-I", "-S", str(SCRIPT), json.dumps(request)]
+        with open(output, "wb") as sink:
+            try:
+                started = sandbox_popen(
+                    argv,
+                    workspace=scope.workspace,
+                    cwd=_existing_folder(near, scope.workspace),
+                    stdin=subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=subprocess.PIPE,
+                    env=agent_environment(),
+                    start_new_session=True,
+                )
+            except (OSError, ValueError, SandboxUnavailableError) as exc:
+                raise GitUnavailableError(f"git could not be started: {exc}") from None
+            process = started.process
+            try:
+                with guarded_process_group(process.pid):
+                    try:
+                        _, err = process.communicate(timeout=self._timeout * 10)
+                    except subprocess.TimeoutExpired:
+                        kill_process_group(process.pid)
+                        process.communicate()
+                        raise BadRequestError(
+                            f"git took longer than {self._timeout * 10:g} s to make the patch"
+                        ) from None
+            finally:
+                started.release()
+        lines = err.decode(errors="replace").strip().splitlines()
+        return self._answer(lines, request, process.returncode, "")
+
     async def _ask(self, scope: Scope, near: Path, request: dict[str, Any]) -> Any:
         """The script's answer; None for "not a repository"; BadRequestError for the rest."""
         return await self._pool.run(self._run, scope, near, request)
@@ -92,14 +146,18 @@ class GitReader:
         if result.timed_out:
             raise BadRequestError(f"git took longer than {self._timeout:g} s; try a smaller folder")
         lines = result.output.strip().splitlines()
+        return self._answer(lines, request, result.exit_code, result.stderr or result.output)
+
+    def _answer(self, lines: list[str], request: dict[str, Any], code: int, said: str) -> Any:
+        """The script's answer line read; None for "not a repository"."""
         try:
             answer = json.loads(lines[-1]) if lines else None
         except json.JSONDecodeError:
             answer = None
         if not isinstance(answer, dict):
             raise GitUnavailableError(
-                f"git could not be run for {request['path']} (exit {result.exit_code}): "
-                f"{(result.stderr or result.output).strip()[-300:]}"
+                f"git could not be run for {request['path']} (exit {code}): "
+                f"{(said or chr(10).join(lines)).strip()[-300:]}"
             )
         if "ok" in answer:
             return answer["ok"]

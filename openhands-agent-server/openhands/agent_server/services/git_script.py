@@ -10,15 +10,19 @@ The request is `{"op": ..., ...}`; the answer, one JSON line on stdout, is `{"ok
 `{"error": {"kind": "not_repo" | "path" | "command", "message": ...}}`.
 
 ops: `changes` (folder, ref), `diff` (file, ref), `commit_diff` (file, commit), `commits`
-(folder, limit), `commit_changes` (folder, commit).
+(folder, limit), `commit_changes` (folder, commit), `repo_info` (folder), and `delta`
+(folder, base_ref, excludes): the work tree as a binary patch against its base, written to
+stdout while the answer (the base commit) goes to stderr's last line.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 MAX_DIFF_BYTES = 1024 * 1024
@@ -356,6 +360,102 @@ def commit_changes(folder: str, commit: str) -> list[list[str]]:
     return _name_status(repo.run("diff", "--name-status", "-z", parent, sha, raw=True))
 
 
+def _export_base(repo: Repo, ref: str | None) -> str:
+    """What a patch applies to: `ref`, else HEAD when detached, else the branch's upstream,
+    origin's default branch (or the fork point from it), else the empty tree."""
+    if ref is not None:
+        found = _rev(repo, f"{ref}^{{commit}}")
+        if found is None:
+            raise GitFailure("command", f"base_ref {ref!r} could not be resolved")
+        return found
+    head = _rev(repo, "HEAD")
+    if head is None:
+        return EMPTY_TREE
+    branch = repo.probe("symbolic-ref", "--quiet", "--short", "HEAD")
+    if branch is None:
+        return head  # a pinned checkout: the patch applies to the commit itself
+    upstream = _rev(repo, f"refs/remotes/origin/{branch}")
+    if upstream is not None:
+        return upstream
+    default = repo.probe("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
+    if default is not None:
+        return repo.probe("merge-base", "HEAD", default) or _rev(repo, default) or EMPTY_TREE
+    return EMPTY_TREE
+
+
+def _pathspecs(excludes: list[str]) -> list[str]:
+    """The excludes as git pathspecs (gitignore-like, as the tar.gz applies them)."""
+    specs: list[str] = []
+    for raw in excludes:
+        only_dirs = raw.endswith("/")
+        pattern = raw.rstrip("/")
+        if not pattern:
+            continue
+        prefix = "" if "/" in pattern else "**/"
+        if not only_dirs:
+            specs.append(f":(glob,exclude){prefix}{pattern}")
+        specs.append(f":(glob,exclude){prefix}{pattern}/**")
+    return specs
+
+
+def delta(folder: str, base_ref: str | None, excludes: list[str]) -> str:
+    """Write the work tree's changes against the base to stdout; the base commit ("" for
+    the empty tree). A scratch index is used: the repository's own is never touched."""
+    repo = _repo(folder)
+    base = _export_base(repo, base_ref)
+    scratch = tempfile.mkdtemp(prefix="oh-delta-")
+    try:
+        repo.env["GIT_INDEX_FILE"] = os.path.join(scratch, "index")
+        specs = _pathspecs(excludes)
+        repo.run("read-tree", base)
+        repo.run("add", "-A", "--", ".", *specs)
+        argv = ["git", "--no-pager"]
+        for setting in repo.settings:
+            argv += ["-c", setting]
+        sys.stdout.flush()
+        done = subprocess.run(
+            [
+                *argv,
+                "diff",
+                "--binary",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--cached",
+                base,
+                "--",
+                ".",
+                *specs,
+            ],
+            cwd=repo.folder,
+            env=repo.env,
+            stdout=sys.stdout.fileno(),
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            timeout=GIT_TIMEOUT * 10,
+        )
+        if done.returncode != 0:
+            raise GitFailure("command", done.stderr.decode(errors="replace").strip()[-500:])
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return "" if base == EMPTY_TREE else base
+
+
+def repo_info(folder: str) -> dict[str, str]:
+    """The repository's identity: its root, origin's URL, branch and HEAD (what exists)."""
+    repo = _repo(folder)
+    found = {"root": repo.run("rev-parse", "--show-toplevel")}
+    remote = repo.probe("remote", "get-url", "origin")
+    head = _rev(repo, "HEAD")
+    branch = repo.probe("rev-parse", "--abbrev-ref", "HEAD")
+    if remote:
+        found["remote"] = remote
+    if head:
+        found["head"] = head
+    if branch:
+        found["branch"] = "DETACHED" if branch == "HEAD" else branch
+    return found
+
+
 def answer(request: dict[str, object]) -> object:
     """The answer to one request (see the module docstring)."""
     op = request["op"]
@@ -369,18 +469,26 @@ def answer(request: dict[str, object]) -> object:
         return commits(str(request["path"]), int(request["limit"]))  # type: ignore[arg-type]
     if op == "commit_changes":
         return commit_changes(str(request["path"]), str(request["commit"]))
+    if op == "repo_info":
+        return repo_info(str(request["path"]))
+    if op == "delta":
+        excludes = [str(item) for item in request.get("excludes") or []]  # type: ignore[union-attr]
+        return delta(str(request["path"]), request.get("base_ref"), excludes)  # type: ignore[arg-type]
     raise GitFailure("command", f"unknown op {op!r}")
 
 
 def main() -> None:
-    """Answer the request in argv[1] on stdout."""
+    """Answer the request in argv[1] on stdout (on stderr for `delta`, whose stdout is the
+    patch)."""
+    request = json.loads(sys.argv[1])
     try:
-        result: dict[str, object] = {"ok": answer(json.loads(sys.argv[1]))}
+        result: dict[str, object] = {"ok": answer(request)}
     except GitFailure as failure:
         result = {"error": {"kind": failure.kind, "message": failure.message}}
     except OSError as exc:
         result = {"error": {"kind": "path", "message": str(exc)}}
-    sys.stdout.write(json.dumps(result) + "\n")
+    out = sys.stderr if request.get("op") == "delta" else sys.stdout
+    out.write(json.dumps(result) + "\n")
 
 
 if __name__ == "__main__":
