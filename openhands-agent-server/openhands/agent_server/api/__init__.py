@@ -7,16 +7,16 @@ plus one entry below.
 """
 
 from fastapi import APIRouter
-from openhands.agent_server.api.agent_parts import routers as agent_parts
-from openhands.agent_server.api.bash import routers as bash
+from openhands.agent_server.api.agent_parts import router as agent_parts
+from openhands.agent_server.api.bash import router as bash
 from openhands.agent_server.api.bash_sockets import router as bash_sockets
 from openhands.agent_server.api.checkpoints import router as checkpoints
 from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
-from openhands.agent_server.api.files import routers as files
+from openhands.agent_server.api.files import router as files
 from openhands.agent_server.api.gateway import router as gateway
-from openhands.agent_server.api.git import routers as git
+from openhands.agent_server.api.git import router as git
 from openhands.agent_server.api.goals import router as goals
 from openhands.agent_server.api.init import router as init
 from openhands.agent_server.api.plugins import router as plugins
@@ -32,7 +32,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     goals,
     checkpoints,
     client_tools,
-    *bash,
+    bash,
     bash_sockets,
     sockets,
     server,
@@ -40,10 +40,10 @@ ROUTERS: tuple[APIRouter, ...] = (
     profiles,
     init,
     gateway,
-    *git,
+    git,
     skills,
     plugins,
-    *agent_parts,
-    *files,
+    agent_parts,
+    files,
 )
 """Every router, in mounting order (sockets check the session key themselves)."""

@@ -15,8 +15,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from openhands.agent_server.api.models import error_responses
 from openhands.agent_server.api.routing import CheckedRoute
-from openhands.agent_server.api.runtime import FORBIDDEN
-from openhands.agent_server.api.skills import blocking, project_scope
+from openhands.agent_server.api.runtime import (
+    FORBIDDEN,
+    blocking,
+    project_scope,
+)
 from openhands.sdk.wire.agent_parts import (
     HooksRequest,
     HooksResponse,
@@ -31,7 +34,6 @@ tools_router = APIRouter(prefix="/api/tools", tags=["tools"], route_class=Checke
 sub_agents_router = APIRouter(
     prefix="/api/sub-agents", tags=["sub-agents"], route_class=CheckedRoute
 )
-routers = (hooks_router, tools_router, sub_agents_router)
 
 PROJECT_ERRORS = {**error_responses(), **FORBIDDEN}
 
@@ -90,3 +92,10 @@ async def get_sub_agents(body: SubAgentsRequest, request: Request) -> SubAgentsR
         return [SubAgentInfo.from_definition(definition) for definition in found]
 
     return SubAgentsResponse(agents=await blocking(request, read))
+
+
+router = APIRouter()
+"""The hooks, tools and sub-agents routes."""
+router.include_router(hooks_router)
+router.include_router(tools_router)
+router.include_router(sub_agents_router)

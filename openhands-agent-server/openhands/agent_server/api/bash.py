@@ -40,14 +40,13 @@ from starlette.requests import HTTPConnection
 
 AnyBashEvent = BashCommand | BashOutput
 
-router = APIRouter(prefix="/api/bash", tags=["bash"], route_class=CheckedRoute)
+server_router = APIRouter(prefix="/api/bash", tags=["bash"], route_class=CheckedRoute)
 conversation_router = APIRouter(
     prefix=f"{RUNTIME_PREFIX}/bash",
     tags=["bash"],
     route_class=CheckedRoute,
     dependencies=[Depends(runtime_scope)],  # 422 for a malformed id, 404 for an unknown one
 )
-routers = (router, conversation_router)
 
 
 class ClearedBashEvents(BaseModel):
@@ -112,7 +111,7 @@ def _conversation_request(scope: Scope, body: ExecuteCommandRequest) -> ExecuteC
 # -- server-wide ------------------------------------------------------------------------------
 
 
-@router.post("/execute_bash_command", response_model=BashOutput, responses=RUN_ERRORS)
+@server_router.post("/execute_bash_command", response_model=BashOutput, responses=RUN_ERRORS)
 async def execute_bash_command(
     request: Request, body: ExecuteCommandRequest, commands: Commands
 ) -> BashOutput:
@@ -125,7 +124,7 @@ async def execute_bash_command(
     return await commands.execute(checked, workspace=workspace)
 
 
-@router.post("/start_bash_command", response_model=BashCommand, responses=RUN_ERRORS)
+@server_router.post("/start_bash_command", response_model=BashCommand, responses=RUN_ERRORS)
 async def start_bash_command(
     request: Request, body: ExecuteCommandRequest, commands: Commands
 ) -> BashCommand:
@@ -160,7 +159,9 @@ async def conversation_start_bash_command(
 # -- reading and stopping, the same for both --------------------------------------------------
 
 
-@router.get("/bash_events/search", response_model=BashEventPage, responses=error_responses(400))
+@server_router.get(
+    "/bash_events/search", response_model=BashEventPage, responses=error_responses(400)
+)
 @conversation_router.get(
     "/bash_events/search", response_model=BashEventPage, responses=error_responses(400, 404)
 )
@@ -190,7 +191,9 @@ async def search_bash_events(
     return Response(page.model_dump_json(), media_type="application/json")
 
 
-@router.get("/bash_events/", response_model=list[AnyBashEvent | None], responses=error_responses())
+@server_router.get(
+    "/bash_events/", response_model=list[AnyBashEvent | None], responses=error_responses()
+)
 @conversation_router.get(
     "/bash_events/", response_model=list[AnyBashEvent | None], responses=error_responses(404)
 )
@@ -204,7 +207,9 @@ async def batch_get_bash_events(
     return Response(body, media_type="application/json")
 
 
-@router.get("/bash_events/{event_id}", response_model=AnyBashEvent, responses=error_responses(404))
+@server_router.get(
+    "/bash_events/{event_id}", response_model=AnyBashEvent, responses=error_responses(404)
+)
 @conversation_router.get(
     "/bash_events/{event_id}", response_model=AnyBashEvent, responses=error_responses(404)
 )
@@ -214,7 +219,7 @@ async def get_bash_event(event_id: str, commands: Commands) -> Response:
     return Response(event.model_dump_json(), media_type="application/json")
 
 
-@router.delete("/bash_events", response_model=ClearedBashEvents, responses=error_responses())
+@server_router.delete("/bash_events", response_model=ClearedBashEvents, responses=error_responses())
 @conversation_router.delete(
     "/bash_events", response_model=ClearedBashEvents, responses=error_responses(404)
 )
@@ -223,7 +228,7 @@ async def clear_bash_events(commands: Commands) -> ClearedBashEvents:
     return ClearedBashEvents(cleared_count=commands.clear())
 
 
-@router.post(
+@server_router.post(
     "/bash_commands/{command_id}/stop", response_model=Success, responses=error_responses(404)
 )
 @conversation_router.post(
@@ -234,3 +239,9 @@ async def stop_bash_command(command_id: uuid.UUID, commands: Commands) -> Succes
     code); succeed for one that ended; 404 for one never run here."""
     await commands.stop(command_id)
     return Success()
+
+
+router = APIRouter()
+"""Every bash route: server-wide and per conversation."""
+router.include_router(server_router)
+router.include_router(conversation_router)

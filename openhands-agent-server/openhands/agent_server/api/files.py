@@ -15,16 +15,22 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, StreamingResponse
-from openhands.agent_server.api.git import git_reader
 from openhands.agent_server.api.models import error_responses
 from openhands.agent_server.api.routing import CheckedRoute
-from openhands.agent_server.api.runtime import FORBIDDEN, RUNTIME_PREFIX, runtime_scope, scope_for
+from openhands.agent_server.api.runtime import (
+    FORBIDDEN,
+    RUNTIME_PREFIX,
+    blocking,
+    git_reader,
+    runtime_scope,
+    scope_for,
+)
 from openhands.agent_server.errors import BadRequestError, NotFoundError
 from openhands.agent_server.services.scopes import Scope, conversation_scope, within
 from openhands.sdk.wire import Success
@@ -37,14 +43,13 @@ from openhands.sdk.wire.files import (
 )
 from starlette.background import BackgroundTask
 
-router = APIRouter(prefix="/api/file", tags=["files"], route_class=CheckedRoute)
+server_router = APIRouter(prefix="/api/file", tags=["files"], route_class=CheckedRoute)
 conversation_router = APIRouter(
     prefix=f"{RUNTIME_PREFIX}/file",
     tags=["files"],
     route_class=CheckedRoute,
     dependencies=[Depends(runtime_scope)],  # 422 for a malformed id, 404 for an unknown one
 )
-routers = (router, conversation_router)
 
 BYTES = {
     200: {
@@ -93,15 +98,11 @@ async def _repository_target(
 Named = Annotated[Target, Depends(_target)]
 
 
-async def _blocking(request: Request, fn: Any, *args: Any) -> Any:
-    return await request.app.state.pools.controls.run(fn, *args)
-
-
 def _attachment(name: str) -> str:
     return f"attachment; filename*=UTF-8''{quote(name)}"
 
 
-@router.post("/upload", response_model=FileUploadResult, responses=WRITE_ERRORS)
+@server_router.post("/upload", response_model=FileUploadResult, responses=WRITE_ERRORS)
 @conversation_router.post("/upload", response_model=FileUploadResult, responses=WRITE_ERRORS)
 async def upload_file(
     request: Request, target: Named, file: Annotated[UploadFile, File()]
@@ -110,11 +111,11 @@ async def upload_file(
     from openhands.agent_server.services.workspace_files import upload
 
     limit = request.app.state.config.max_body_bytes
-    size = await _blocking(request, upload, target.scope, target.path, file.file, limit)
+    size = await blocking(request, upload, target.scope, target.path, file.file, limit)
     return FileUploadResult(file_size=size)
 
 
-@router.get("/download", response_class=StreamingResponse, responses={**BYTES, **ERRORS})
+@server_router.get("/download", response_class=StreamingResponse, responses={**BYTES, **ERRORS})
 @conversation_router.get(
     "/download", response_class=StreamingResponse, responses={**BYTES, **ERRORS}
 )
@@ -122,7 +123,7 @@ async def download_file(request: Request, target: Named) -> StreamingResponse:
     """The bytes of the regular file at `path`."""
     from openhands.agent_server.services.workspace_files import open_download
 
-    opened = await _blocking(request, open_download, target.scope, target.path)
+    opened = await blocking(request, open_download, target.scope, target.path)
     headers = {"Content-Length": str(opened.size), "Content-Disposition": _attachment(opened.name)}
     return StreamingResponse(
         opened.chunks(),
@@ -132,17 +133,17 @@ async def download_file(request: Request, target: Named) -> StreamingResponse:
     )
 
 
-@router.post("/create_directory", response_model=Success, responses=ERRORS)
+@server_router.post("/create_directory", response_model=Success, responses=ERRORS)
 @conversation_router.post("/create_directory", response_model=Success, responses=ERRORS)
 async def create_directory(request: Request, target: Named) -> Success:
     """Make the folder at `path` and its missing parents (nothing if it exists)."""
     from openhands.agent_server.services.workspace_files import make_directory
 
-    await _blocking(request, make_directory, target.scope, target.path)
+    await blocking(request, make_directory, target.scope, target.path)
     return Success()
 
 
-@router.get(
+@server_router.get(
     "/download-trajectory/{conversation_id}",
     response_class=FileResponse,
     responses={**BYTES, **error_responses(404)},
@@ -171,7 +172,7 @@ async def download_trajectory(conversation_id: uuid.UUID, request: Request) -> F
     folder = conversations.path / conversation_id.hex
     if conversation_id not in conversations or not folder.is_dir():
         raise NotFoundError(f"Conversation {conversation_id} does not exist.")
-    archive = await _blocking(request, trajectory_zip, folder, conversation_id.hex)
+    archive = await blocking(request, trajectory_zip, folder, conversation_id.hex)
     return FileResponse(
         archive.path,
         filename=archive.filename,
@@ -180,7 +181,7 @@ async def download_trajectory(conversation_id: uuid.UUID, request: Request) -> F
     )
 
 
-@router.get("/archive", response_class=FileResponse, responses={**BYTES, **ERRORS})
+@server_router.get("/archive", response_class=FileResponse, responses={**BYTES, **ERRORS})
 @conversation_router.get("/archive", response_class=FileResponse, responses={**BYTES, **ERRORS})
 async def archive_directory(
     request: Request,
@@ -204,12 +205,12 @@ async def archive_directory(
 
     archives.check_base_ref(base_ref)
     excludes = [*(archives.DEFAULT_EXCLUDES if use_default_excludes else ()), *(exclude or [])]
-    root = await _blocking(request, _archive_root, target)
+    root = await blocking(request, _archive_root, target)
     headers: dict[str, str] = {}
     reader = git_reader(request)
     info = await reader.repo_info(target.scope, root)
     if archive_format == "tar.gz":
-        archive = await _blocking(request, archives.tar_gz, target.scope, root, excludes)
+        archive = await blocking(request, archives.tar_gz, target.scope, root, excludes)
     else:
         output = archives.scratch_file(archives.SUFFIX["git-delta"])
         try:
@@ -263,7 +264,9 @@ def _repository_headers(info: dict[str, str]) -> dict[str, str]:
 # -- the folder picker (server-wide only) -----------------------------------------------------
 
 
-@router.get("/home", response_model=HomeResponse, responses={**error_responses(), **FORBIDDEN})
+@server_router.get(
+    "/home", response_model=HomeResponse, responses={**error_responses(), **FORBIDDEN}
+)
 async def get_home(
     request: Request,
     include_hidden: Annotated[bool, Query(description="Also folders named `.*`.")] = False,
@@ -273,13 +276,13 @@ async def get_home(
 
     home = Path.home()
     scope = scope_for(request, str(home), "home")
-    found = await _blocking(request, favorites, scope, home, include_hidden)
+    found = await blocking(request, favorites, scope, home, include_hidden)
     return HomeResponse(
         home=str(home), favorites=found, locations=[FileBrowserEntry(label="/", path="/")]
     )
 
 
-@router.get("/search_subdirs", response_model=SubdirectoryPage, responses=ERRORS)
+@server_router.get("/search_subdirs", response_model=SubdirectoryPage, responses=ERRORS)
 async def search_subdirs(
     request: Request,
     target: Named,
@@ -299,4 +302,10 @@ async def search_subdirs(
             include_hidden=include_hidden,
         )
 
-    return await _blocking(request, read)
+    return await blocking(request, read)
+
+
+router = APIRouter()
+"""Every file route: server-wide and per conversation."""
+router.include_router(server_router)
+router.include_router(conversation_router)

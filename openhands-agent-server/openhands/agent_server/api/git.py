@@ -10,25 +10,27 @@ no changes; a bad ref or an unknown commit is a 400.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from openhands.agent_server.api.models import error_responses
 from openhands.agent_server.api.routing import CheckedRoute
-from openhands.agent_server.api.runtime import FORBIDDEN, RUNTIME_PREFIX, runtime_scope, scope_for
+from openhands.agent_server.api.runtime import (
+    FORBIDDEN,
+    RUNTIME_PREFIX,
+    git_reader,
+    runtime_scope,
+    scope_for,
+)
 from openhands.agent_server.errors import BadRequestError, InvalidRequestError
 from openhands.agent_server.services.scopes import Scope, within
 from openhands.sdk.wire.git import GitChange, GitCommitsPage, GitDiff, GitProvider
 from openhands.sdk.wire.git import GitProviderRepositoryPage as RepositoryPage
 
-if TYPE_CHECKING:  # the reader loads on first use
-    from openhands.agent_server.services.git_reader import GitReader
-
 server_router = APIRouter(prefix="/api/git", tags=["git"], route_class=CheckedRoute)
 conversation_router = APIRouter(
     prefix=f"{RUNTIME_PREFIX}/git", tags=["git"], route_class=CheckedRoute
 )
-routers = (server_router, conversation_router)
 
 SHA = r"^[0-9a-fA-F]{4,64}$"
 """A commit as hex only: a value can never reach git as an option."""
@@ -49,18 +51,6 @@ Commit = Annotated[
 Limit = Annotated[int, Query(ge=1, le=200, description="Most commits to return.")]
 Sha = Annotated[str, Path(pattern=SHA, description="The commit (hex).")]
 RuntimeScope = Annotated[Scope, Depends(runtime_scope)]
-
-
-def git_reader(request: Request) -> GitReader:
-    """The server's `GitReader` (made on first use)."""
-    reader = getattr(request.app.state, "git_reader", None)
-    if reader is None:
-        from openhands.agent_server.services.git_reader import GitReader
-
-        config = request.app.state.config
-        reader = GitReader(request.app.state.pools.controls, config.git_timeout_seconds)
-        request.app.state.git_reader = reader
-    return reader
 
 
 def _around(request: Request, path: str) -> Scope:
@@ -191,3 +181,9 @@ async def conversation_git_commit_changes(
 ) -> list[GitChange]:
     """The files one commit changed."""
     return await _commit_changes(request, scope, path, sha)
+
+
+router = APIRouter()
+"""Every git route: server-wide and per conversation."""
+router.include_router(server_router)
+router.include_router(conversation_router)

@@ -17,8 +17,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Request
 from openhands.agent_server.api.models import STORAGE, error_responses
 from openhands.agent_server.api.routing import CheckedRoute
-from openhands.agent_server.api.runtime import FORBIDDEN
-from openhands.agent_server.api.skills import blocking, check_source, project_scope, public_catalog
+from openhands.agent_server.api.runtime import (
+    FORBIDDEN,
+    blocking,
+    check_source,
+    project_scope,
+    public_catalog,
+)
 from openhands.agent_server.errors import ServerError
 from openhands.sdk.wire.plugins import (
     PLUGIN_NAME,

@@ -11,13 +11,18 @@ modules load on the first request, not at the server's start.
 from __future__ import annotations
 
 from pathlib import Path as FsPath
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request
 from openhands.agent_server.api.models import STORAGE, error_responses
 from openhands.agent_server.api.routing import CheckedRoute
-from openhands.agent_server.api.runtime import FORBIDDEN, scope_for
-from openhands.agent_server.services.scopes import Scope, within
+from openhands.agent_server.api.runtime import (
+    FORBIDDEN,
+    blocking,
+    check_source,
+    project_scope,
+    public_catalog,
+)
 from openhands.sdk.wire.skills import (
     SKILL_NAME,
     InstalledSkillResponse,
@@ -35,31 +40,12 @@ from openhands.sdk.wire.skills import (
     UpdateSkillStateResponse,
 )
 
-if TYPE_CHECKING:
-    from openhands.agent_server.services.skills_catalog import PublicCatalog
-
 router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=CheckedRoute)
 
 SkillName = Annotated[
     str, Path(min_length=1, max_length=255, pattern=SKILL_NAME, description="The skill's name.")
 ]
 INSTALL_ERRORS = {**error_responses(400, 409, *STORAGE), **FORBIDDEN}
-
-
-def public_catalog(request: Request) -> PublicCatalog:
-    """The server's public skills catalog (made on first use)."""
-    catalog = getattr(request.app.state, "public_catalog", None)
-    if catalog is None:
-        from openhands.agent_server.services.skills_catalog import PublicCatalog
-
-        catalog = PublicCatalog(request.app.state.config.public_skills_source)
-        request.app.state.public_catalog = catalog
-    return catalog
-
-
-async def blocking(request: Request, fn: Any, *args: Any) -> Any:
-    """Run blocking extension work (file reads, git) in a control thread."""
-    return await request.app.state.pools.controls.run(fn, *args)
 
 
 def installed_response(info: Any) -> InstalledSkillResponse:
@@ -75,23 +61,6 @@ def installed_response(info: Any) -> InstalledSkillResponse:
         installed_at=info.installed_at,
         install_path=str(info.install_path),
     )
-
-
-def project_scope(request: Request, project_dir: str | None) -> Scope | None:
-    """The sandbox scope of a project folder a request names (422 relative, 403 hidden)."""
-    if project_dir is None:
-        return None
-    folder = within(Scope(FsPath("/")), project_dir, "project_dir", location="body")
-    return scope_for(request, str(folder), "project_dir")
-
-
-def check_source(request: Request, source: str) -> None:
-    """Refuse a local source the agent's sandbox may not see (403), or a relative one (422)."""
-    from openhands.agent_server.services.extension_installs import local_source
-
-    path = local_source(source)
-    if path is not None:
-        scope_for(request, str(path), "source")
 
 
 @router.post("", response_model=SkillsResponse, responses={**error_responses(), **FORBIDDEN})
