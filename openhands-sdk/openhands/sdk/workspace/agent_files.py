@@ -30,39 +30,31 @@ import os
 import secrets
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from openhands.sdk.workspace.fd_paths import Node, Resolved, hidden_error, resolve
 from openhands.sdk.workspace.file_errors import (
     AgentFileError,
-    FileTooLargeError,
     MissingPathError,
     NotARegularFileError,
     NotWritableError,
     PathChangedError,
 )
+from openhands.sdk.workspace.file_io import (
+    READ_FLAGS,
+    Entry,
+    create_file,
+    list_entries,
+    open_regular,
+    read_capped,
+    replace_file,
+)
 from openhands.sdk.workspace.file_view import FileView, file_view
 from openhands.sdk.workspace.sandbox import SandboxMode
 
-__all__ = ["AgentFiles", "Entry", "Folder", "agent_files", "write_temp"]
+__all__ = ["AgentFiles", "Entry", "Folder", "agent_files"]
 
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_CHUNK = 1 << 16
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One entry of a folder listing (`AgentFiles.list_dir`)."""
-
-    name: str
-    path: str
-    """The entry's path as the caller named its folder (links not resolved)."""
-    kind: str
-    """"file", "dir", "link" or "other" (FIFO, socket, device), of the entry itself."""
-    size: int
-    mtime: float
 
 
 def agent_files(
@@ -141,7 +133,7 @@ class AgentFiles:
         """The content of a regular file, at most `limit` bytes (`FileTooLargeError` past
         it)."""
         with self.open_file(path) as handle:
-            return _read_capped(handle.fileno(), limit, os.fspath(path))
+            return read_capped(handle.fileno(), limit, os.fspath(path))
 
     def read_text(self, path: str | Path, *, limit: int, errors: str = "strict") -> str:
         """`read_bytes` decoded as UTF-8 (line ends kept); a `UnicodeDecodeError` for text
@@ -153,7 +145,7 @@ class AgentFiles:
         """A regular file opened for reading (binary), checked after it was opened."""
         with self.locate(path) as found:
             node = _existing(found, path)
-            fd = _open_regular(found.parent, found.name or "", node, os.fspath(path))
+            fd = open_regular(found.parent, found.name or "", node, os.fspath(path))
         with io.open(fd, "rb") as handle:  # noqa: UP020 (io.open types it BufferedReader)
             assert isinstance(handle, io.BufferedReader)
             yield handle
@@ -168,7 +160,7 @@ class AgentFiles:
                 raise NotARegularFileError(f"{shown} is not a folder", shown)
             fd = os.open(".", _DIR_FLAGS, dir_fd=node.fd)
         try:
-            return _entries(self.view, fd, node.kind, self.absolute(path))
+            return list_entries(self.view, fd, node.kind, self.absolute(path))
         finally:
             os.close(fd)
 
@@ -190,7 +182,7 @@ class AgentFiles:
         self, fd: int, kind: str, shown: str, skip: Callable[[str], bool] | None
     ) -> Iterator[Folder]:
         try:
-            entries = _entries(self.view, fd, kind, shown)
+            entries = list_entries(self.view, fd, kind, shown)
             folder = Folder(self, fd, kind, shown, entries)
             if skip is not None:
                 folder.dirs[:] = [name for name in folder.dirs if not skip(name)]
@@ -248,9 +240,9 @@ class AgentFiles:
             target = os.path.join(parent.path, name)
             try:
                 if exclusive:
-                    _create(parent.fd, name, data, mode)
+                    create_file(parent.fd, name, data, mode)
                 else:
-                    _replace(parent.fd, name, data, mode if mode is not None else keep)
+                    replace_file(parent.fd, name, data, mode if mode is not None else keep)
             except FileExistsError:
                 raise
             except OSError as exc:
@@ -371,7 +363,7 @@ class Folder:
         """The content of the regular file `name` in this folder (a link is followed)."""
         shown = os.path.join(self.path, name)
         try:
-            fd = os.open(name, _READ_FLAGS, dir_fd=self._fd)
+            fd = os.open(name, READ_FLAGS, dir_fd=self._fd)
         except OSError as exc:
             if exc.errno == errno.ELOOP:  # a symlink: resolve it with every check
                 return self._files.read_bytes(shown, limit=limit)
@@ -383,12 +375,9 @@ class Folder:
                 raise hidden_error(shown, self._files.view)
             if not stat.S_ISREG(found.st_mode):
                 raise NotARegularFileError(f"{shown} is not a regular file", shown)
-            return _read_capped(fd, limit, shown)
+            return read_capped(fd, limit, shown)
         finally:
             os.close(fd)
-
-
-# -- helpers -------------------------------------------------------------------------------
 
 
 def _existing(found: Resolved, path: str | Path) -> Node:
@@ -396,120 +385,3 @@ def _existing(found: Resolved, path: str | Path) -> Node:
         shown = os.fspath(path)
         raise MissingPathError(f"{shown} does not exist", shown)
     return found.node
-
-
-def _open_regular(parent: Node, name: str, node: Node, shown: str) -> int:
-    """Open `name` in `parent` for reading; it must still be the regular file `node`."""
-    if node.is_dir:
-        raise NotARegularFileError(f"{shown} is a folder, not a file", shown)
-    if not stat.S_ISREG(node.mode):
-        raise NotARegularFileError(
-            f"{shown} is not a regular file (a FIFO, socket or device): it cannot be read "
-            "here; read it in the terminal if you must.",
-            shown,
-        )
-    fd = os.open(name, _READ_FLAGS, dir_fd=parent.fd)
-    found = os.fstat(fd)
-    if (found.st_dev, found.st_ino) != node.identity or not stat.S_ISREG(found.st_mode):
-        os.close(fd)
-        raise PathChangedError(f"{shown} was replaced while it was opened: retry", shown)
-    return fd
-
-
-def _read_capped(fd: int, limit: int, shown: str) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    while True:
-        chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > limit:
-            raise FileTooLargeError(f"{shown} is larger than {limit} bytes", shown)
-
-
-def _entries(view: FileView, fd: int, kind: str, shown: str) -> list[Entry]:
-    entries: list[Entry] = []
-    with os.scandir(fd) as scan:
-        for item in scan:
-            try:
-                found = item.stat(follow_symlinks=False)
-            except OSError:
-                continue  # gone meanwhile
-            identity = (found.st_dev, found.st_ino)
-            child = view.kind_below(kind, identity)  # type: ignore[arg-type]
-            if not view.shows(child, identity):
-                continue
-            mode = found.st_mode
-            entry_kind = (
-                "dir"
-                if stat.S_ISDIR(mode)
-                else "file"
-                if stat.S_ISREG(mode)
-                else "link"
-                if stat.S_ISLNK(mode)
-                else "other"
-            )
-            entries.append(
-                Entry(
-                    name=item.name,
-                    path=os.path.join(shown, item.name),
-                    kind=entry_kind,
-                    size=found.st_size,
-                    mtime=found.st_mtime,
-                )
-            )
-    entries.sort(key=lambda entry: entry.name)
-    return entries
-
-
-def _create(parent_fd: int, name: str, data: bytes, mode: int | None) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(name, flags, 0o666, dir_fd=parent_fd)
-    try:
-        _write_all(fd, data)
-        if mode is not None:
-            os.fchmod(fd, mode)
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(name, dir_fd=parent_fd)
-        raise
-    os.close(fd)
-
-
-def write_temp(parent_fd: int, name: str, data: bytes, mode: int | None) -> str:
-    """Write `data` to a new temp file beside `name` in the folder `parent_fd` (with `mode`
-    when given); its name, for an `os.rename` into place."""
-    temp = f".{name[:100]}.{secrets.token_hex(4)}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, 0o666, dir_fd=parent_fd)
-    try:
-        _write_all(fd, data)
-        if mode is not None:
-            os.fchmod(fd, mode)
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=parent_fd)
-        raise
-    os.close(fd)
-    return temp
-
-
-def _replace(parent_fd: int, name: str, data: bytes, mode: int | None) -> None:
-    temp = write_temp(parent_fd, name, data, mode)
-    try:
-        os.replace(temp, name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=parent_fd)
-        raise
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]

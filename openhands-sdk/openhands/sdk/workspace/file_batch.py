@@ -16,12 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from openhands.sdk.workspace.agent_files import AgentFiles, write_temp
+from openhands.sdk.workspace.agent_files import AgentFiles
 from openhands.sdk.workspace.file_errors import (
     AgentFileError,
     MissingPathError,
     NotARegularFileError,
 )
+from openhands.sdk.workspace.file_io import write_temp
 
 __all__ = ["apply_changes"]
 
