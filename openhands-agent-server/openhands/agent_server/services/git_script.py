@@ -4,7 +4,7 @@ Standard library only: `services/git_reader.py` runs it as `python -I -S git_scr
 REQUEST_JSON` through the sandbox of the workspace concerned, so whatever a repository's
 configuration makes git run (an fsmonitor, a filter, a diff driver, a hook) runs at most with
 the agent's own power, never in the server's process. Each git call also neutralises every
-such setting this script knows of (see `NEUTRAL`), and no transport may be used (no network).
+such setting (`git_core.NEUTRAL`), and no transport may be used (no network).
 
 The request is `{"op": ..., ...}`; the answer, one JSON line on stdout, is `{"ok": value}` or
 `{"error": {"kind": "not_repo" | "path" | "command", "message": ...}}`.
@@ -23,146 +23,37 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import TYPE_CHECKING
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-MAX_DIFF_BYTES = 1024 * 1024
-GIT_TIMEOUT = 30.0
-
-NEUTRAL = (
-    "core.fsmonitor=false",
-    "core.hooksPath=/dev/null",
-    "core.pager=cat",
-    "core.sshCommand=false",
-    "core.askPass=",
-    "core.editor=false",
-    "core.attributesFile=/dev/null",
-    "core.untrackedCache=false",
-    "credential.helper=",
-    "diff.external=",
-    "protocol.allow=never",
-    "log.showSignature=false",
-    "gc.auto=0",
-    "maintenance.auto=false",
-    "safe.directory=*",
-)
-"""Settings that make a read-only git call run something, turned off on every call."""
-
-
-class GitFailure(Exception):
-    """A question git cannot answer; `kind` says which answer the server gives."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
-def _environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "SSH_"))}
-    env.update(
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_ATTR_NOSYSTEM="1",
-        GIT_OPTIONAL_LOCKS="0",  # a read must not write the index (nor need to)
-        GIT_TERMINAL_PROMPT="0",
-        GIT_NO_REPLACE_OBJECTS="1",
-        GIT_PAGER="cat",
-        PAGER="cat",
-        LC_ALL="C",
+if TYPE_CHECKING:
+    from openhands.agent_server.services.git_core import (
+        EMPTY_TREE,
+        GIT_TIMEOUT,
+        MAX_DIFF_BYTES,
+        GitFailure,
+        Repo,
+        name_status,
+        repo_at,
+        rev,
     )
-    return env
-
-
-class Repo:
-    """git in one folder, with the neutral settings plus the repository's filters disabled."""
-
-    def __init__(self, folder: str) -> None:
-        self.folder = folder
-        self.env = _environment()
-        self.settings = list(NEUTRAL)
-        self.settings += self._disabled_filters()
-
-    def run(self, *args: str, check: bool = True, raw: bool = False) -> str:
-        """git's stdout (stripped unless `raw`); GitFailure("command") when it fails."""
-        argv = ["git", "--no-pager"]
-        for setting in self.settings:
-            argv += ["-c", setting]
-        argv += list(args)
-        try:
-            done = subprocess.run(
-                argv,
-                cwd=self.folder,
-                env=self.env,
-                capture_output=True,
-                timeout=GIT_TIMEOUT,
-                stdin=subprocess.DEVNULL,
-            )
-        except subprocess.TimeoutExpired:
-            raise GitFailure("command", f"git {args[0]} took over {GIT_TIMEOUT:g} s") from None
-        except OSError as exc:
-            raise GitFailure("command", f"git cannot run: {exc}") from None
-        if check and done.returncode != 0:
-            stderr = done.stderr.decode(errors="replace").strip()
-            raise GitFailure("command", f"git {args[0]} failed: {stderr[-500:]}")
-        out = done.stdout.decode(errors="replace")
-        return out if raw else out.strip()
-
-    def probe(self, *args: str) -> str | None:
-        """git's stdout, or None when it fails."""
-        try:
-            return self.run(*args) or None
-        except GitFailure:
-            return None
-
-    def _disabled_filters(self) -> list[str]:
-        # A clean/smudge filter runs when git compares a work-tree file: find the repository's
-        # drivers (include files followed) and blank every command they name.
-        listed = self.probe_plain(
-            "config", "--includes", "--name-only", "--get-regexp", r"^filter\."
-        )
-        names = {line.rsplit(".", 1)[0] for line in (listed or "").splitlines() if line}
-        settings: list[str] = []
-        for name in sorted(names):
-            settings += [f"{name}.clean=", f"{name}.smudge=", f"{name}.process="]
-            settings.append(f"{name}.required=false")
-        return settings
-
-    def probe_plain(self, *args: str) -> str | None:
-        """A call before the filters are known (config reads run no filter)."""
-        argv = ["git", "--no-pager"]
-        for setting in NEUTRAL:
-            argv += ["-c", setting]
-        try:
-            done = subprocess.run(
-                [*argv, *args],
-                cwd=self.folder,
-                env=self.env,
-                capture_output=True,
-                timeout=GIT_TIMEOUT,
-                stdin=subprocess.DEVNULL,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return done.stdout.decode(errors="replace") if done.returncode == 0 else None
-
-
-def _repo(folder: str) -> Repo:
-    if not os.path.isdir(folder):
-        raise GitFailure("not_repo", f"{folder} is not a folder")
-    repo = Repo(folder)
-    if repo.probe("rev-parse", "--git-dir") is None:
-        raise GitFailure("not_repo", f"{folder} is not in a git repository")
-    return repo
-
-
-def _rev(repo: Repo, ref: str) -> str | None:
-    return repo.probe("rev-parse", "--verify", "--quiet", "--end-of-options", ref)
+else:  # run with -I, Python leaves this folder out of the path: the core is beside the script
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from git_core import (
+        EMPTY_TREE,
+        GIT_TIMEOUT,
+        MAX_DIFF_BYTES,
+        GitFailure,
+        Repo,
+        name_status,
+        repo_at,
+        rev,
+    )
 
 
 def _base(repo: Repo, ref: str | None) -> str:
     """The commit a change list compares with: `ref`, else the branch's display base."""
     if ref is not None:
-        found = _rev(repo, f"{ref}^{{commit}}")
+        found = rev(repo, f"{ref}^{{commit}}")
         if found is not None:
             return found
         if ref == "HEAD":  # no commit yet on this branch: everything is new
@@ -170,10 +61,10 @@ def _base(repo: Repo, ref: str | None) -> str:
         raise GitFailure("command", f"ref {ref!r} does not name a commit in this repository")
     if repo.probe("rev-list", "-n", "1", "--all") is None:
         return EMPTY_TREE
-    head = _rev(repo, "HEAD")
+    head = rev(repo, "HEAD")
     branch = repo.probe("symbolic-ref", "--quiet", "--short", "HEAD")
     if branch is not None:
-        upstream = _rev(repo, f"refs/remotes/origin/{branch}")
+        upstream = rev(repo, f"refs/remotes/origin/{branch}")
         if upstream is not None:
             try:
                 clean = not repo.run("status", "--porcelain", "--untracked-files=no")
@@ -184,9 +75,9 @@ def _base(repo: Repo, ref: str | None) -> str:
     default = repo.probe("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
     if default is not None:
         fork_point = repo.probe("merge-base", "HEAD", default)
-        return fork_point or _rev(repo, default) or head or EMPTY_TREE
+        return fork_point or rev(repo, default) or head or EMPTY_TREE
     for local in ("main", "master"):
-        tip = _rev(repo, f"refs/heads/{local}")
+        tip = rev(repo, f"refs/heads/{local}")
         if tip is not None:
             if local != branch and repo.probe("merge-base", "HEAD", tip) == tip:
                 return tip
@@ -194,30 +85,10 @@ def _base(repo: Repo, ref: str | None) -> str:
     return head or EMPTY_TREE
 
 
-def _name_status(output: str) -> list[list[str]]:
-    """`git diff --name-status -z` as [status, path] pairs (a rename: DELETED + ADDED)."""
-    fields = output.split("\0")
-    changes: list[list[str]] = []
-    at = 0
-    while at < len(fields) and fields[at]:
-        code = fields[at]
-        if code[0] in "RC":
-            old, new = fields[at + 1], fields[at + 2]
-            if code[0] == "R":
-                changes.append(["DELETED", old])
-            changes.append(["ADDED", new])
-            at += 3
-            continue
-        status = {"A": "ADDED", "D": "DELETED", "M": "UPDATED", "U": "UPDATED", "T": "UPDATED"}
-        changes.append([status.get(code[0], "UPDATED"), fields[at + 1]])
-        at += 2
-    return changes
-
-
 def _changes_in(folder: str, ref: str | None) -> list[list[str]]:
-    repo = _repo(folder)
+    repo = repo_at(folder)
     base = _base(repo, ref)
-    changed = _name_status(repo.run("diff", "--name-status", "-z", "--relative", base, raw=True))
+    changed = name_status(repo.run("diff", "--name-status", "-z", "--relative", base, raw=True))
     untracked = repo.probe("ls-files", "-z", "--others", "--exclude-standard") or ""
     changed += [["ADDED", path] for path in untracked.split("\0") if path]
     return changed
@@ -255,12 +126,12 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
 
-def _closest_repo(path: str) -> tuple[Repo, str]:
+def _closestrepo_at(path: str) -> tuple[Repo, str]:
     """The repository holding `path` (which may no longer exist) and its root."""
     folder = os.path.dirname(path)
     while not os.path.isdir(folder):
         folder = os.path.dirname(folder)
-    repo = _repo(folder)
+    repo = repo_at(folder)
     root = repo.run("rev-parse", "--show-toplevel")
     repo.folder = root
     return repo, root
@@ -282,7 +153,7 @@ def _lines(text: str) -> str:
 
 def diff(path: str, ref: str | None) -> dict[str, str]:
     """`path` at the base (`original`) and on disk now (`modified`)."""
-    repo, root = _closest_repo(path)
+    repo, root = _closestrepo_at(path)
     relative = os.path.relpath(path, root)
     if relative.startswith(".."):
         raise GitFailure("path", f"{path} is not inside the repository at {root}")
@@ -301,7 +172,7 @@ def diff(path: str, ref: str | None) -> dict[str, str]:
 
 
 def _commit(repo: Repo, commit: str) -> str:
-    found = _rev(repo, f"{commit}^{{commit}}")
+    found = rev(repo, f"{commit}^{{commit}}")
     if found is None:
         raise GitFailure("command", f"{commit!r} does not name a commit in this repository")
     return found
@@ -309,12 +180,12 @@ def _commit(repo: Repo, commit: str) -> str:
 
 def commit_diff(path: str, commit: str) -> dict[str, str]:
     """`path` at the commit's first parent (`original`) and at the commit (`modified`)."""
-    repo, root = _closest_repo(path)
+    repo, root = _closestrepo_at(path)
     relative = os.path.relpath(path, root)
     if relative.startswith(".."):
         raise GitFailure("path", f"{path} is not inside the repository at {root}")
     sha = _commit(repo, commit)
-    parent = _rev(repo, f"{sha}^") or EMPTY_TREE
+    parent = rev(repo, f"{sha}^") or EMPTY_TREE
     return {
         "original": _blob(repo, parent, relative) or "",
         "modified": _blob(repo, sha, relative) or "",
@@ -323,8 +194,8 @@ def commit_diff(path: str, commit: str) -> dict[str, str]:
 
 def commits(folder: str, limit: int) -> dict[str, object]:
     """The newest `limit` commits reachable from HEAD."""
-    repo = _repo(folder)
-    head = _rev(repo, "HEAD")
+    repo = repo_at(folder)
+    head = rev(repo, "HEAD")
     if head is None:
         return {"commits": [], "has_more": False}
     out = repo.run(
@@ -354,32 +225,32 @@ def commits(folder: str, limit: int) -> dict[str, object]:
 
 def commit_changes(folder: str, commit: str) -> list[list[str]]:
     """The files `commit` changed compared with its first parent."""
-    repo = _repo(folder)
+    repo = repo_at(folder)
     sha = _commit(repo, commit)
-    parent = _rev(repo, f"{sha}^") or EMPTY_TREE
-    return _name_status(repo.run("diff", "--name-status", "-z", parent, sha, raw=True))
+    parent = rev(repo, f"{sha}^") or EMPTY_TREE
+    return name_status(repo.run("diff", "--name-status", "-z", parent, sha, raw=True))
 
 
 def _export_base(repo: Repo, ref: str | None) -> str:
     """What a patch applies to: `ref`, else HEAD when detached, else the branch's upstream,
     origin's default branch (or the fork point from it), else the empty tree."""
     if ref is not None:
-        found = _rev(repo, f"{ref}^{{commit}}")
+        found = rev(repo, f"{ref}^{{commit}}")
         if found is None:
             raise GitFailure("command", f"base_ref {ref!r} could not be resolved")
         return found
-    head = _rev(repo, "HEAD")
+    head = rev(repo, "HEAD")
     if head is None:
         return EMPTY_TREE
     branch = repo.probe("symbolic-ref", "--quiet", "--short", "HEAD")
     if branch is None:
         return head  # a pinned checkout: the patch applies to the commit itself
-    upstream = _rev(repo, f"refs/remotes/origin/{branch}")
+    upstream = rev(repo, f"refs/remotes/origin/{branch}")
     if upstream is not None:
         return upstream
     default = repo.probe("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
     if default is not None:
-        return repo.probe("merge-base", "HEAD", default) or _rev(repo, default) or EMPTY_TREE
+        return repo.probe("merge-base", "HEAD", default) or rev(repo, default) or EMPTY_TREE
     return EMPTY_TREE
 
 
@@ -401,7 +272,7 @@ def _pathspecs(excludes: list[str]) -> list[str]:
 def delta(folder: str, base_ref: str | None, excludes: list[str]) -> str:
     """Write the work tree's changes against the base to stdout; the base commit ("" for
     the empty tree). A scratch index is used: the repository's own is never touched."""
-    repo = _repo(folder)
+    repo = repo_at(folder)
     base = _export_base(repo, base_ref)
     scratch = tempfile.mkdtemp(prefix="oh-delta-")
     try:
@@ -442,10 +313,10 @@ def delta(folder: str, base_ref: str | None, excludes: list[str]) -> str:
 
 def repo_info(folder: str) -> dict[str, str]:
     """The repository's identity: its root, origin's URL, branch and HEAD (what exists)."""
-    repo = _repo(folder)
+    repo = repo_at(folder)
     found = {"root": repo.run("rev-parse", "--show-toplevel")}
     remote = repo.probe("remote", "get-url", "origin")
-    head = _rev(repo, "HEAD")
+    head = rev(repo, "HEAD")
     branch = repo.probe("rev-parse", "--abbrev-ref", "HEAD")
     if remote:
         found["remote"] = remote
