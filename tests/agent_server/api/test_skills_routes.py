@@ -3,6 +3,7 @@ installed skills, the public catalog's marketplace."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -210,3 +211,34 @@ def test_every_route_needs_the_key(keyed: ServerProcess, tmp_path: Path) -> None
     assert [a.status_code for a in answers] == [401] * len(answers)
     with keyed.client() as api:
         assert "zeta" not in installed_names(api)
+
+
+def test_an_organizations_repository_adds_its_skills(
+    api: httpx.Client, keyed: ServerProcess, tmp_path: Path
+) -> None:
+    work = tmp_path / "org-work"
+    write_skill(work / "skills", "org-rules", "The organization's rules.")
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@e"]
+    subprocess.run([*git, "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "-C", str(work), "add", "."], check=True)
+    subprocess.run([*git, "-C", str(work), "commit", "-qm", "s"], check=True)
+    bare = tmp_path / "org.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    org = {"repository": "me/x", "provider": "github", "org_name": "acme"}
+    found = gathered(
+        api,
+        load_public=False,
+        load_user=False,
+        org_configs=[{**org, "org_repo_url": f"file://{bare}"}],
+    )
+    assert "org-rules" in [s["name"] for s in found["skills"]] and found["sources"]["org"] == 1
+    relative = api.post("/api/skills", json={"org_configs": [{**org, "org_repo_url": "x/y"}]})
+    assert relative.status_code == 422 and "org_repo_url" in relative.json()["message"]
+    if sandboxed_server(api):
+        hidden = f"file://{keyed.conversations}/x.git"
+        refused = api.post("/api/skills", json={"org_configs": [{**org, "org_repo_url": hidden}]})
+        assert refused.status_code == 403
+
+
+def sandboxed_server(api: httpx.Client) -> bool:
+    return api.get("/server_info").json()["sandbox"]["active"]

@@ -58,14 +58,16 @@ def project_scope(request: Request, project_dir: str | None) -> Scope | None:
     return scope_for(request, str(folder), "project_dir")
 
 
-def check_source(request: Request, source: str) -> None:
-    """Refuse a local extension source the agent's sandbox may not see (403), or a relative
-    one (422)."""
+def check_source(
+    request: Request, source: str, loc: tuple[str | int, ...] = ("body", "source")
+) -> None:
+    """Refuse a local extension source (at `loc` in the body) the agent's sandbox may not see
+    (403), or a relative one (422)."""
     from openhands.agent_server.services.extension_installs import local_source
 
-    path = local_source(source)
+    path = local_source(source, loc)
     if path is not None:
-        scope_for(request, str(path), "source")
+        scope_for(request, str(path), str(loc[-1]))
 
 
 async def blocking(request: Request, fn: Any, *args: Any) -> Any:

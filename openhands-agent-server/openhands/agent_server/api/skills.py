@@ -71,6 +71,9 @@ async def get_skills(body: SkillsRequest, request: Request) -> SkillsResponse:
     from openhands.agent_server.services.skills_catalog import gather, skill_info
 
     scope = project_scope(request, body.project_dir)
+    for index, config in enumerate((body.org_configs or []) if body.load_org else []):
+        # A local repository: only one the agent's sandbox may see.
+        check_source(request, config.org_repo_url, ("body", "org_configs", index, "org_repo_url"))
     folder = None if body.project_dir is None else FsPath(body.project_dir)
     hidden = hidden_test(scope.workspace) if scope is not None else (lambda _path: False)
     catalog = public_catalog(request)

@@ -29,10 +29,10 @@ ALREADY_INSTALLED = "is installed already"
 """The SDK's words for an install refused because the name is taken (see installation.py)."""
 
 
-def local_source(source: str) -> Path | None:
+def local_source(source: str, loc: tuple[str | int, ...] = ("body", "source")) -> Path | None:
     """The local path a source reads, if it is one (None for a remote git source).
 
-    InvalidRequestError (422 at `body.source`) for a relative or `~` path: the server's own
+    InvalidRequestError (422 at `loc`) for a relative or `~` path: the server's own
     working folder and home are nobody's business.
     """
     from openhands.sdk.extensions.sources import parse_source
@@ -40,16 +40,14 @@ def local_source(source: str) -> Path | None:
     try:
         parsed = parse_source(source)
     except ExtensionFetchError as exc:
-        raise InvalidRequestError(str(exc), ("body", "source")) from None
+        raise InvalidRequestError(str(exc), loc) from None
     location = parsed.location
     if parsed.kind == "git":
         if not location.startswith("file://"):
             return None
         location = location.removeprefix("file://")
     if not Path(location).is_absolute():
-        raise InvalidRequestError(
-            "a local source must be an absolute path on the server", ("body", "source")
-        )
+        raise InvalidRequestError("a local source must be an absolute path on the server", loc)
     return Path(location)
 
 
