@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, File, Query, Request, UploadFile
+from fastapi import APIRouter, Depends, Form, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, StreamingResponse
 from openhands.agent_server.api.models import error_responses
@@ -41,6 +41,7 @@ from openhands.sdk.wire.files import (
     HomeResponse,
     SubdirectoryPage,
 )
+from pydantic import BaseModel, Field
 from starlette.background import BackgroundTask
 
 server_router = APIRouter(prefix="/api/file", tags=["files"], route_class=CheckedRoute)
@@ -58,6 +59,12 @@ BYTES = {
 }
 ERRORS = {**error_responses(400, 404), **FORBIDDEN}
 WRITE_ERRORS = {**error_responses(400, 404, 413), **FORBIDDEN}
+
+
+class UploadBody(BaseModel):
+    """Body of an upload (multipart/form-data): the file's bytes as the `file` part."""
+
+    file: UploadFile = Field(description="The file's bytes.")
 
 
 @dataclass(frozen=True)
@@ -105,13 +112,13 @@ def _attachment(name: str) -> str:
 @server_router.post("/upload", response_model=FileUploadResult, responses=WRITE_ERRORS)
 @conversation_router.post("/upload", response_model=FileUploadResult, responses=WRITE_ERRORS)
 async def upload_file(
-    request: Request, target: Named, file: Annotated[UploadFile, File()]
+    request: Request, target: Named, body: Annotated[UploadBody, Form()]
 ) -> FileUploadResult:
     """Write the uploaded file at `path` (its folders made as needed), as the agent could."""
     from openhands.agent_server.services.workspace_files import upload
 
     limit = request.app.state.config.max_body_bytes
-    size = await blocking(request, upload, target.scope, target.path, file.file, limit)
+    size = await blocking(request, upload, target.scope, target.path, body.file.file, limit)
     return FileUploadResult(file_size=size)
 
 

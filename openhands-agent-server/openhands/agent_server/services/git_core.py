@@ -35,7 +35,7 @@ NEUTRAL = (
 """Settings that make a read-only git call run something, turned off on every call."""
 
 
-class GitFailure(Exception):
+class _GitFailure(Exception):
     """A question git cannot answer; `kind` says which answer the server gives."""
 
     def __init__(self, kind: str, message: str) -> None:
@@ -70,7 +70,7 @@ class Repo:
         self.settings += self._disabled_filters()
 
     def run(self, *args: str, check: bool = True, raw: bool = False) -> str:
-        """git's stdout (stripped unless `raw`); GitFailure("command") when it fails."""
+        """git's stdout (stripped unless `raw`); _GitFailure("command") when it fails."""
         argv = ["git", "--no-pager"]
         for setting in self.settings:
             argv += ["-c", setting]
@@ -85,12 +85,12 @@ class Repo:
                 stdin=subprocess.DEVNULL,
             )
         except subprocess.TimeoutExpired:
-            raise GitFailure("command", f"git {args[0]} took over {GIT_TIMEOUT:g} s") from None
+            raise _GitFailure("command", f"git {args[0]} took over {GIT_TIMEOUT:g} s") from None
         except OSError as exc:
-            raise GitFailure("command", f"git cannot run: {exc}") from None
+            raise _GitFailure("command", f"git cannot run: {exc}") from None
         if check and done.returncode != 0:
             stderr = done.stderr.decode(errors="replace").strip()
-            raise GitFailure("command", f"git {args[0]} failed: {stderr[-500:]}")
+            raise _GitFailure("command", f"git {args[0]} failed: {stderr[-500:]}")
         out = done.stdout.decode(errors="replace")
         return out if raw else out.strip()
 
@@ -98,7 +98,7 @@ class Repo:
         """git's stdout, or None when it fails."""
         try:
             return self.run(*args) or None
-        except GitFailure:
+        except _GitFailure:
             return None
 
     def _disabled_filters(self) -> list[str]:
@@ -134,12 +134,12 @@ class Repo:
 
 
 def repo_at(folder: str) -> Repo:
-    """git in `folder`; GitFailure("not_repo") when it is in no repository."""
+    """git in `folder`; _GitFailure("not_repo") when it is in no repository."""
     if not os.path.isdir(folder):
-        raise GitFailure("not_repo", f"{folder} is not a folder")
+        raise _GitFailure("not_repo", f"{folder} is not a folder")
     repo = Repo(folder)
     if repo.probe("rev-parse", "--git-dir") is None:
-        raise GitFailure("not_repo", f"{folder} is not in a git repository")
+        raise _GitFailure("not_repo", f"{folder} is not in a git repository")
     return repo
 
 

@@ -17,6 +17,7 @@ stdout while the answer (the base commit) goes to stderr's last line.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -30,24 +31,22 @@ if TYPE_CHECKING:
         EMPTY_TREE,
         GIT_TIMEOUT,
         MAX_DIFF_BYTES,
-        GitFailure,
         Repo,
         name_status,
         repo_at,
         rev,
     )
+    from openhands.agent_server.services.git_core import _GitFailure as GitFailure
 else:  # run with -I, Python leaves this folder out of the path: the core is beside the script
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from git_core import (
-        EMPTY_TREE,
-        GIT_TIMEOUT,
-        MAX_DIFF_BYTES,
-        GitFailure,
-        Repo,
-        name_status,
-        repo_at,
-        rev,
+    _core = importlib.import_module("git_core")
+    EMPTY_TREE, GIT_TIMEOUT, MAX_DIFF_BYTES = (
+        _core.EMPTY_TREE,
+        _core.GIT_TIMEOUT,
+        _core.MAX_DIFF_BYTES,
     )
+    GitFailure, Repo = _core._GitFailure, _core.Repo
+    name_status, repo_at, rev = _core.name_status, _core.repo_at, _core.rev
 
 
 def _base(repo: Repo, ref: str | None) -> str:
