@@ -222,6 +222,12 @@ def test_a_git_delta_archive_is_a_patch_that_applies(api: httpx.Client, tmp_path
     (repo / "a.txt").write_text("one\n")
     subprocess.run([*GIT, "add", "."], cwd=repo, check=True)
     subprocess.run([*GIT, "commit", "-qm", "c"], cwd=repo, check=True)
+    marker = repo / "filter-ran"
+    subprocess.run(
+        ["git", "config", "filter.evil.clean", f"touch {marker}; cat"], cwd=repo, check=True
+    )
+    subprocess.run(["git", "config", "core.fsmonitor", f"touch {marker}"], cwd=repo, check=True)
+    (repo / ".gitattributes").write_text("*.txt filter=evil\n")
     git_config = (repo / ".git" / "config").read_text()
     (repo / "a.txt").write_text("one\ntwo\n")
     (repo / "b.txt").write_text("new\n")
@@ -232,6 +238,7 @@ def test_a_git_delta_archive_is_a_patch_that_applies(api: httpx.Client, tmp_path
     assert answer.headers["x-archive-base-commit"] == head.stdout.strip()
     assert answer.headers["x-archive-branch"] == "main"
     assert (repo / ".git" / "config").read_text() == git_config
+    assert not marker.exists()  # the repository's filter and fsmonitor ran nothing
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
     (clone / "patch").write_bytes(answer.content)
@@ -241,9 +248,20 @@ def test_a_git_delta_archive_is_a_patch_that_applies(api: httpx.Client, tmp_path
         clone / "b.txt"
     ).read_text() == "new\n"
     status = subprocess.run(
-        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True
+        [
+            "git",
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "filter.evil.clean=cat",
+            "status",
+            "--porcelain",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
     )
-    assert status.stdout.strip() == "M a.txt\n?? b.txt".strip()  # the user's index untouched
+    assert status.stdout.splitlines() == [" M a.txt", "?? .gitattributes", "?? b.txt"]
     bad = api.get("/api/file/archive", params={"path": str(repo), "base_ref": "--output=x"})
     assert bad.status_code == 400
     plain = tmp_path / "plain"
