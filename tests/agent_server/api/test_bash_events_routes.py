@@ -162,3 +162,18 @@ def test_a_bad_page_id_is_a_400_naming_it(client: httpx.Client) -> None:
     response = client.get("/api/bash/bash_events/search", params={"page_id": "nope"})
     assert response.status_code == 400
     assert "page_id" in response.json()["message"]
+
+
+def test_a_missing_folder_is_made_and_is_the_commands_only_writable_one(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    folder = tmp_path / "made" / "deeper"
+    output = client.post(
+        "/api/bash/execute_bash_command",
+        json={"command": "pwd; touch here; touch ../beside", "cwd": str(folder)},
+    ).json()
+    assert output["stdout"].splitlines()[0] == str(folder)
+    assert (folder / "here").exists()
+    if client.get("/server_info").json()["sandbox"]["active"]:
+        # Beside it the sandbox has its own private /tmp: nothing lands on the host.
+        assert not (folder.parent / "beside").exists()

@@ -88,10 +88,17 @@ def _server_request(
     request: HTTPConnection, body: ExecuteCommandRequest
 ) -> tuple[ExecuteCommandRequest, Path]:
     """The command with its folder made absolute, and the workspace of its sandbox (403 for
-    a folder the sandbox hides)."""
+    a folder the sandbox hides). Outside every conversation the folder itself is the
+    sandbox's workspace: a missing one is made first, as its nearest parent's agent could."""
+    from openhands.agent_server.services.workspace_files import make_directory
+
     cwd = body.cwd or str(request.app.state.config.workspace_path.resolve())
     folder = within(Scope(Path("/")), cwd, "cwd", location="body")
-    workspace = scope_for(request, str(folder), "cwd").workspace
+    scope = scope_for(request, str(folder), "cwd")
+    workspace = scope.workspace
+    if scope.conversation_id is None and workspace != folder:
+        make_directory(scope, folder, "cwd")
+        workspace = folder
     return body.model_copy(update={"cwd": str(folder)}), workspace
 
 

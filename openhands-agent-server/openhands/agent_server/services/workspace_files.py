@@ -106,12 +106,12 @@ def open_download(scope: Scope, path: Path) -> OpenedFile:
         raise refusal(exc) from None
 
 
-def make_directory(scope: Scope, path: Path) -> None:
+def make_directory(scope: Scope, path: Path, field: str = "path") -> None:
     """Create the folder and its missing parents; nothing when it exists."""
     try:
         agent_files(scope.workspace).make_dirs(path)
     except OSError as exc:
-        raise refusal(exc) from None
+        raise refusal(exc, field) from None
 
 
 def subdirectories(
