@@ -319,7 +319,7 @@ def model_checks(config: dict[str, Any], conversation: str) -> Checker:
 
 def flow_surface(config: dict[str, Any]) -> dict[str, Any]:
     with httpx.Client(
-        base_url=config["host"], headers={"X-Session-API-Key": config["key"]}
+        base_url=config["host"], headers={"X-Session-API-Key": config["key"]}, timeout=120
     ) as http:
         body = {
             "agent": {
