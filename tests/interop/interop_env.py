@@ -28,15 +28,15 @@ from waits import EVENT_WAIT
 
 REFERENCE_PIN = "1.57.*"
 """The reference release the interop tests run against (the newest below 1.58)."""
-REFERENCE_PINS = ("1.57.*", "1.58.2")
-"""Every reference release the surface tests run against (the newest of 1.57 and 1.58)."""
+REFERENCE_VERSIONS = ("1.57.0", "1.58.2")
+"""The releases the route-family tests (`test_reference_surface.py`) run under; 1.58.2 is the
+latest, and its server is the one the OpenAPI comparison starts."""
+PACKAGES = ("openhands-sdk", "openhands-tools", "openhands-agent-server")
 
 
 def requirements(pin: str) -> tuple[str, ...]:
-    """The reference's three packages at `pin`."""
-    return tuple(
-        f"{name}=={pin}" for name in ("openhands-sdk", "openhands-tools", "openhands-agent-server")
-    )
+    """The reference's three packages at `pin` (a version or a `1.57.*` pattern)."""
+    return tuple(f"{name}=={pin}" for name in PACKAGES)
 
 
 REQUIREMENTS = requirements(REFERENCE_PIN)

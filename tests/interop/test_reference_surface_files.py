@@ -12,25 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from interop_env import (
-    REFERENCE_PINS,
-    ServerProcess,
-    ensure_reference_python,
-    quiet_env,
-    reference_venv_root,
-    run_reference_client,
-)
+from interop_env import ServerProcess, quiet_env, run_reference_client
 
 pytestmark = pytest.mark.timeout(900)
 
 KEY = "surface-files-key"
 GIT = ["git", "-c", "user.name=T", "-c", "user.email=t@e", "-c", "init.defaultBranch=main"]
-
-
-@pytest.fixture(scope="module", params=REFERENCE_PINS)
-def reference(request: pytest.FixtureRequest) -> Path:
-    """The reference's Python at each pinned release."""
-    return ensure_reference_python(reference_venv_root(request.config), request.param)
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +76,7 @@ def project(tmp_path: Path) -> dict[str, str]:
 
 
 def test_the_reference_clients_and_models_accept_every_answer(
-    reference: Path, server: ServerProcess, tmp_path: Path
+    any_reference_python: Path, server: ServerProcess, tmp_path: Path
 ) -> None:
     config: dict[str, Any] = {
         "host": server.url,
@@ -99,7 +86,12 @@ def test_the_reference_clients_and_models_accept_every_answer(
         **project(tmp_path),
     }
     result = run_reference_client(
-        reference, "surface", config, tmp_path, timeout=600, script_name="surface_files.py"
+        any_reference_python,
+        "surface",
+        config,
+        tmp_path,
+        timeout=600,
+        script_name="surface_files.py",
     )
 
     assert result["invalid"] == {}

@@ -5,7 +5,8 @@ ServerError                  base: carries the HTTP status code
 ├── ConflictError            409: already running, another goal active
 ├── BadRequestError          400: nothing to resume, a hook refused a message
 ├── ForbiddenError           403: a path the agent's sandbox hides or may not write
-└── InvalidRequestError      422: a field is wrong (names the field in `loc`)
+├── InvalidRequestError      422: a field is wrong (names the field in `loc`)
+└── UpstreamError            502: a call the server made for the request failed (an LLM's)
 """
 
 from __future__ import annotations
@@ -60,3 +61,10 @@ class InvalidRequestError(ServerError):
     def __init__(self, message: str, loc: tuple[str | int, ...]) -> None:
         super().__init__(message)
         self.loc = loc
+
+
+class UpstreamError(ServerError):
+    """A call the server made on the request's behalf failed (an LLM's); the message says
+    which and why."""
+
+    status_code = 502

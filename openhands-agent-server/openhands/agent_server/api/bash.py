@@ -90,7 +90,7 @@ def _server_request(
     """The command with its folder made absolute, and the workspace of its sandbox (403 for
     a folder the sandbox hides). Outside every conversation the folder itself is the
     sandbox's workspace: a missing one is made first, as its nearest parent's agent could."""
-    from openhands.agent_server.services.workspace_files import make_directory
+    from openhands.agent_server.services.file_transfers import make_directory
 
     cwd = body.cwd or str(request.app.state.config.workspace_path.resolve())
     folder = within(Scope(Path("/")), cwd, "cwd", location="body")

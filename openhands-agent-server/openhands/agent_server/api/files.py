@@ -115,7 +115,7 @@ async def upload_file(
     request: Request, target: Named, body: Annotated[UploadBody, Form()]
 ) -> FileUploadResult:
     """Write the uploaded file at `path` (its folders made as needed), as the agent could."""
-    from openhands.agent_server.services.workspace_files import upload
+    from openhands.agent_server.services.file_transfers import upload
 
     limit = request.app.state.config.max_body_bytes
     size = await blocking(request, upload, target.scope, target.path, body.file.file, limit)
@@ -128,7 +128,7 @@ async def upload_file(
 )
 async def download_file(request: Request, target: Named) -> StreamingResponse:
     """The bytes of the regular file at `path`."""
-    from openhands.agent_server.services.workspace_files import open_download
+    from openhands.agent_server.services.file_transfers import open_download
 
     opened = await blocking(request, open_download, target.scope, target.path)
     headers = {"Content-Length": str(opened.size), "Content-Disposition": _attachment(opened.name)}
@@ -144,7 +144,7 @@ async def download_file(request: Request, target: Named) -> StreamingResponse:
 @conversation_router.post("/create_directory", response_model=Success, responses=ERRORS)
 async def create_directory(request: Request, target: Named) -> Success:
     """Make the folder at `path` and its missing parents (nothing if it exists)."""
-    from openhands.agent_server.services.workspace_files import make_directory
+    from openhands.agent_server.services.file_transfers import make_directory
 
     await blocking(request, make_directory, target.scope, target.path)
     return Success()
@@ -241,7 +241,7 @@ async def archive_directory(
 
 def _archive_root(target: Target) -> Path:
     from openhands.agent_server.services.archives import repository_root
-    from openhands.agent_server.services.workspace_files import refusal
+    from openhands.agent_server.services.file_transfers import refusal
     from openhands.sdk.workspace.agent_files import agent_files
 
     files = agent_files(target.scope.workspace)
@@ -279,7 +279,7 @@ async def get_home(
     include_hidden: Annotated[bool, Query(description="Also folders named `.*`.")] = False,
 ) -> HomeResponse:
     """The server user's home folder, the folders in it, and the file system's root."""
-    from openhands.agent_server.services.workspace_files import favorites
+    from openhands.agent_server.services.file_transfers import favorites
 
     home = Path.home()
     scope = scope_for(request, str(home), "home")
@@ -298,7 +298,7 @@ async def search_subdirs(
     include_hidden: Annotated[bool, Query(description="Also folders named `.*`.")] = False,
 ) -> SubdirectoryPage:
     """The folders directly in `path` (links left out), by name, one page at a time."""
-    from openhands.agent_server.services.workspace_files import subdirectories
+    from openhands.agent_server.services.file_transfers import subdirectories
 
     def read() -> SubdirectoryPage:
         return subdirectories(

@@ -1,157 +1,85 @@
-"""The file routes' reads and writes: every one through `agent_files`, with the sandbox's view.
+"""A conversation's workspace served as static files (GET /{id}/workspace[/{path}]): what the
+agent wrote, as its sandbox shows it.
 
-An upload, a download, a new folder, a folder listing act on a `Scope` (a conversation's
-working directory, or the folder a server-wide request names) exactly as the agent of that
-workspace could: hidden paths are invisible (403), writes land only in the workspace and the
-writable folders (403 elsewhere), paths are walked by descriptor (no symlink or `..` race).
-The errors of `agent_files` become the reference's statuses: missing 404, not a file or not a
-folder 400, changed meanwhile 409.
+Every read goes through `AgentFiles` with the workspace as its floor: a path may not leave
+the workspace (`..` above it, an absolute or escaping link: 400), hidden paths (the server's
+own files, other workspaces) are answered as missing, and only regular files are served,
+opened by descriptor and checked after opening. A folder serves its `index.html`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import mimetypes
 import os
+import posixpath
 from collections.abc import Iterator
-from pathlib import Path
-from typing import BinaryIO
+from dataclasses import dataclass
 
-from openhands.agent_server.errors import (
-    BadRequestError,
-    ConflictError,
-    ForbiddenError,
-    NotFoundError,
-    ServerError,
-)
-from openhands.agent_server.services.scopes import Scope
-from openhands.sdk.wire.files import FileBrowserEntry, SubdirectoryEntry, SubdirectoryPage
-from openhands.sdk.workspace.agent_files import AgentFiles, agent_files
+from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.sdk.workspace.agent_files import agent_files
 from openhands.sdk.workspace.file_errors import (
     AgentFileError,
-    FileTooLargeError,
     HiddenPathError,
     MissingPathError,
     NotARegularFileError,
-    NotWritableError,
     PathChangedError,
 )
 
-CHUNK = 64 * 1024
-MAX_FAVORITES = 50
+CHUNK_BYTES = 64 * 1024
 
 
-class UploadTooLargeError(ServerError):
-    """An upload larger than the limit (OH_MAX_BODY_BYTES)."""
+@dataclass
+class ServedFile:
+    """An opened workspace file: read it with `chunks()` (which closes it at the end)."""
 
-    status_code = 413
-
-
-def refusal(exc: OSError, field: str = "path") -> ServerError:
-    """The HTTP answer for a refused file operation."""
-    message = f"{field}: {exc}"
-    if isinstance(exc, HiddenPathError | NotWritableError):
-        return ForbiddenError(message)
-    if isinstance(exc, MissingPathError | FileNotFoundError):
-        return NotFoundError(message)
-    if isinstance(exc, PathChangedError):
-        return ConflictError(message)
-    if isinstance(exc, FileTooLargeError):
-        return UploadTooLargeError(message)
-    if isinstance(exc, NotARegularFileError | FileExistsError | AgentFileError):
-        return BadRequestError(message)
-    return BadRequestError(f"{field}: {getattr(exc, 'strerror', None) or exc}")
-
-
-def upload(scope: Scope, path: Path, source: BinaryIO, limit: int) -> int:
-    """Write `source` to `path` (its folders made as needed); the bytes written."""
-    data = source.read(limit + 1) if limit > 0 else source.read()
-    if limit > 0 and len(data) > limit:
-        raise UploadTooLargeError(f"file: larger than {limit} bytes (OH_MAX_BODY_BYTES)")
-    files = agent_files(scope.workspace)
-    try:
-        files.write_bytes(path, data, parents=True)
-    except (OSError, ValueError) as exc:
-        raise refusal(exc if isinstance(exc, OSError) else OSError(str(exc))) from None
-    return len(data)
-
-
-class OpenedFile:
-    """A file opened for download: its size and its bytes, read in chunks, then closed."""
-
-    def __init__(self, files: AgentFiles, path: Path) -> None:
-        self._context = files.open_file(path)
-        self._handle = self._context.__enter__()  # closed by `chunks` (or `close`)
-        self.size = os.fstat(self._handle.fileno()).st_size
-        self.name = path.name
+    path: str
+    size: int
+    media_type: str
+    _stack: contextlib.ExitStack
+    _handle: object
 
     def chunks(self) -> Iterator[bytes]:
-        """The file's bytes; closes it at the end (or when the client goes away)."""
+        """The file's bytes, a chunk at a time; the file is closed after the last one."""
+        handle = self._handle
         try:
-            while chunk := self._handle.read(CHUNK):
+            while chunk := handle.read(CHUNK_BYTES):  # type: ignore[attr-defined]
                 yield chunk
         finally:
-            self.close()
+            self._stack.close()
 
     def close(self) -> None:
-        """Close the file (once)."""
-        with contextlib.suppress(Exception):
-            self._context.__exit__(None, None, None)
+        """Close the file without reading it."""
+        self._stack.close()
 
 
-def open_download(scope: Scope, path: Path) -> OpenedFile:
-    """The regular file at `path`, opened as the agent could open it."""
+def open_workspace_file(working_dir: str, file_path: str) -> ServedFile:
+    """Open `file_path` (relative to the workspace; a folder: its index.html) for serving.
+
+    NotFoundError for nothing there, a hidden path or a non-file; BadRequestError for a path
+    that leaves the workspace; ConflictError when it changed while it was opened.
+    """
+    relative = file_path.strip("/") or "."  # "//etc/passwd" names workspace/etc/passwd
+    files = agent_files(working_dir, floor=working_dir)
+    stack = contextlib.ExitStack()
     try:
-        return OpenedFile(agent_files(scope.workspace), path)
-    except OSError as exc:
-        raise refusal(exc) from None
-
-
-def make_directory(scope: Scope, path: Path, field: str = "path") -> None:
-    """Create the folder and its missing parents; nothing when it exists."""
-    try:
-        agent_files(scope.workspace).make_dirs(path)
-    except OSError as exc:
-        raise refusal(exc, field) from None
-
-
-def subdirectories(
-    scope: Scope, path: Path, *, page_id: str | None, limit: int, include_hidden: bool
-) -> SubdirectoryPage:
-    """One page of the folders directly in `path` (links left out), by name, ignoring case."""
-    try:
-        entries = agent_files(scope.workspace).list_dir(path)
-    except NotARegularFileError:
-        raise BadRequestError(f"path: {path} is not a folder") from None
-    except OSError as exc:
-        raise refusal(exc) from None
-    names = sorted(
-        (
-            e.name
-            for e in entries
-            if e.kind == "dir" and (include_hidden or not e.name.startswith("."))
-        ),
-        key=lambda name: (name.lower(), name),
-    )
-    start = 0
-    if page_id:
-        if page_id in names:
-            start = names.index(page_id)
-        else:
-            start = next((i for i, name in enumerate(names) if name.lower() == page_id), len(names))
-    page = names[start : start + limit]
-    following = names[start + limit] if start + limit < len(names) else None
-    return SubdirectoryPage(
-        items=[SubdirectoryEntry(name=name, path=str(path / name)) for name in page],
-        next_page_id=following,
-    )
-
-
-def favorites(scope: Scope, home: Path, include_hidden: bool) -> list[FileBrowserEntry]:
-    """The folders directly in `home` (links left out), by name; [] when it cannot be read."""
-    try:
-        page = subdirectories(
-            scope, home, page_id=None, limit=MAX_FAVORITES, include_hidden=include_hidden
-        )
-    except ServerError:
-        return []
-    return [FileBrowserEntry(label=item.name, path=item.path) for item in page.items]
+        if files.is_dir(relative):
+            relative = posixpath.join(relative, "index.html")
+            if not files.exists(relative):
+                raise NotFoundError(f"No index.html in the workspace folder {file_path or '/'}.")
+        handle = stack.enter_context(files.open_file(relative))
+        size = os.fstat(handle.fileno()).st_size
+    except (HiddenPathError, MissingPathError, NotARegularFileError) as exc:
+        stack.close()
+        raise NotFoundError(f"File not found in the workspace: {file_path or '/'}.") from exc
+    except PathChangedError as exc:
+        stack.close()
+        raise ConflictError(str(exc)) from exc
+    except AgentFileError as exc:
+        stack.close()
+        raise BadRequestError(f"Path is outside the workspace: {exc}") from exc
+    except BaseException:
+        stack.close()
+        raise
+    media_type = mimetypes.guess_type(relative)[0] or "application/octet-stream"
+    return ServedFile(relative, size, media_type, stack, handle)

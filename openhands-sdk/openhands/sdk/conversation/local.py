@@ -2,7 +2,8 @@
 
 The class is assembled from parts, each in its own module. Its bases: the run loop
 (`run_loop`), fork and HEAD moves (`branching`), approvals (`approvals`), client tool calls
-(`client_calls`), checkpoints (`checkpointing`) and model switching (`llm_switch`). It owns
+(`client_calls`), checkpoints (`checkpointing`), model switching (`llm_switch`) and plugins
+loaded later (`plugin_loading`). It owns
 a `Recorder` (`recording`: events, status, usage) and `SideLLMs` (`side_llms`: the LLM copies
 of side questions); `lifecycle` opens its state from the constructor's arguments, makes its
 tools and saves it at close. This module keeps what ties them together: setting a
@@ -39,6 +40,7 @@ from openhands.sdk.conversation.lifecycle import (
     start_tools,
 )
 from openhands.sdk.conversation.llm_switch import LLMSwitching
+from openhands.sdk.conversation.plugin_loading import PluginLoading
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
 from openhands.sdk.conversation.recording import RUN_LOST, Recorder
 from openhands.sdk.conversation.run_loop import (
@@ -84,7 +86,14 @@ Status = ConversationExecutionStatus
 
 
 class LocalConversation(
-    RunLoop, Branching, Approvals, Checkpointing, ClientCalls, LLMSwitching, BaseConversation
+    RunLoop,
+    Branching,
+    Approvals,
+    Checkpointing,
+    ClientCalls,
+    LLMSwitching,
+    PluginLoading,
+    BaseConversation,
 ):
     """An agent working in a local workspace; every event goes to the log, then to callbacks.
 
@@ -206,15 +215,7 @@ class LocalConversation(
             self.context = ConversationContext(
                 state.agent.agent_context, state.workspace.working_dir
             )
-            self.hook_runner = HookRunner(
-                state.hook_config,
-                state.workspace.working_dir,
-                session_id=state.id.hex,
-                on_event=self._emit,
-                llm_source=lambda: self._state.agent.llm,
-                stats=state.stats,
-                hook_agent=hook_agent_for(LocalConversation),
-            )
+            self.hook_runner = self._new_hook_runner()
             if not state.has_events:
                 records = [
                     {**schema, **tool.identity()}
@@ -364,6 +365,19 @@ class LocalConversation(
             self._side_llms.get(ASK_AGENT_USAGE_ID),
             self.tool_schemas,
             question,
+        )
+
+    def _new_hook_runner(self) -> HookRunner:
+        """The runner of the conversation's hooks, as its configuration says now."""
+        state = self._state
+        return HookRunner(
+            state.hook_config,
+            state.workspace.working_dir,
+            session_id=state.id.hex,
+            on_event=self._emit,
+            llm_source=lambda: self._state.agent.llm,
+            stats=state.stats,
+            hook_agent=hook_agent_for(LocalConversation),
         )
 
     def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import TYPE_CHECKING
 
-import httpx
 from openhands.sdk.llm.errors import (
     LLMAuthenticationError,
     LLMConfigurationError,
@@ -23,6 +23,12 @@ from openhands.sdk.llm.errors import (
     LLMUnreachableError,
 )
 from openhands.sdk.llm.llm import LLM
+from openhands.sdk.llm.openai_compat.httpx_loader import import_httpx
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = import_httpx()  # without its command line (click, rich): see httpx_loader
 
 logger = logging.getLogger(__name__)
 
