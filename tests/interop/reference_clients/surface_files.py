@@ -35,8 +35,13 @@ class Checker:
     """Calls the server and validates each JSON answer with a reference model."""
 
     def __init__(self, config: dict[str, Any]) -> None:
+        # A fresh connection per call: a kept-alive one the server closes while idle (its
+        # keep-alive timeout) would race with the next request on a loaded machine.
         self.http = httpx.Client(
-            base_url=config["host"], headers={"X-Session-API-Key": config["key"]}, timeout=120
+            base_url=config["host"],
+            headers={"X-Session-API-Key": config["key"]},
+            timeout=120,
+            limits=httpx.Limits(max_keepalive_connections=0),
         )
         self.invalid: dict[str, str] = {}
         self.statuses: dict[str, int] = {}
