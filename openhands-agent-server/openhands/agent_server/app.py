@@ -183,7 +183,10 @@ async def _start(
         app.state.conversations = conversations
         app.state.server_settings = settings
         app.state.bash_events = BashEvents(
-            pools.runs, config.workspace_path, config.max_bash_events
+            pools.runs,
+            config.workspace_path,
+            config.max_bash_events,
+            stream_seconds=config.bash_stream_seconds,
         )
         # Thousands of summaries are read at once and kept: collecting garbage meanwhile
         # only costs time, and freezing them keeps later collections short.

@@ -538,6 +538,12 @@ class ConversationRegistry:
             await asyncio.wait({cleanup})
         return answer
 
+    def working_dirs(self) -> dict[uuid.UUID, str]:
+        """Every existing conversation's working directory (open or stored), by id."""
+        found = {summary.id: summary.workspace.working_dir for summary in self.catalog.summaries()}
+        found.update((cid, live.working_dir) for cid, live in self._live.items())
+        return {cid: folder for cid, folder in found.items() if cid not in self._deleting}
+
     def users_of(self, working_dir: str) -> list[uuid.UUID]:
         """The conversations (open or stored) that work in `working_dir`."""
         users = [cid for cid, live in self._live.items() if live.working_dir == working_dir]
