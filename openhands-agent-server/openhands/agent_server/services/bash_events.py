@@ -18,6 +18,7 @@ from pathlib import Path
 
 from openhands.agent_server.blocking import BlockingPool
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.agent_server.services.sandboxing import refuse_unsafe_workspace
 from openhands.sdk.wire import BashCommand, BashOutput, ExecuteCommandRequest
 from openhands.sdk.workspace import LocalWorkspace
 from openhands.sdk.workspace.shell import run_shell
@@ -44,7 +45,10 @@ class BashEvents:
         self._lock = threading.Lock()
 
     async def execute(self, request: ExecuteCommandRequest) -> BashOutput:
-        """Run the command and answer its whole output once it has ended."""
+        """Run the command and answer its whole output once it has ended.
+
+        InvalidRequestError (422) for a `cwd` the sandbox cannot take (`/`, /proc, ...).
+        """
         command = self._record_start(request)
         return await self._pool.run_to_completion(self._run, request, command.id)
 
@@ -123,6 +127,8 @@ class BashEvents:
     # -- internals ----------------------------------------------------------------------------
 
     def _record_start(self, request: ExecuteCommandRequest) -> BashCommand:
+        if request.cwd:  # the folder a command runs in is the one its sandbox lets it write
+            refuse_unsafe_workspace(request.cwd, ("body", "cwd"))
         command = BashCommand(command=request.command, cwd=request.cwd, timeout=request.timeout)
         with self._lock:
             self._events.append(command)

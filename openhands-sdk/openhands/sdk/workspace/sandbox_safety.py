@@ -1,0 +1,86 @@
+"""Which folders a sandbox may be given to write: the rules for workspaces and writable folders.
+
+A sandbox binds its workspace (and `OH_SANDBOX_WRITABLE`) writable over a read-only system.
+Some folders would undo the sandbox that way: `/` (bound over the sandbox's own /proc, /dev
+and /tmp, it shows the host's processes and makes everything writable), /proc, /sys and /dev,
+a folder holding the server's data (conversations, key file, settings: next to them the agent
+could plant what the server reads), the server's own Python and packages (a `.pth` file there
+runs unsandboxed at the next start). Each function says why a folder is refused, or None.
+"""
+
+from __future__ import annotations
+
+import os
+
+from openhands.sdk.workspace.sandbox_runtime import SYSTEM_FOLDERS, runtime, within
+
+__all__ = ["workspace_problem", "writable_problem"]
+
+
+def workspace_problem(path: str, *, hidden: tuple[str, ...] = ()) -> str | None:
+    """Why the sandbox cannot take `path` as a workspace, or None when it can.
+
+    Refused: `/` (or a link to it), /proc, /sys, /dev and what is inside them, a folder holding
+    one of `hidden` (the server's own data) or inside one, a folder inside the server's own
+    installation (its venv, the standard library, the `openhands` packages). A workspace
+    holding the installation (a checkout with its `.venv`) is allowed: the installation stays
+    read-only in the sandbox.
+    """
+    real = os.path.realpath(path)
+    shown = path if real == path else f"{path} (= {real})"
+    problem = _system_problem(real, shown)
+    if problem is not None:
+        return problem
+    for folder in runtime().owned:
+        if within(real, folder):
+            return f"{shown} is inside {folder}, which the server runs from"
+    return _data_problem(real, shown, hidden)
+
+
+def writable_problem(path: str, *, hidden: tuple[str, ...] = ()) -> str | None:
+    """Why `path` cannot be a folder sandboxed processes may write besides their workspace
+    (`OH_SANDBOX_WRITABLE`), or None when it can.
+
+    Refused: a relative path, one holding `:` (a PATH-like list), a missing folder, `/` (or a
+    link to it), /proc, /sys, /dev and what is inside them, a folder the server runs from (or
+    one holding it, or inside its venv, standard library or packages), and a folder holding
+    one of `hidden` (the server's data) or inside one.
+    """
+    if ":" in path:
+        return f"{path!r} holds ':'; separate folders with commas"
+    if not os.path.isabs(path):
+        return f"{path!r} is not an absolute path; give the full path of a folder"
+    real = os.path.realpath(path)
+    shown = path if real == path else f"{path} (= {real})"
+    if not os.path.isdir(real):
+        return f"{shown} is not an existing folder; create it first"
+    problem = _system_problem(real, shown)
+    if problem is not None:
+        return problem
+    found = runtime()
+    for folder in found.paths:
+        if within(folder, real):
+            return f"{shown} holds {folder}, which the server runs from"
+    for folder in found.owned:
+        if within(real, folder):
+            return f"{shown} is inside {folder}, which the server runs from"
+    return _data_problem(real, shown, hidden)
+
+
+def _system_problem(real: str, shown: str) -> str | None:
+    if real == "/":
+        return f"{shown} is the whole file system"
+    for system in SYSTEM_FOLDERS:
+        if within(real, system):
+            return f"{shown} is inside {system}, of which the sandbox has its own"
+    return None
+
+
+def _data_problem(real: str, shown: str, hidden: tuple[str, ...]) -> str | None:
+    for item in hidden:
+        secret = os.path.realpath(item)
+        if within(secret, real):
+            return f"{shown} holds {secret}, the server's own data"
+        if within(real, secret):
+            return f"{shown} is inside {secret}, the server's own data"
+    return None
