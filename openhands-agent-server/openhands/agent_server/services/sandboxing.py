@@ -49,7 +49,7 @@ def start_sandbox(config: ServerConfig) -> SandboxStatus:
     `ServerConfigError` for an unsafe OH_SANDBOX_WRITABLE, and when OH_SANDBOX=bwrap and the
     sandbox cannot run or fails its self-check.
     """
-    policy = _policy(config)
+    policy = sandbox_policy_of(config)
     configure_sandbox(policy)
     claim_workspace(config.workspace_path.resolve())
     status = sandbox_status()
@@ -83,7 +83,9 @@ def refuse_unsafe_workspace(path: str | Path, loc: tuple[str | int, ...]) -> Non
         raise InvalidRequestError(str(exc), loc) from None
 
 
-def _policy(config: ServerConfig) -> SandboxPolicy:
+def sandbox_policy_of(config: ServerConfig) -> SandboxPolicy:
+    """The sandbox policy `config` describes; `ServerConfigError` naming OH_SANDBOX_WRITABLE
+    for a writable folder that would undo the sandbox (checked again at start)."""
     conversations = config.conversations_path.resolve()
     try:
         return SandboxPolicy(

@@ -71,20 +71,18 @@ def check_python(workspace: Path, mode: SandboxMode | None = None) -> str | None
 
 
 def self_check(checks: Sequence[Check] = (), mode: SandboxMode | None = None) -> str | None:
-    """Run the built-in checks, then `checks`, each in a fresh workspace under the system's
-    temp folder (where a sandbox's private `/tmp` would hide what it needs); the first
-    failure, or None when every one passed. `mode` is the caller's sandbox choice."""
+    """Run the built-in checks, then `checks`, in a fresh workspace under the system's temp
+    folder (where a sandbox's private `/tmp` would hide what it needs); what failed (every
+    failure, `; `-separated), or None when every one passed. `mode` is the caller's sandbox
+    choice."""
     folder = Path(tempfile.mkdtemp(prefix="oh-sandbox-check-"))
     try:
         builtin: list[Check] = [
             lambda path: check_run_to_end(path, mode),
             lambda path: check_python(path, mode),
         ]
-        for check in [*builtin, *checks]:
-            problem = check(folder)
-            if problem is not None:
-                return problem
-        return None
+        problems = [problem for check in [*builtin, *checks] if (problem := check(folder))]
+        return "; ".join(problems) or None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
