@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from openhands.sdk.workspace.sandbox import SandboxMode, SandboxUnavailableError, sandbox_command
@@ -71,18 +72,21 @@ def check_python(workspace: Path, mode: SandboxMode | None = None) -> str | None
 
 
 def self_check(checks: Sequence[Check] = (), mode: SandboxMode | None = None) -> str | None:
-    """Run the built-in checks, then `checks`, in a fresh workspace under the system's temp
-    folder (where a sandbox's private `/tmp` would hide what it needs); what failed (every
-    failure, `; `-separated), or None when every one passed. `mode` is the caller's sandbox
-    choice."""
+    """Run the built-in checks and `checks` (at once) in a fresh workspace under the system's
+    temp folder (where a sandbox's private `/tmp` would hide what it needs); what failed
+    (every failure, `; `-separated), or None when every one passed. `mode` is the caller's
+    sandbox choice."""
     folder = Path(tempfile.mkdtemp(prefix="oh-sandbox-check-"))
     try:
         builtin: list[Check] = [
             lambda path: check_run_to_end(path, mode),
             lambda path: check_python(path, mode),
         ]
-        problems = [problem for check in [*builtin, *checks] if (problem := check(folder))]
-        return "; ".join(problems) or None
+        everything = [*builtin, *checks]
+        # At once: each waits mostly for a sandbox to start (the start-up waits for the slowest).
+        with ThreadPoolExecutor(len(everything), thread_name_prefix="sandbox-check") as pool:
+            problems = list(pool.map(lambda check: check(folder), everything))
+        return "; ".join(problem for problem in problems if problem) or None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
