@@ -73,8 +73,11 @@ class ServerProcess:
         log_dir: Path | None = None,
         preexec_fn: Callable[[], None] | None = None,
         args: tuple[str, ...] = (),
+        python: str | None = None,
     ) -> None:
+        """`python`: the interpreter to run the server with (default: this test's)."""
         self.conversations = conversations
+        self.python = python or sys.executable
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = (log_dir or conversations.parent) / f"server-{self.port}.log"
@@ -101,7 +104,7 @@ class ServerProcess:
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [
-                    sys.executable,
+                    self.python,
                     "-m",
                     "openhands.agent_server",
                     "--port",
