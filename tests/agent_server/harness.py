@@ -89,8 +89,8 @@ class ServerProcess:
             self.extra_env.get("OH_SESSION_API_KEYS", "").split(",")[0] or None
         )
 
-    def start(self) -> ServerProcess:
-        """Start the process and wait until /health answers."""
+    def environment(self) -> dict[str, str]:
+        """The server's environment: this one's, its folders, `env`; no developer's keys."""
         env = {
             **os.environ,
             "OH_CONVERSATIONS_PATH": str(self.conversations),
@@ -101,6 +101,11 @@ class ServerProcess:
         for name in ("OH_SESSION_API_KEYS", "LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
             if name not in self.extra_env:  # the developer's own settings must not leak in
                 env.pop(name, None)
+        return env
+
+    def start(self) -> ServerProcess:
+        """Start the process and wait until /health answers."""
+        env = self.environment()
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [
