@@ -49,7 +49,7 @@ def test_api_bash_refuses_a_cwd_that_would_undo_the_sandbox(server: ServerProces
         for folder in _unsafe_folders(server):
             answers[folder] = http.post(
                 "/api/bash/execute_bash_command",
-                json={"command": "ls /proc | grep -c '^[0-9]'; touch /oh-root-test", "cwd": folder},
+                json={"command": "ls /proc | grep -c '^[0-9]'", "cwd": folder},
             )
         started = http.post("/api/bash/start_bash_command", json={"command": "true", "cwd": "/"})
 
@@ -59,7 +59,6 @@ def test_api_bash_refuses_a_cwd_that_would_undo_the_sandbox(server: ServerProces
         assert problem["loc"] == ["body", "cwd"]
         assert folder in problem["msg"], problem
     assert started.status_code == 422
-    assert not Path("/oh-root-test").exists()
 
 
 def test_a_conversation_on_such_a_workspace_is_refused(server: ServerProcess) -> None:
@@ -86,12 +85,11 @@ def test_a_conversation_on_such_a_workspace_is_refused(server: ServerProcess) ->
 
 def test_the_sdk_refuses_root_as_a_sandboxed_workspace() -> None:
     result = LocalWorkspace(working_dir="/", sandbox="bwrap").execute_command(
-        "ls /proc | grep -c '^[0-9]'; touch /oh-root-test"
+        "ls /proc | grep -c '^[0-9]'"
     )
 
     assert result.exit_code == 127, result
-    assert "UnsafeWorkspaceError" in result.output or "whole file system" in result.output
-    assert not Path("/oh-root-test").exists()
+    assert "/ is the whole file system" in result.output, result.output
 
 
 def test_no_mount_uncovers_the_host_s_proc(tmp_path: Path) -> None:

@@ -130,7 +130,7 @@ class SandboxPolicy(BaseModel):
         for path in self.writable:
             problem = writable_problem(path, hidden=self.hidden)
             if problem is not None:
-                raise ValueError(f"writable folder {problem}")
+                raise ValueError(problem)
         return self
 
     @classmethod

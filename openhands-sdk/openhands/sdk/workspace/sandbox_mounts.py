@@ -3,11 +3,11 @@
 The system read-only, a minimal /dev, its own /proc, a private /tmp; then every path by depth
 (a parent before what is inside it): other workspaces emptied, the workspace (and the extra
 writable folders) bound writable, readable paths bound read-only, the folders this process
-runs from (`sandbox_runtime`) bound read-only where they would be missing or writable, and at
-the same depth the secrets last; so a workspace inside a hidden folder is bound back, and a
-secret inside the workspace stays hidden. Nothing is bound over `/` or into /proc, /sys or
-/dev, so no path can uncover the host's. Emptied folders become read-only only at the end,
-once the mount points for what is bound inside them exist.
+runs from (`sandbox_runtime`) bound read-only where they would be missing (never inside a
+secret) or writable, and at the same depth the secrets last; so a workspace inside a hidden
+folder is bound back, and a secret inside the workspace stays hidden. Nothing is bound over
+`/` or into /proc, /sys or /dev, so no path can uncover the host's. Emptied folders become
+read-only only at the end, once the mount points for what is bound inside them exist.
 """
 
 from __future__ import annotations
@@ -115,10 +115,14 @@ def _mounts(
         if kind in ("other", "secret"):
             if not _visible(path, plan):
                 continue
-            kind = "hidden"
-        elif kind == "runtime":
-            if _nearest(path, plan) == "ro":
-                continue  # already there, read-only
+            plan[path] = "secret" if kind == "secret" else "hidden"
+            mounts.append((path, "hidden"))
+            continue
+        if kind == "runtime":
+            # Shown where it would be missing (a private /tmp, another workspace) or
+            # writable (the workspace); never inside a secret: that stays hidden whole.
+            if _nearest(path, plan) in ("ro", "secret"):
+                continue
             kind = "ro"
         plan[path] = kind
         mounts.append((path, kind))
@@ -127,7 +131,7 @@ def _mounts(
 
 def _visible(path: str, plan: dict[str, str]) -> bool:
     """Whether `path` can be seen with the mounts planned so far (its nearest mount)."""
-    return _nearest(path, plan) != "hidden"
+    return _nearest(path, plan) not in ("hidden", "secret")
 
 
 def _nearest(path: str, plan: dict[str, str]) -> str:

@@ -33,7 +33,7 @@ def workspace_problem(path: str, *, hidden: tuple[str, ...] = ()) -> str | None:
         return problem
     for folder in runtime().owned:
         if within(real, folder):
-            return f"{shown} is inside {folder}, which the server runs from"
+            return f"{shown} is inside {folder}, a folder the server runs from"
     return _data_problem(real, shown, hidden)
 
 
@@ -60,10 +60,10 @@ def writable_problem(path: str, *, hidden: tuple[str, ...] = ()) -> str | None:
     found = runtime()
     for folder in found.paths:
         if within(folder, real):
-            return f"{shown} holds {folder}, which the server runs from"
+            return _overlap(shown, folder, real, "a folder the server runs from")
     for folder in found.owned:
         if within(real, folder):
-            return f"{shown} is inside {folder}, which the server runs from"
+            return f"{shown} is inside {folder}, a folder the server runs from"
     return _data_problem(real, shown, hidden)
 
 
@@ -80,7 +80,12 @@ def _data_problem(real: str, shown: str, hidden: tuple[str, ...]) -> str | None:
     for item in hidden:
         secret = os.path.realpath(item)
         if within(secret, real):
-            return f"{shown} holds {secret}, the server's own data"
+            return _overlap(shown, secret, real, "the server's own data")
         if within(real, secret):
             return f"{shown} is inside {secret}, the server's own data"
     return None
+
+
+def _overlap(shown: str, inner: str, folder: str, noun: str) -> str:
+    """`folder` (`shown`) is `inner`, or holds it; `noun` says what `inner` is."""
+    return f"{shown} is {noun}" if inner == folder else f"{shown} holds {inner}, {noun}"
