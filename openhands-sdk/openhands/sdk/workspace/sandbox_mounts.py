@@ -113,10 +113,12 @@ def _mounts(
         if kind != "secret" and _system(path):
             continue  # the sandbox's own /proc and /dev stay; the host's are never uncovered
         if kind in ("other", "secret"):
-            if not _visible(path, plan):
-                continue
+            visible = _visible(path, plan)
+            # Planned even when already invisible (e.g. under the private /tmp): what is
+            # bound later must know a secret is there.
             plan[path] = "secret" if kind == "secret" else "hidden"
-            mounts.append((path, "hidden"))
+            if visible:
+                mounts.append((path, "hidden"))
             continue
         if kind == "runtime":
             # Shown where it would be missing (a private /tmp, another workspace) or
