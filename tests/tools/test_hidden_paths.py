@@ -14,7 +14,7 @@ from openhands.sdk.workspace.sandbox import SandboxMode, SandboxPolicy
 from openhands.tools.file_editor import EditorError, FileEditor
 from openhands.tools.glob.definition import GlobAction, GlobExecutor
 from openhands.tools.grep.definition import GrepAction, GrepExecutor
-from openhands.tools.text_files import WorkspacePathError, resolve_in_workspace
+from openhands.tools.text_files import WorkspacePathError, WorkspaceText
 
 SECRET = "sealing-key-0123456789"
 
@@ -100,9 +100,9 @@ def test_a_server_folder_inside_the_workspace_stays_hidden_from_the_file_tools(
 ) -> None:
     # The workspace is the server's whole folder: the key inside it is still refused.
     with pytest.raises(WorkspacePathError, match="hidden from the agent"):
-        resolve_in_workspace(server["root"], ".secret_key")
+        WorkspaceText(server["root"]).resolve(".secret_key")
     (server["root"] / "readme.txt").write_text("the workspace's own file")
-    assert resolve_in_workspace(server["root"], "readme.txt").is_file()
+    assert WorkspaceText(server["root"]).resolve("readme.txt").is_file()
 
 
 def test_with_the_sandbox_off_nothing_is_hidden(server: dict[str, Path]) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from openhands.sdk.errors import InvalidArgumentError
-from openhands.sdk.workspace.sandbox import HiddenPathError, check_visible, hidden_paths
+from openhands.sdk.workspace.agent_files import AgentFiles, Folder, agent_files
+from openhands.sdk.workspace.file_errors import AgentFileError
 
 MAX_RESULTS: Final[int] = 100
 """How many paths `glob` and `grep` return at most (newest first); the rest is counted."""
@@ -33,53 +36,98 @@ def expand_braces(pattern: str) -> list[str]:
     ]
 
 
-def search_root(working_dir: str, path: str | None) -> Path:
-    """The folder to search: `path` (absolute, or relative to the workspace) or the workspace.
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob over `/`-separated relative paths as pathlib reads it: `**` is any number of
+    folders (none included), `*`, `?` and `[...]` stay inside one name."""
+    parts = pattern.split("/")
+    pieces: list[str] = []
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        if part == "**":
+            pieces.append(".*" if last else "(?:[^/]*/)*")
+        else:
+            pieces.append(_name_regex(part) + ("" if last else "/"))
+    return re.compile("".join(pieces) + r"\Z", re.DOTALL)
 
-    ValueError if it is not an existing folder.
+
+def _name_regex(name: str) -> str:
+    out: list[str] = []
+    index = 0
+    while index < len(name):
+        char = name[index]
+        index += 1
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and (close := name.find("]", index + 1)) != -1:
+            inner = name[index:close]
+            index = close + 1
+            negate = inner.startswith("!")
+            body = re.escape(inner[1:] if negate else inner).replace("\\-", "-")
+            out.append(f"[{'^/' if negate else ''}{body}]")
+        else:
+            out.append(re.escape(char))
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class FoundFile:
+    """One file a search walked past: its path, its modification time, and the folder it
+    was found in (readable while the search is at it)."""
+
+    path: Path
+    relative: str
+    mtime: float
+    folder: Folder
+    name: str
+
+
+def search_root(working_dir: str, path: str | None) -> tuple[AgentFiles, Path]:
+    """The files the agent may see and the folder to search: `path` (absolute, or relative
+    to the workspace) or the workspace.
+
+    ValueError if it is not an existing folder the agent's sandbox shows.
     """
-    root = Path(working_dir)
-    if path:
-        given = Path(os.path.expanduser(path))
-        root = given if given.is_absolute() else root / given
-    if not root.is_dir():
-        raise InvalidArgumentError(f"{root} is not a folder; give an existing directory as `path`.")
-    try:  # these tools run in the server's process: only what the agent's sandbox shows
-        check_visible(root, workspace=working_dir)
-    except HiddenPathError as exc:
+    files = agent_files(working_dir)
+    try:
+        root = Path(os.path.normpath(files.absolute(path or working_dir)))
+        if not files.is_dir(root):
+            raise InvalidArgumentError(
+                f"{root} is not a folder; give an existing directory as `path`."
+            )
+    except AgentFileError as exc:
         raise InvalidArgumentError(str(exc)) from None
-    return Path(os.path.abspath(root))
+    return files, root
 
 
-def iter_files(root: Path, working_dir: str) -> Iterator[Path]:
-    """Every regular file under `root`, skipping `SKIPPED_DIRS`, symlinked folders and what
-    the sandbox of `working_dir` hides."""
-    hidden = hidden_paths(working_dir)
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(
-            d for d in dirs if d not in SKIPPED_DIRS and not hidden(os.path.join(folder, d))
-        )
-        for name in sorted(files):
-            path = Path(folder) / name
-            if path.is_file() and not hidden(path):
-                yield path
+def iter_files(files: AgentFiles, root: Path) -> Iterator[FoundFile]:
+    """Every regular file under `root` the agent's sandbox shows, skipping `SKIPPED_DIRS` and
+    symlinked folders; a symlink to a file is followed (with every check)."""
+    for folder in files.walk(root, skip=SKIPPED_DIRS.__contains__):
+        for entry in folder.files:
+            mtime = entry.mtime
+            if entry.kind == "link":
+                try:
+                    target = files.stat(entry.path)
+                except OSError:
+                    continue  # dangling, hidden or leaving the view
+                if not stat.S_ISREG(target.st_mode):
+                    continue
+                mtime = target.st_mtime
+            path = Path(entry.path)
+            yield FoundFile(
+                path=path,
+                relative=path.relative_to(root).as_posix(),
+                mtime=mtime,
+                folder=folder,
+                name=entry.name,
+            )
 
 
-def newest_first(paths: list[Path]) -> list[Path]:
-    """`paths` by modification time, newest first (vanished files last)."""
-
-    def mtime(path: Path) -> float:
-        try:
-            return path.stat().st_mtime
-        except OSError:
-            return float("-inf")
-
-    return sorted(paths, key=mtime, reverse=True)
-
-
-def listing(paths: list[Path], *, what: str) -> tuple[str, list[str], bool]:
-    """`(text, shown paths, truncated)` for up to `MAX_RESULTS` of `paths`, newest first."""
-    ordered = [str(path) for path in newest_first(paths)]
+def listing(found: list[FoundFile], *, what: str) -> tuple[str, list[str], bool]:
+    """`(text, shown paths, truncated)` for up to `MAX_RESULTS` of `found`, newest first."""
+    ordered = [str(item.path) for item in sorted(found, key=lambda f: f.mtime, reverse=True)]
     shown = ordered[:MAX_RESULTS]
     if not shown:
         return f"No {what} found.", [], False

@@ -4,7 +4,7 @@ The SDK keeps the snapshots (`LocalConversation.checkpoint`, a shadow git reposi
 conversation's folder); this module runs them off the event loop and turns their errors
 into answers: an unknown checkpoint is a 404, checkpoints that cannot be kept here (git
 missing, switched off) or a snapshot over the file limit a 400, a rewind while the agent or
-a goal works a 409.
+a goal works a 409, and so is a workspace that keeps changing while it is recorded.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from openhands.sdk.workspace.checkpoints import (
     CheckpointUnavailableError,
     RewindResult,
     UnknownCheckpointError,
+    WorkspaceChangingError,
 )
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ class WorkspaceCheckpoints:
             raise BadRequestError(str(exc), code="checkpoints_unavailable") from exc
         except CheckpointLimitError as exc:
             raise BadRequestError(str(exc), code="too_many_files") from exc
+        except WorkspaceChangingError as exc:
+            raise ConflictError(str(exc), code="workspace_changing") from exc
 
 
 __all__ = ["WorkspaceCheckpoints"]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from openhands.sdk.workspace.extension_files import read_text_beneath
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["MEMORY_CHAR_BUDGET", "MEMORY_INDEX_RELPATH", "load_memory"]
@@ -40,9 +42,12 @@ every conversation, below, once it exists. Longer notes go in dated files
 """What the agent is told about keeping its memory (part of the dynamic context)."""
 
 
-def _read_index(path: Path) -> str | None:
+def _read_index(root: Path, workspace: Path | None = None) -> str | None:
+    """The memory index under `root`, read from inside `root` only, as the sandbox of
+    `workspace` shows it (it is the agent's to write: it may be a link, a FIFO, huge)."""
+    path = root / MEMORY_INDEX_RELPATH
     try:
-        text = path.read_text(encoding="utf-8").strip()
+        text = read_text_beneath(root, path, workspace=workspace).strip()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -79,10 +84,10 @@ def load_memory(
     """
     home_dir = Path(home) if home is not None else Path.home()
     tiers: list[tuple[str, str]] = []
-    user = _read_index(home_dir / MEMORY_INDEX_RELPATH)
+    user = _read_index(home_dir)
     if user is not None:
         tiers.append((f"# User memory (~/{MEMORY_INDEX_RELPATH})", user))
-    project = _read_index(Path(working_dir) / MEMORY_INDEX_RELPATH)
+    project = _read_index(Path(working_dir), Path(working_dir))
     if project is not None:
         tiers.append((f"# Project memory ({MEMORY_INDEX_RELPATH})", project))
     if not tiers:

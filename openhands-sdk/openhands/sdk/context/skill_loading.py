@@ -24,6 +24,7 @@ from typing import Any
 from openhands.sdk.context.skill_resources import discover_skill_resources, find_skill_md
 from openhands.sdk.context.skills import KeywordTrigger, Skill, TaskTrigger
 from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.workspace.extension_files import read_text_beneath
 
 logger = logging.getLogger(__name__)
 
@@ -89,19 +90,30 @@ def _cache_key(path: Path, skill_base_dir: str | Path | None) -> tuple[Any, ...]
     return key
 
 
-def load_skill(path: str | Path, skill_base_dir: str | Path | None = None) -> Skill:
+def load_skill(
+    path: str | Path,
+    skill_base_dir: str | Path | None = None,
+    *,
+    root: str | Path | None = None,
+    workspace: str | Path | None = None,
+) -> Skill:
     """Read one skill file (see the module docstring). Raises SkillValidationError or OSError.
 
-    A file read before and unchanged since gives the same `Skill` object (see CACHE_SIZE).
+    The file is read as `read_text_beneath` reads: a regular file reached from `root`
+    (default: `skill_base_dir`, else the file's folder) without leaving it, as the sandbox
+    of `workspace` (default: `root`) shows it, within `OH_MAX_EXTENSION_FILE_BYTES`. A file
+    read before and unchanged since gives the same `Skill` object (see CACHE_SIZE).
     """
     path = Path(path)
-    key = _cache_key(path, skill_base_dir)
+    floor = Path(root or skill_base_dir or path.parent)
+    key = (*_cache_key(path, skill_base_dir), str(floor), str(workspace))
     with _cache_lock:
         cached = _cache.get(key)
         if cached is not None:
             _cache.move_to_end(key)
             return cached
-    skill = _read_skill(path, skill_base_dir)
+    text = read_text_beneath(floor, path, workspace=workspace)
+    skill = _read_skill(path, skill_base_dir, text)
     with _cache_lock:
         _cache[key] = skill
         while len(_cache) > CACHE_SIZE:
@@ -109,8 +121,7 @@ def load_skill(path: str | Path, skill_base_dir: str | Path | None = None) -> Sk
     return skill
 
 
-def _read_skill(path: Path, skill_base_dir: str | Path | None) -> Skill:
-    text = path.read_text(encoding="utf-8")
+def _read_skill(path: Path, skill_base_dir: str | Path | None, text: str) -> Skill:
     third_party = THIRD_PARTY_SKILL_NAMES.get(path.name.lower())
     if third_party is not None:
         return Skill(name=third_party, content=text, source=str(path))
@@ -193,22 +204,29 @@ def _skill_files(root: Path) -> tuple[list[Path], list[Path]]:
 
 def load_skills_from_dir(
     skill_dir: str | Path,
+    *,
+    root: str | Path | None = None,
+    workspace: str | Path | None = None,
 ) -> tuple[dict[str, Skill], dict[str, Skill], dict[str, Skill]]:
     """Every skill in a skills folder, as (always-on, triggered, SKILL.md) dicts by name.
 
-    A folder that is itself a skill (it holds a SKILL.md) gives that one skill.
+    A folder that is itself a skill (it holds a SKILL.md) gives that one skill. Files are
+    read from inside `root` (default: the folder itself) only, as the sandbox of
+    `workspace` shows them (`load_skill`); one that leaves it, is hidden, is no regular
+    file or is too large is logged and skipped.
     """
-    root = Path(skill_dir)
+    folder = Path(skill_dir)
+    floor = Path(root) if root is not None else folder
     repo: dict[str, Skill] = {}
     knowledge: dict[str, Skill] = {}
     agentskills: dict[str, Skill] = {}
-    if not root.is_dir():
+    if not folder.is_dir():
         return repo, knowledge, agentskills
-    itself = find_skill_md(root)
-    skill_md, plain = ([itself], []) if itself is not None else _skill_files(root)
+    itself = find_skill_md(folder)
+    skill_md, plain = ([itself], []) if itself is not None else _skill_files(folder)
     for path in [*skill_md, *plain]:
         try:
-            skill = load_skill(path, root)
+            skill = load_skill(path, folder, root=floor, workspace=workspace)
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             logger.warning("Skipping skill %s: %s", path, exc)
             continue
@@ -223,10 +241,18 @@ def load_skills_from_dir(
     return repo, knowledge, agentskills
 
 
-def gather_skills_from_dirs(dirs: Iterable[Path], skills: list[Skill], seen: set[str]) -> None:
-    """Append to `skills` each skill of `dirs` whose name is not in `seen` (first wins a name)."""
+def gather_skills_from_dirs(
+    dirs: Iterable[Path],
+    skills: list[Skill],
+    seen: set[str],
+    *,
+    root: str | Path | None = None,
+    workspace: str | Path | None = None,
+) -> None:
+    """Append to `skills` each skill of `dirs` whose name is not in `seen` (first wins a name);
+    `root` and `workspace` as for `load_skills_from_dir`."""
     for folder in dirs:
-        for found in load_skills_from_dir(folder):
+        for found in load_skills_from_dir(folder, root=root, workspace=workspace):
             for name, skill in found.items():
                 if name not in seen:
                     seen.add(name)
@@ -239,7 +265,11 @@ def _git_root(path: Path) -> Path | None:
 
 def load_project_skills(work_dir: str | Path) -> list[Skill]:
     """A project's skills: its AGENTS.md-style files, then its skills folders; the working
-    directory first, then the enclosing git repository's root (first wins a name)."""
+    directory first, then the enclosing git repository's root (first wins a name).
+
+    The project is the agent's: every file is read as its sandbox shows it, from inside the
+    project only (an `AGENTS.md` linked to `/proc/self/environ`, a FIFO or `/dev/zero` is
+    logged and skipped, never read)."""
     work = Path(work_dir)
     roots = [work]
     git_root = _git_root(work)
@@ -254,10 +284,10 @@ def load_project_skills(work_dir: str | Path) -> list[Skill]:
             logger.warning("Cannot list %s for project skills: %s", root, exc)
             continue
         for entry in entries:
-            if entry.name.lower() not in THIRD_PARTY_SKILL_NAMES or not entry.is_file():
+            if entry.name.lower() not in THIRD_PARTY_SKILL_NAMES:
                 continue
             try:
-                skill = load_skill(entry)
+                skill = load_skill(entry, root=root, workspace=work)
             except (OSError, UnicodeDecodeError, ValueError) as exc:
                 logger.warning("Skipping skill %s: %s", entry, exc)
                 continue
@@ -265,7 +295,9 @@ def load_project_skills(work_dir: str | Path) -> list[Skill]:
                 seen.add(skill.name)
                 skills.append(skill)
     for root in roots:
-        gather_skills_from_dirs((root / sub for sub in SKILLS_SUBDIRS), skills, seen)
+        gather_skills_from_dirs(
+            (root / sub for sub in SKILLS_SUBDIRS), skills, seen, root=root, workspace=work
+        )
     return skills
 
 

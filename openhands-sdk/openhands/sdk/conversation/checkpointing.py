@@ -24,10 +24,12 @@ from openhands.sdk.workspace.checkpoints import (
     CheckpointUnavailableError,
     RewindResult,
 )
+from openhands.sdk.workspace.freeze import frozen
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.state import ConversationState
     from openhands.sdk.event.base import Event
+    from openhands.sdk.tool.tool import ToolDefinition
     from openhands.sdk.workspace.local import LocalWorkspace
 
 CHECKPOINT_KEY = "checkpoint"
@@ -46,6 +48,7 @@ class Checkpointing:
     # Provided by LocalConversation.
     _state: ConversationState
     _lock: threading.RLock
+    tools: dict[str, ToolDefinition]
 
     def _emit(self, event: Event) -> Event:
         raise NotImplementedError
@@ -119,7 +122,9 @@ class Checkpointing:
     def rewind(self, checkpoint_id: str) -> RewindResult:
         """Restore the workspace to checkpoint `checkpoint_id` and record it (a
         `key="rewind"` event). The workspace is snapshot first, so a rewind can itself be
-        undone (rewind to `result.before`). Refused while the agent runs.
+        undone (rewind to `result.before`). Refused while the agent runs. The processes the
+        tools keep running (the terminal's background jobs) are held still meanwhile, so
+        nothing changes the workspace while it is recorded and restored.
         """
         self._check_open()
         with self._lock:
@@ -127,7 +132,9 @@ class Checkpointing:
                 raise ConversationAlreadyRunningError(
                     "The agent is running: pause it (and stop its goal) before rewinding."
                 )
-            result = self.checkpoint_store.rewind(checkpoint_id)
+            pids = [pid for tool in self.tools.values() for pid in tool.process_ids()]
+            with frozen(pids):
+                result = self.checkpoint_store.rewind(checkpoint_id)
             value = result.model_dump(mode="json")
             self._emit(ConversationStateUpdateEvent(key=REWIND_KEY, value=value))
         return result

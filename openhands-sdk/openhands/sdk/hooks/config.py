@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from enum import StrEnum
 from pathlib import Path
@@ -10,6 +11,8 @@ from typing import Any
 
 from openhands.sdk.hooks.types import HOOK_EVENT_FIELDS, HookEventType
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["HookConfig", "HookDefinition", "HookEventType", "HookMatcher", "HookType"]
 
@@ -188,18 +191,28 @@ class HookConfig(BaseModel):
         """Read a hooks.json file: `path`, or else the first of
         `<working_dir>/.openhands/hooks.json` and `~/.openhands/hooks.json` that exists
         (no file, or a `path` that does not exist: an empty config, as in the reference)."""
-        if path is None:
-            base = Path(working_dir) if working_dir is not None else Path.cwd()
-            candidates = [
-                base / ".openhands" / "hooks.json",
-                Path.home() / ".openhands" / "hooks.json",
-            ]
-            path = next((c for c in candidates if c.is_file()), None)
-            if path is None:
+        from openhands.sdk.workspace.extension_files import read_text_beneath
+
+        if path is not None:
+            if not Path(path).exists():
                 return cls()
-        if not Path(path).exists():
+            text = read_text_beneath(Path(path).parent, path)
+            return cls.model_validate(json.loads(text))
+        base = Path(working_dir) if working_dir is not None else Path.cwd()
+        candidates = [
+            (base, base / ".openhands" / "hooks.json"),
+            (Path.home(), Path.home() / ".openhands" / "hooks.json"),
+        ]
+        root, found = next(((r, c) for r, c in candidates if c.is_file()), (None, None))
+        if root is None or found is None:
             return cls()
-        return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+        try:
+            # A project's hooks file is the agent's to write: read from inside the project.
+            text = read_text_beneath(root, found)
+        except OSError as exc:
+            logger.warning("Ignoring the hooks file %s: %s", found, exc)
+            return cls()
+        return cls.model_validate(json.loads(text))
 
     @classmethod
     def merge(cls, configs: list[HookConfig]) -> HookConfig | None:

@@ -32,6 +32,7 @@ from openhands.sdk.mcp.config import MCPServer, coerce_mcp_config
 from openhands.sdk.plugin.fetch import fetch_plugin
 from openhands.sdk.plugin.types import CommandDefinition, PluginManifest
 from openhands.sdk.subagent.schema import AgentDefinition
+from openhands.sdk.workspace.extension_files import read_text_beneath
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 __all__ = ["PLUGIN_MANIFEST_DIRS", "Plugin", "PluginError"]
@@ -148,7 +149,7 @@ class Plugin(BaseModel):
             )
         manifest = _manifest(root)
         skills_dir = root / "skills"
-        repo, knowledge, agentskills = load_skills_from_dir(skills_dir)
+        repo, knowledge, agentskills = load_skills_from_dir(skills_dir, root=root)
         skills = [*agentskills.values(), *repo.values(), *knowledge.values()]
         try:
             return cls(
@@ -181,8 +182,9 @@ class Plugin(BaseModel):
 
 
 def _read_json(path: Path, root: Path) -> Any:
+    # From inside the plugin only: a cloned plugin may link its files anywhere.
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_beneath(root, path)
         for variable in _ROOT_VARIABLES:
             text = text.replace(variable, json.dumps(str(root))[1:-1])
         return json.loads(text)
@@ -242,7 +244,7 @@ def _commands(root: Path) -> list[CommandDefinition]:
     commands: list[CommandDefinition] = []
     for path in sorted(folder.glob("*.md")):
         try:
-            commands.append(CommandDefinition.load(path))
+            commands.append(CommandDefinition.load(path, root=root))
         except (OSError, ValueError) as exc:
             logger.warning("Skipping plugin command %s: %s", path, exc)
     return commands

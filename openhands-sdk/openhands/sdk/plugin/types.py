@@ -136,12 +136,15 @@ class CommandDefinition(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict, description="Other front matter.")
 
     @classmethod
-    def load(cls, command_path: str | Path) -> CommandDefinition:
-        """Read a command file. Raises FrontMatterError (a ValueError) or OSError."""
+    def load(cls, command_path: str | Path, *, root: str | Path | None = None) -> CommandDefinition:
+        """Read a command file from inside `root` (default: its folder; see
+        `read_text_beneath`). Raises FrontMatterError (a ValueError) or OSError."""
         from openhands.sdk.utils.frontmatter import split_front_matter
+        from openhands.sdk.workspace.extension_files import read_text_beneath
 
         path = Path(command_path)
-        meta, body = split_front_matter(path.read_text(encoding="utf-8"), source=str(path))
+        text = read_text_beneath(root if root is not None else path.parent, path)
+        meta, body = split_front_matter(text, source=str(path))
         tools = meta.pop("allowed-tools", meta.pop("allowed_tools", []))
         if isinstance(tools, str):
             tools = [t.strip() for t in tools.replace(",", " ").split() if t.strip()]

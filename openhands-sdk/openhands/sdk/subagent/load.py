@@ -33,10 +33,10 @@ def load_agents_from_dir(agents_dir: str | Path) -> list[AgentDefinition]:
         return []
     definitions: list[AgentDefinition] = []
     for path in sorted(folder.iterdir()):
-        if path.suffix.lower() != ".md" or path.name.lower() in _SKIPPED or not path.is_file():
+        if path.suffix.lower() != ".md" or path.name.lower() in _SKIPPED:
             continue
         try:
-            definitions.append(AgentDefinition.load(path))
+            definitions.append(AgentDefinition.load(path, root=folder))
         except AgentDefinitionError as exc:
             logger.warning("Skipping agent file: %s", exc)
     return definitions

@@ -109,11 +109,17 @@ class AgentDefinition(BaseModel):
     )
 
     @classmethod
-    def load(cls, agent_path: str | Path) -> AgentDefinition:
-        """Read a Markdown agent file; `AgentDefinitionError` names the file and the problem."""
+    def load(cls, agent_path: str | Path, *, root: str | Path | None = None) -> AgentDefinition:
+        """Read a Markdown agent file; `AgentDefinitionError` names the file and the problem.
+
+        Only a regular file reached from `root` (default: its folder) without leaving it is
+        read, within `OH_MAX_EXTENSION_FILE_BYTES` (a project's or plugin's file may be a
+        link out, a FIFO or huge)."""
+        from openhands.sdk.workspace.extension_files import read_text_beneath
+
         path = Path(agent_path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text_beneath(root if root is not None else path.parent, path)
         except (OSError, UnicodeDecodeError) as exc:
             raise AgentDefinitionError(f"Cannot read agent file {path}: {exc}") from exc
         try:

@@ -98,6 +98,12 @@ class ToolExecutor(ABC, Generic[ActionT, ObservationT]):
     def interrupt(self) -> None:
         """Stop an execution in progress (called from another thread; idempotent)."""
 
+    def process_ids(self) -> list[int]:
+        """The processes this executor keeps running between calls (a terminal's shell, whose
+        tree holds the agent's background jobs), for a caller that must hold them still while
+        it changes the workspace (a rewind). None by default."""
+        return []
+
 
 @runtime_checkable
 class RecordedToolCall(Protocol):
@@ -461,3 +467,9 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         closer = getattr(self.executor, "close", None)
         if callable(closer):
             closer()
+
+    def process_ids(self) -> list[int]:
+        """The processes the executor keeps running between calls (`ToolExecutor`)."""
+        names = getattr(self.executor, "process_ids", None)
+        found = names() if callable(names) else []
+        return [pid for pid in found if isinstance(pid, int)] if isinstance(found, list) else []

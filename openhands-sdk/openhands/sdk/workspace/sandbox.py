@@ -40,14 +40,19 @@ import os
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
 from openhands.sdk.errors import InvalidArgumentError, InvalidSettingError, OpenHandsError
 from openhands.sdk.workspace._sandbox_net import NO_NETWORK
-from openhands.sdk.workspace.sandbox_mounts import hidden_mounts, mount_options, resolv_conf
+from openhands.sdk.workspace.file_errors import HiddenPathError
+from openhands.sdk.workspace.sandbox_mounts import (
+    mount_options,
+    planned_mounts,
+    resolv_conf,
+)
 from openhands.sdk.workspace.sandbox_probe import BASE_OPTIONS, NET_STARTER, probe, reset_probes
 from openhands.sdk.workspace.sandbox_runtime import runtime_paths
 from openhands.sdk.workspace.sandbox_safety import workspace_problem, writable_problem
@@ -66,11 +71,10 @@ __all__ = [
     "SandboxStatus",
     "SandboxUnavailableError",
     "UnsafeWorkspaceError",
-    "check_visible",
+    "ViewPlan",
     "check_workspace",
     "claim_workspace",
     "configure_sandbox",
-    "hidden_paths",
     "hide_path",
     "release_workspace",
     "sandbox_command",
@@ -78,6 +82,7 @@ __all__ = [
     "sandbox_policy",
     "sandbox_status",
     "unhide_path",
+    "view_plan",
 ]
 
 SandboxMode = Literal["auto", "bwrap", "off"]
@@ -90,6 +95,8 @@ SANDBOX_NETWORK_ENV = "OH_SANDBOX_NETWORK"
 SANDBOX_WRITABLE_ENV = "OH_SANDBOX_WRITABLE"
 """Comma-separated folders that stay writable in the sandbox besides the workspace (absolute,
 existing, none of the server's own: `sandbox_safety.writable_problem`)."""
+CONFINE_WRITES_ENV = "OH_CONFINE_WRITES"
+"""`false` lets the agent's in-process file tools write anywhere when the sandbox is off."""
 
 _FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -124,6 +131,12 @@ class SandboxPolicy(BaseModel):
         "existing, not `/`, /proc, /sys or /dev, none the process runs from and none holding "
         "(or inside) a hidden path.",
     )
+    confine_writes: bool = Field(
+        default=True,
+        description="With the sandbox off, the file operations made for the agent in this "
+        "process (file editor, rewind, file routes) still write only in the workspace and "
+        "the writable folders; False lets them write wherever this process can.",
+    )
 
     @model_validator(mode="after")
     def _safe_writable(self) -> SandboxPolicy:
@@ -151,11 +164,13 @@ class SandboxPolicy(BaseModel):
             problem = writable_problem(path)
             if problem is not None:
                 raise InvalidSettingError(f"{SANDBOX_WRITABLE_ENV}: {problem}")
-        return cls(mode=mode, network=network, writable=writable)  # type: ignore[arg-type]
-
-
-class HiddenPathError(OpenHandsError, PermissionError):
-    """A tool that runs in this process was asked for a path the workspace's sandbox hides."""
+        confine = (env.get(CONFINE_WRITES_ENV) or "true").strip().lower() not in _FALSE
+        return cls(
+            mode=mode,  # type: ignore[arg-type]
+            network=network,
+            writable=writable,
+            confine_writes=confine,
+        )
 
 
 @dataclass(frozen=True)
@@ -355,36 +370,51 @@ def check_workspace(workspace: str | Path, mode: SandboxMode | None = None) -> N
     _refuse_unsafe(workspace, policy)
 
 
-def hidden_paths(workspace: str | Path) -> Callable[[str | Path], bool]:
-    """A test for the agent's tools that run in this process (file editors, search): whether
-    the sandbox of `workspace` hides a path (symlinks followed): the server's conversations
-    folder and key file, other conversations' workspaces. So they see what its sandboxed
-    terminal sees. Nothing is hidden when the sandbox is off. Made once per search.
+@dataclass(frozen=True)
+class ViewPlan:
+    """What the sandbox of one workspace shows, for file operations made in this process on
+    the agent's behalf (`agent_files`): the mounts over the system, in order."""
+
+    mounts: tuple[tuple[str, str], ...]
+    """(real path, "hidden" | "ro" | "rw"), a parent before what is inside it."""
+    system: Literal["ro", "rw"]
+    """What the rest of the file system is: read-only, or writable (sandbox off and
+    `confine_writes` off)."""
+    active: bool
+    """Whether the agent's processes really run in the sandbox (so /tmp is private)."""
+
+
+def view_plan(workspace: str | Path, mode: SandboxMode | None = None) -> ViewPlan:
+    """The file system as the agent's processes for `workspace` see it (see `ViewPlan`).
+
+    With the sandbox on: the workspace and the writable folders writable, everything else
+    read-only; the paths the policy hides, the folders of open conversations and every other
+    claimed workspace hidden; `/tmp` hidden when the sandbox really runs (it is private
+    there). With it off: nothing hidden, and writes still confined to the workspace and the
+    writable folders unless the policy's `confine_writes` is off. `/proc` and `/dev` are
+    always hidden: in this process they are the server's, never the agent's.
     """
-    policy, chosen = _effective(workspace, None)
-    if chosen == "off":
-        return lambda _path: False
+    policy, chosen = _effective(workspace, mode)
     own = _real(workspace)
+    writable = [_real(folder) for folder in policy.writable]
+    always = [("/dev", "hidden"), ("/proc", "hidden")]
+    if chosen == "off":
+        rw = [(folder, "rw") for folder in sorted({*writable, own}) if os.path.isdir(folder)]
+        system: Literal["ro", "rw"] = "ro" if policy.confine_writes else "rw"
+        return ViewPlan(mounts=(*always, *rw), system=system, active=False)
     with _lock:
         others = [folder for folder in _workspaces if folder != own]
         secret = [*policy.hidden, *_hidden]
-    mounts = hidden_mounts(
+    active = probe(policy.network).bwrap is not None
+    mounts = planned_mounts(
         own,
         others=others,
-        writable=[_real(folder) for folder in policy.writable],
+        writable=writable,
         secret=[_real(item) for item in secret],
+        private_tmp=active,
+        runtime=runtime_paths() if active else (),
     )
-    return lambda path: mounts.hides(_real(path))
-
-
-def check_visible(path: str | Path, *, workspace: str | Path) -> None:
-    """Raise `HiddenPathError` when the sandbox of `workspace` hides `path` (`hidden_paths`)."""
-    if hidden_paths(workspace)(path):
-        raise HiddenPathError(
-            f"{path} is hidden from the agent: it belongs to the server (its conversations or "
-            "its key) or to another conversation's workspace. Work inside your workspace "
-            f"{workspace}."
-        )
+    return ViewPlan(mounts=(*always, *mounts), system="ro", active=active)
 
 
 def sandbox_status(mode: SandboxMode | None = None) -> SandboxStatus:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from openhands.sdk.workspace.sandbox_runtime import SYSTEM_FOLDERS, within
 
-__all__ = ["HiddenMounts", "hidden_mounts", "mount_options", "resolv_conf"]
+__all__ = ["mount_options", "planned_mounts", "resolv_conf"]
 
 SLIRP_DNS = "10.0.2.3"
 """The DNS forwarder slirp4netns offers inside the sandbox."""
@@ -66,25 +66,29 @@ def mount_options(
     return options
 
 
-class HiddenMounts:
-    """What a sandbox hides, for tools that run in this process (`hidden_mounts`)."""
-
-    def __init__(self, plan: dict[str, str]) -> None:
-        self._plan = plan
-
-    def hides(self, path: str) -> bool:
-        """Whether `path` (a real path) is hidden: an empty folder or file in its place, or
-        inside one."""
-        return not _visible(path, self._plan)
-
-
-def hidden_mounts(
-    own: str, *, others: list[str], writable: list[str], secret: list[str]
-) -> HiddenMounts:
-    """The hiding of the sandbox `mount_options` describes, without its private /tmp (it
-    isolates, it hides no secret; what is hidden inside /tmp stays hidden)."""
-    mounts = _mounts(own, others=others, writable=writable, readable=[], secret=secret, tmp=False)
-    return HiddenMounts({"/": "ro", **dict(mounts)})
+def planned_mounts(
+    own: str,
+    *,
+    others: list[str],
+    writable: list[str],
+    secret: list[str],
+    private_tmp: bool,
+    runtime: tuple[str, ...] = (),
+) -> list[tuple[str, str]]:
+    """The folders and files the sandbox mounts over the read-only system, in mount order:
+    (real path, "hidden" | "ro" | "rw"); with `private_tmp`, `/tmp` first as "hidden" (the
+    sandbox's own /tmp shows nothing of this process's). `runtime` as for `mount_options`.
+    For code that must see what a sandboxed process sees (`agent_files`)."""
+    mounts = _mounts(
+        own,
+        others=others,
+        writable=writable,
+        readable=[],
+        secret=secret,
+        runtime=runtime,
+        tmp=private_tmp,
+    )
+    return [("/tmp", "hidden"), *mounts] if private_tmp else mounts
 
 
 def _mounts(

@@ -9,10 +9,7 @@ if a write fails the files already written are put back.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import threading
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,13 +23,8 @@ from openhands.sdk.tool import (
     ToolDefinition,
     ToolExecutor,
 )
-from openhands.tools.apply_patch.patch import FileChange, PatchError, parse_patch, plan_patch
-from openhands.tools.text_files import (
-    WorkspacePathError,
-    read_text,
-    resolve_in_workspace,
-    stage_text,
-)
+from openhands.tools.apply_patch.patch import PatchError, parse_patch, plan_patch
+from openhands.tools.text_files import WorkspacePathError, WorkspaceText
 from pydantic import Field
 
 if TYPE_CHECKING:
@@ -73,28 +65,34 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, ApplyPatchObservation]):
         self.workspace_root = Path(workspace_root).resolve()
         self._lock = threading.Lock()
 
-    def resolve(self, path: str) -> Path:
+    def resolve(self, path: str, text_files: WorkspaceText | None = None) -> Path:
         """The absolute path of a patch path; PatchError when it leaves the workspace."""
         try:
-            return resolve_in_workspace(self.workspace_root, path)
+            return (text_files or WorkspaceText(self.workspace_root)).resolve(path)
         except WorkspacePathError as exc:
             raise PatchError(str(exc)) from None
-
-    def _read(self, path: str) -> str | None:
-        try:
-            return read_text(self.resolve(path), path)
-        except WorkspacePathError as exc:
-            raise PatchError(f"{exc}; it cannot be patched") from None
 
     def __call__(
         self, action: ApplyPatchAction, conversation: BaseConversation | None = None
     ) -> ApplyPatchObservation:
         """Apply one patch; a patch that cannot be applied changes nothing and says why."""
         with self._lock:
+            text_files = WorkspaceText(self.workspace_root)
+
+            def read(path: str) -> str | None:
+                try:
+                    return text_files.read(self.resolve(path, text_files), path)
+                except WorkspacePathError as exc:
+                    raise PatchError(f"{exc}; it cannot be patched") from None
+
             try:
-                plan = plan_patch(parse_patch(action.patch), self._read)
-                self._write_all(plan.changes)
-            except PatchError as exc:
+                plan = plan_patch(parse_patch(action.patch), read)
+                changes = [
+                    (self.resolve(change.path, text_files), change.content)
+                    for change in plan.changes
+                ]
+                text_files.apply(changes)
+            except (PatchError, WorkspacePathError) as exc:
                 return ApplyPatchObservation.from_text(
                     f"Error: {exc}", is_error=True, message=str(exc)
                 )
@@ -111,45 +109,6 @@ class ApplyPatchExecutor(ToolExecutor[ApplyPatchAction, ApplyPatchObservation]):
         return ApplyPatchObservation.from_text(
             message, message=message, fuzz=plan.fuzz, changed=changed
         )
-
-    def _write_all(self, changes: list[FileChange]) -> None:
-        """Write every change or none: stage each new text beside its file, then swap them
-        in; a failure puts back what was swapped (from the staged originals)."""
-        staged: list[tuple[Path, Path | None]] = []  # (target, staged new text or None)
-        backups: list[tuple[Path, Path | None]] = []  # (target, its original moved aside)
-        try:
-            for change in changes:
-                target = self.resolve(change.path)
-                if change.content is None:
-                    staged.append((target, None))
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                staged.append((target, stage_text(target, change.content)))
-            for target, new in staged:
-                if target.exists():
-                    aside = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.orig")
-                    os.replace(target, aside)
-                    backups.append((target, aside))
-                else:
-                    backups.append((target, None))
-                if new is not None:
-                    os.replace(new, target)
-        except BaseException:
-            for target, aside in reversed(backups):
-                with contextlib.suppress(OSError):
-                    if aside is not None:
-                        os.replace(aside, target)
-                    elif target.exists():
-                        target.unlink()
-            for _, new in staged:
-                if new is not None:
-                    with contextlib.suppress(OSError):
-                        new.unlink()
-            raise
-        for _, aside in backups:
-            if aside is not None:
-                with contextlib.suppress(OSError):
-                    aside.unlink()
 
 
 class ApplyPatchTool(ToolDefinition[ApplyPatchAction, ApplyPatchObservation]):

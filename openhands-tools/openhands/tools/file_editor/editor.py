@@ -12,13 +12,17 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from openhands.sdk.workspace.sandbox import HiddenPathError, check_visible, hidden_paths
+from openhands.sdk.workspace.agent_files import AgentFiles, agent_files
+from openhands.sdk.workspace.file_errors import (
+    AgentFileError,
+    FileTooLargeError,
+    MissingPathError,
+)
 from openhands.tools.file_editor.views import (
     EditorError,
     binary_error,
     is_binary,
     number_line,
-    require_regular_file,
     view_directory,
     view_file,
 )
@@ -29,53 +33,71 @@ SNIPPET_CONTEXT_LINES = 4
 
 
 class FileEditor:
-    """Text-file operations for one workspace; every successful edit can be undone."""
+    """Text-file operations for one workspace; every successful edit can be undone.
+
+    It runs in the server's process for an agent that runs in a sandbox: every file it
+    touches goes through `AgentFiles`, so it sees and writes exactly what the agent's
+    sandbox allows (no hidden path, writes only in the workspace, no symlink race).
+    """
 
     def __init__(self, working_dir: str) -> None:
         self.working_dir = Path(working_dir)
         # path -> earlier contents, newest last; None means "the file did not exist".
         self._history: dict[Path, list[str | None]] = defaultdict(list)
 
+    def files(self) -> AgentFiles:
+        """The workspace's files as the agent's sandbox shows them now."""
+        return agent_files(self.working_dir)
+
     def resolve(self, path: str) -> Path:
-        """An absolute path: `path` as given if absolute, else relative to the workspace."""
-        if not path.strip():
-            raise EditorError("path is empty: give a file or directory path.")
-        candidate = Path(os.path.expanduser(path))
-        if not candidate.is_absolute():
-            candidate = self.working_dir / candidate
-        resolved = Path(os.path.normpath(candidate))
-        try:  # this runs in the server's process: it must see only what the sandbox shows
-            check_visible(resolved, workspace=self.working_dir)
-        except HiddenPathError as exc:
-            raise EditorError(str(exc)) from None
-        return resolved
+        """The absolute path `path` names (relative to the workspace), as shown to the
+        agent; nothing is opened."""
+        try:
+            return Path(os.path.normpath(self.files().absolute(path)))
+        except AgentFileError as exc:
+            raise EditorError(f"{exc}.") from None
 
     # -- commands -----------------------------------------------------------------------------
 
     def view(self, path: str, view_range: list[int] | None = None) -> str:
         """Numbered lines of a file (optionally a range), or a directory two levels deep."""
         target = self.resolve(path)
-        if target.is_dir():
-            if view_range is not None:
-                raise EditorError("view_range only applies to files, not directories.")
-            return view_directory(target, hidden=hidden_paths(self.working_dir))
-        if not target.exists():
-            raise EditorError(f"{target} does not exist. Check the path (view a folder to list).")
-        return view_file(target, view_range)
+        files = self.files()
+        try:
+            if files.is_dir(target):
+                if view_range is not None:
+                    raise EditorError("view_range only applies to files, not directories.")
+                return view_directory(files, target)
+            if not files.exists(target):
+                raise EditorError(
+                    f"{target} does not exist. Check the path (view a folder to list)."
+                )
+            return view_file(files, target, view_range)
+        except AgentFileError as exc:
+            raise EditorError(str(exc)) from None
 
     def create(self, path: str, file_text: str | None) -> str:
         """Create a new file with `file_text` (parent folders too); never overwrites."""
         if file_text is None:
             raise EditorError("file_text is required for command `create`.")
         target = self.resolve(path)
-        if target.exists():
-            kind = "a directory" if target.is_dir() else "a file"
+        files = self.files()
+        try:
+            if files.exists(target):
+                kind = "a directory" if files.is_dir(target) else "a file"
+                raise EditorError(
+                    f"{target} already exists ({kind}); `create` never overwrites. Edit it "
+                    "with str_replace or insert, or delete it in the terminal first."
+                )
+            files.write_text(target, file_text, exclusive=True, parents=True)
+        except FileExistsError:
             raise EditorError(
-                f"{target} already exists ({kind}); `create` never overwrites. Edit it with "
-                "str_replace or insert, or delete it in the terminal first."
-            )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self._write(target, file_text, before=None)
+                f"{target} already exists; `create` never overwrites. Edit it with "
+                "str_replace or insert."
+            ) from None
+        except AgentFileError as exc:
+            raise EditorError(str(exc)) from None
+        self._remember(target, None)
         lines = file_text.count("\n") + (0 if file_text.endswith("\n") or not file_text else 1)
         return f"File created successfully at {target} ({lines} lines)."
 
@@ -149,38 +171,56 @@ class FileEditor:
         history = self._history.get(target)
         if not history:
             raise EditorError(f"No edit to undo for {target} (only file_editor edits are kept).")
-        previous = history.pop()
+        previous = history[-1]
+        try:
+            if previous is None:
+                self.files().remove_file(target)
+            else:
+                self.files().write_text(target, previous)
+        except MissingPathError:
+            pass  # already gone: the undo of a creation is done
+        except AgentFileError as exc:
+            raise EditorError(str(exc)) from None
+        history.pop()
         if previous is None:
-            target.unlink(missing_ok=True)
             return f"Undid the creation of {target}: the file was removed."
-        target.write_text(previous, encoding="utf-8", newline="")
         return f"Last edit to {target} undone; it has {len(previous.splitlines())} lines again."
 
     # -- helpers ------------------------------------------------------------------------------
 
     def _read_text(self, path: str) -> tuple[Path, str]:
         target = self.resolve(path)
-        if not target.exists():
-            raise EditorError(f"{target} does not exist. Create it with the `create` command.")
-        if target.is_dir():
-            raise EditorError(f"{target} is a directory; this command needs a file.")
-        require_regular_file(target)
-        if target.stat().st_size > MAX_EDIT_BYTES:
+        files = self.files()
+        try:
+            if files.is_dir(target):
+                raise EditorError(f"{target} is a directory; this command needs a file.")
+            data = files.read_bytes(target, limit=MAX_EDIT_BYTES)
+        except MissingPathError:
+            raise EditorError(
+                f"{target} does not exist. Create it with the `create` command."
+            ) from None
+        except FileTooLargeError:
             raise EditorError(
                 f"{target} is larger than {MAX_EDIT_BYTES // (1024 * 1024)} MB; edit it with "
                 "terminal tools (sed, python) instead."
-            )
-        if is_binary(target):
+            ) from None
+        except AgentFileError as exc:
+            raise EditorError(str(exc)) from None
+        if is_binary(data):
             raise binary_error(target)
         try:
-            with target.open(encoding="utf-8", newline="") as handle:
-                return target, handle.read()
+            return target, data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise binary_error(target) from exc
 
     def _write(self, target: Path, content: str, *, before: str | None) -> None:
-        with target.open("w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
+        try:
+            self.files().write_text(target, content)
+        except AgentFileError as exc:
+            raise EditorError(str(exc)) from None
+        self._remember(target, before)
+
+    def _remember(self, target: Path, before: str | None) -> None:
         history = self._history[target]
         history.append(before)
         del history[:-MAX_HISTORY_PER_FILE]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
+import io
 from pathlib import Path
 
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm.message import scrub_surrogates
+from openhands.sdk.workspace.agent_files import AgentFiles
 
 MAX_VIEW_CHARS = 20_000  # what one view may return (the LLM's context is the scarce thing)
 MAX_LINE_CHARS = 2_000  # a minified line is cut, not allowed to fill the view
@@ -20,19 +20,9 @@ class EditorError(OpenHandsError):
     """An editor command could not be carried out; the message tells the agent what to do."""
 
 
-def require_regular_file(path: Path) -> None:
-    """Refuse FIFOs, sockets and devices: opening a FIFO blocks until a writer appears."""
-    if not path.is_file():
-        raise EditorError(
-            f"{path} is not a regular file (a FIFO, socket or device); file_editor only reads "
-            "regular text files. Inspect it in the terminal instead."
-        )
-
-
-def is_binary(path: Path) -> bool:
-    """True if the file looks binary (a NUL byte in its first bytes)."""
-    with path.open("rb") as handle:
-        return b"\x00" in handle.read(BINARY_SNIFF_BYTES)
+def is_binary(head: bytes) -> bool:
+    """True if a file whose first bytes are `head` looks binary (a NUL byte among them)."""
+    return b"\x00" in head[:BINARY_SNIFF_BYTES]
 
 
 def binary_error(path: Path) -> EditorError:
@@ -51,11 +41,11 @@ def number_line(number: int, line: str) -> str:
     return f"{number:6}\t{line}"
 
 
-def view_file(path: Path, view_range: list[int] | None) -> str:
-    """Numbered lines of a text file: all of it, the range asked for, or a first page."""
-    require_regular_file(path)
-    if is_binary(path):
-        raise binary_error(path)
+def view_file(files: AgentFiles, path: Path, view_range: list[int] | None) -> str:
+    """Numbered lines of a text file: all of it, the range asked for, or a first page.
+
+    Read through `files` (regular files only, opened without a race); streamed, so a big
+    file is paged, never held whole."""
     start, end = _parse_range(view_range)
     shown: list[str] = []
     used = 0
@@ -64,7 +54,10 @@ def view_file(path: Path, view_range: list[int] | None) -> str:
     budget_hit = False
     undecodable = False
     # surrogateescape (not "replace") so that a file that is not UTF-8 can be told apart.
-    with path.open(encoding="utf-8", errors="surrogateescape", newline="") as handle:
+    with files.open_file(path) as raw:
+        if is_binary(raw.peek(BINARY_SNIFF_BYTES)):
+            raise binary_error(path)
+        handle = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline="")
         for total, line in enumerate(handle, start=1):
             if total < start or (end is not None and total > end) or budget_hit:
                 continue
@@ -123,28 +116,29 @@ def _parse_range(view_range: list[int] | None) -> tuple[int, int | None]:
     return start, end
 
 
-def view_directory(path: Path, depth: int = 2, hidden: Callable[[str], bool] | None = None) -> str:
+def view_directory(files: AgentFiles, path: Path, depth: int = 2) -> str:
     """Files and folders up to `depth` levels below `path`, hidden ones skipped (dot files,
-    and what `hidden` says the agent's sandbox hides)."""
+    and what the agent's sandbox hides: `files` lists only what it shows)."""
     entries: list[str] = []
     truncated = False
 
     def walk(folder: Path, level: int) -> None:
         nonlocal truncated
         try:
-            children = sorted(os.scandir(folder), key=lambda entry: entry.name)
+            children = files.list_dir(folder)
         except OSError:
             return
         for child in children:
-            if child.name.startswith(".") or (hidden is not None and hidden(child.path)):
+            if child.name.startswith("."):
                 continue
             if len(entries) >= MAX_TREE_ENTRIES:
                 truncated = True
                 return
-            is_dir = child.is_dir(follow_symlinks=False)
-            entries.append(f"{child.path}/" if is_dir else child.path)
+            is_dir = child.kind == "dir"
+            shown = folder / child.name
+            entries.append(f"{shown}/" if is_dir else str(shown))
             if is_dir and level < depth:
-                walk(Path(child.path), level + 1)
+                walk(shown, level + 1)
 
     walk(path, 1)
     lines = [

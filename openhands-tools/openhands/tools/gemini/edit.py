@@ -15,12 +15,7 @@ from openhands.sdk.tool import (
     ToolDefinition,
     ToolExecutor,
 )
-from openhands.tools.text_files import (
-    WorkspacePathError,
-    read_text,
-    replace_text,
-    resolve_in_workspace,
-)
+from openhands.tools.text_files import WorkspacePathError, WorkspaceText
 from pydantic import Field
 
 if TYPE_CHECKING:
@@ -66,10 +61,11 @@ class EditExecutor(ToolExecutor[EditAction, EditObservation]):
     ) -> EditObservation:
         """Make the edit, or say why not (the file is then unchanged)."""
         try:
-            target = resolve_in_workspace(self.root, action.file_path)
-            before = read_text(target, action.file_path)
+            text_files = WorkspaceText(self.root)
+            target = text_files.resolve(action.file_path)
+            before = text_files.read(target, action.file_path)
             after, count = self._edited(action, before)
-            replace_text(target, after)
+            text_files.replace(target, after)
         except WorkspacePathError as exc:
             return EditObservation.from_text(
                 f"Error: {exc}", is_error=True, file_path=action.file_path

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,8 +16,9 @@ from openhands.sdk.tool import (
     ToolDefinition,
     ToolExecutor,
 )
+from openhands.sdk.workspace.agent_files import AgentFiles
 from openhands.tools.file_search import SKIPPED_DIRS
-from openhands.tools.text_files import WorkspacePathError, resolve_in_workspace
+from openhands.tools.text_files import WorkspacePathError, WorkspaceText
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
@@ -68,16 +68,18 @@ class ListDirectoryExecutor(ToolExecutor[ListDirectoryAction, ListDirectoryObser
         self, action: ListDirectoryAction, conversation: BaseConversation | None = None
     ) -> ListDirectoryObservation:
         """List one folder; a missing or refused one is an error observation."""
+        text_files = WorkspaceText(self.root)
         try:
-            folder = resolve_in_workspace(self.root, action.dir_path)
+            folder = text_files.resolve(action.dir_path)
         except WorkspacePathError as exc:
             return ListDirectoryObservation.from_text(f"Error: {exc}", is_error=True)
-        if not folder.is_dir():
+        if not text_files.files.is_dir(folder):
             return ListDirectoryObservation.from_text(
                 f"Error: {action.dir_path} is not a directory", is_error=True
             )
         entries: list[FileEntry] = []
-        total = self._walk(folder, folder, 0, 3 if action.recursive else 1, entries)
+        depth = 3 if action.recursive else 1
+        total = self._walk(text_files.files, folder, folder, 0, depth, entries)
         lines = [f"{e.name}/" if e.is_directory else f"{e.name} ({e.size} bytes)" for e in entries]
         text = "\n".join(lines) or "(empty directory)"
         if total > len(entries):
@@ -91,35 +93,37 @@ class ListDirectoryExecutor(ToolExecutor[ListDirectoryAction, ListDirectoryObser
         )
 
     def _walk(
-        self, base: Path, folder: Path, depth: int, max_depth: int, out: list[FileEntry]
+        self,
+        files: AgentFiles,
+        base: Path,
+        folder: Path,
+        depth: int,
+        max_depth: int,
+        out: list[FileEntry],
     ) -> int:
         try:
-            with os.scandir(folder) as scan:
-                items = sorted(scan, key=lambda e: (not e.is_dir(follow_symlinks=False), e.name))
+            items = sorted(files.list_dir(folder), key=lambda e: (e.kind != "dir", e.name))
         except OSError:
             return 0
         count = 0
         for item in items:
-            is_dir = item.is_dir(follow_symlinks=False)
+            is_dir = item.kind == "dir"
             if is_dir and item.name in SKIPPED_DIRS:
                 continue
             count += 1
+            path = folder / item.name
             if len(out) < MAX_ENTRIES:
-                try:
-                    info = item.stat(follow_symlinks=False)
-                except OSError:
-                    continue
                 out.append(
                     FileEntry(
-                        name=str(Path(item.path).relative_to(base)),
-                        path=item.path,
+                        name=str(path.relative_to(base)),
+                        path=str(path),
                         is_directory=is_dir,
-                        size=0 if is_dir else info.st_size,
-                        modified_time=datetime.fromtimestamp(info.st_mtime, tz=UTC),
+                        size=0 if is_dir else item.size,
+                        modified_time=datetime.fromtimestamp(item.mtime, tz=UTC),
                     )
                 )
             if is_dir and depth + 1 < max_depth:
-                count += self._walk(base, Path(item.path), depth + 1, max_depth, out)
+                count += self._walk(files, base, path, depth + 1, max_depth, out)
         return count
 
 

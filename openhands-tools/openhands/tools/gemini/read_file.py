@@ -15,7 +15,7 @@ from openhands.sdk.tool import (
     ToolDefinition,
     ToolExecutor,
 )
-from openhands.tools.text_files import WorkspacePathError, read_text, resolve_in_workspace
+from openhands.tools.text_files import WorkspacePathError, WorkspaceText
 from pydantic import Field
 
 if TYPE_CHECKING:
@@ -64,8 +64,9 @@ class ReadFileExecutor(ToolExecutor[ReadFileAction, ReadFileObservation]):
     ) -> ReadFileObservation:
         """Read one page; a missing file or a refused path is an error observation."""
         try:
-            target = resolve_in_workspace(self.root, action.file_path)
-            text = read_text(target, action.file_path)
+            text_files = WorkspaceText(self.root)
+            target = text_files.resolve(action.file_path)
+            text = text_files.read(target, action.file_path)
         except WorkspacePathError as exc:
             return ReadFileObservation.from_text(
                 f"Error: {exc}", is_error=True, file_path=action.file_path

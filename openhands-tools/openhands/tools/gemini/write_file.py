@@ -15,12 +15,7 @@ from openhands.sdk.tool import (
     ToolDefinition,
     ToolExecutor,
 )
-from openhands.tools.text_files import (
-    WorkspacePathError,
-    read_text,
-    replace_text,
-    resolve_in_workspace,
-)
+from openhands.tools.text_files import WorkspacePathError, WorkspaceText
 from pydantic import Field
 
 if TYPE_CHECKING:
@@ -57,9 +52,10 @@ class WriteFileExecutor(ToolExecutor[WriteFileAction, WriteFileObservation]):
     ) -> WriteFileObservation:
         """Write the file; a refused path or a disk error is an error observation."""
         try:
-            target = resolve_in_workspace(self.root, action.file_path)
-            before = read_text(target, action.file_path)
-            replace_text(target, action.content)
+            text_files = WorkspaceText(self.root)
+            target = text_files.resolve(action.file_path)
+            before = text_files.read(target, action.file_path)
+            text_files.replace(target, action.content)
         except WorkspacePathError as exc:
             return WriteFileObservation.from_text(
                 f"Error: {exc}", is_error=True, file_path=action.file_path

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import (
@@ -13,11 +12,12 @@ from openhands.sdk.tool import (
     ToolContext,
     ToolDefinition,
 )
-from openhands.sdk.workspace.sandbox import hidden_paths
 from openhands.tools.file_search import (
     MAX_RESULTS,
     SKIPPED_DIRS,
     expand_braces,
+    glob_regex,
+    iter_files,
     listing,
     search_root,
 )
@@ -62,27 +62,27 @@ class GlobExecutor:
     ) -> GlobObservation:
         """List the files `action.pattern` matches under `action.path`."""
         try:
-            root = search_root(self.working_dir, action.path)
+            files, root = search_root(self.working_dir, action.path)
         except ValueError as exc:
             return GlobObservation.from_text(f"Error: {exc}", is_error=True, pattern=action.pattern)
-        found: dict[str, Path] = {}
-        hidden = hidden_paths(self.working_dir)
-        for pattern in expand_braces(action.pattern):
-            if pattern.startswith("/") or ".." in pattern.split("/"):
-                return GlobObservation.from_text(
-                    "Error: the pattern must stay inside `path` (no leading / or ..).",
-                    is_error=True,
-                    pattern=action.pattern,
-                    search_path=str(root),
-                )
-            for path in root.glob(pattern):
-                parts = path.relative_to(root).parts
-                if path.is_file() and not SKIPPED_DIRS.intersection(parts) and not hidden(path):
-                    found[str(path)] = path
-        text, files, truncated = listing(list(found.values()), what="files")
+        patterns = expand_braces(action.pattern)
+        if any(p.startswith("/") or ".." in p.split("/") for p in patterns):
+            return GlobObservation.from_text(
+                "Error: the pattern must stay inside `path` (no leading / or ..).",
+                is_error=True,
+                pattern=action.pattern,
+                search_path=str(root),
+            )
+        regexes = [glob_regex(pattern) for pattern in patterns]
+        found = [
+            item
+            for item in iter_files(files, root)
+            if any(regex.match(item.relative) for regex in regexes)
+        ]
+        text, shown, truncated = listing(found, what="files")
         return GlobObservation.from_text(
             text,
-            files=files,
+            files=shown,
             pattern=action.pattern,
             search_path=str(root),
             truncated=truncated,

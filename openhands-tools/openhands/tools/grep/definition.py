@@ -5,7 +5,6 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from openhands.sdk.tool import (
@@ -17,6 +16,7 @@ from openhands.sdk.tool import (
 )
 from openhands.tools.file_search import (
     MAX_RESULTS,
+    FoundFile,
     expand_braces,
     iter_files,
     listing,
@@ -70,15 +70,15 @@ class GrepExecutor:
         """List the files under `action.path` whose text matches `action.pattern`."""
         try:
             regex = re.compile(action.pattern)
-            root = search_root(self.working_dir, action.path)
+            files, root = search_root(self.working_dir, action.path)
         except (re.error, ValueError) as exc:
             return GrepObservation.from_text(f"Error: {exc}", is_error=True, pattern=action.pattern)
         includes = expand_braces(action.include) if action.include else None
         matches = [
-            path
-            for path in iter_files(root, self.working_dir)
-            if (includes is None or any(fnmatch.fnmatch(path.name, i) for i in includes))
-            and _matches(path, regex)
+            found
+            for found in iter_files(files, root)
+            if (includes is None or any(fnmatch.fnmatch(found.name, i) for i in includes))
+            and _matches(found, regex)
         ]
         text, files, truncated = listing(matches, what="matching files")
         return GrepObservation.from_text(
@@ -91,13 +91,11 @@ class GrepExecutor:
         )
 
 
-def _matches(path: Path, regex: re.Pattern[str]) -> bool:
+def _matches(found: FoundFile, regex: re.Pattern[str]) -> bool:
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return False
-        data = path.read_bytes()
+        data = found.folder.read_bytes(found.name, limit=MAX_FILE_BYTES)
     except OSError:
-        return False
+        return False  # too large, gone, hidden or not a regular file
     if b"\x00" in data[:8192]:
         return False  # binary
     return regex.search(data.decode("utf-8", errors="replace")) is not None

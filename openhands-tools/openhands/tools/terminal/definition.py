@@ -182,6 +182,11 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             except TerminalSessionError as exc:
                 return self._error(action, f"{exc}")
 
+    def process_ids(self) -> list[int]:
+        """The shell's process (its tree holds the agent's background jobs), if it runs."""
+        session = self._session
+        return session.process_ids() if session is not None else []
+
     def close(self) -> None:
         """Kill the shell and everything it started."""
         with self._lock:

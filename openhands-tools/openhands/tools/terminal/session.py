@@ -177,6 +177,11 @@ class TerminalSession:
         """True while bash is running."""
         return self._proc is not None and self._proc.poll() is None and not self._eof
 
+    def process_ids(self) -> list[int]:
+        """The process this session started (bash, or the sandbox around it), if alive."""
+        proc = self._proc
+        return [proc.pid] if proc is not None and proc.poll() is None else []
+
     @property
     def is_running(self) -> bool:
         """True while a command sent to the shell has not finished."""

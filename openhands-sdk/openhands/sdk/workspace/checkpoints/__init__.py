@@ -10,6 +10,7 @@ from openhands.sdk.workspace.checkpoints.errors import (
     CheckpointLimitError,
     CheckpointUnavailableError,
     UnknownCheckpointError,
+    WorkspaceChangingError,
 )
 from openhands.sdk.workspace.checkpoints.models import (
     Checkpoint,
@@ -31,4 +32,5 @@ __all__ = [
     "FileChange",
     "RewindResult",
     "UnknownCheckpointError",
+    "WorkspaceChangingError",
 ]

@@ -23,9 +23,15 @@ class UnknownCheckpointError(CheckpointError, LookupError):
     """No checkpoint has that id in this conversation's store."""
 
 
+class WorkspaceChangingError(CheckpointError):
+    """The workspace kept changing while it was recorded or restored (a process in it is
+    still writing): stop that process (or wait for it), then retry."""
+
+
 __all__ = [
     "CheckpointError",
     "CheckpointLimitError",
     "CheckpointUnavailableError",
     "UnknownCheckpointError",
+    "WorkspaceChangingError",
 ]

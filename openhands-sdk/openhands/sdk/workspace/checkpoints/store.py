@@ -27,10 +27,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from openhands.sdk.workspace.agent_files import agent_files
 from openhands.sdk.workspace.checkpoints.errors import (
     CheckpointError,
     CheckpointLimitError,
     UnknownCheckpointError,
+    WorkspaceChangingError,
 )
 from openhands.sdk.workspace.checkpoints.git import Git, nul_join, nul_split
 from openhands.sdk.workspace.checkpoints.models import (
@@ -42,9 +44,14 @@ from openhands.sdk.workspace.checkpoints.models import (
     FileChange,
     RewindResult,
 )
+from openhands.sdk.workspace.checkpoints.restore import remove_paths, restore_paths
+from openhands.sdk.workspace.sandbox import view_plan
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """git's id of the empty tree: the base of a diff against "nothing yet"."""
+
+SNAPSHOT_TRIES = 3
+"""How often a snapshot is tried while files change under it before it gives up."""
 
 BRANCH = "checkpoints"
 """The shadow repository's one branch; each snapshot is a commit on it."""
@@ -83,32 +90,46 @@ class CheckpointStore:
         self._exclude = (self.git_dir, *(Path(p).absolute() for p in exclude))
         self._git: Git | None = None
         self._known_head: str | None = None  # the branch's commit once read or written here
+        self._excludes = ""  # the exclude file as last written
         self._lock = threading.RLock()
 
     # -- snapshots ------------------------------------------------------------------------
 
     def snapshot(self, label: str, *, goal_round: int | None = None) -> Checkpoint:
         """Record the workspace as it is now; the checkpoint says what changed since the
-        previous one. Raises `CheckpointLimitError` when too many files would be added."""
+        previous one. Raises `CheckpointLimitError` when too many files would be added, and
+        `WorkspaceChangingError` when files keep vanishing or changing while they are
+        recorded (a process is still writing: tried `SNAPSHOT_TRIES` times)."""
         with self._lock:
-            git = self._ready()
-            parent = self._head(git)
-            status = git.run(
-                "status",
-                "--porcelain=v1",
-                "-z",
-                "--untracked-files=all",
-                "--no-renames",
-                "--ignore-submodules=all",
+            for attempt in range(1, SNAPSHOT_TRIES + 1):
+                try:
+                    return self._snapshot(label, goal_round)
+                except WorkspaceChangingError:
+                    if attempt == SNAPSHOT_TRIES:
+                        raise
+        raise AssertionError("unreachable")
+
+    def _snapshot(self, label: str, goal_round: int | None) -> Checkpoint:
+        git = self._ready()
+        self._write_excludes()
+        parent = self._head(git)
+        status = git.run(
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignore-submodules=all",
+        )
+        plan = _Plan.from_status(status, self.work_tree, self.settings.max_file_bytes)
+        if len(plan.add) > self.settings.max_files:
+            raise CheckpointLimitError(
+                f"A snapshot of {self.work_tree} would record {len(plan.add)} files, more "
+                f"than max_files ({self.settings.max_files}): ignore build output and "
+                "dependency folders in a .gitignore, or raise OH_CHECKPOINT_MAX_FILES."
             )
-            plan = _Plan.from_status(status, self.work_tree, self.settings.max_file_bytes)
-            if len(plan.add) > self.settings.max_files:
-                raise CheckpointLimitError(
-                    f"A snapshot of {self.work_tree} would record {len(plan.add)} files, more "
-                    f"than max_files ({self.settings.max_files}): ignore build output and "
-                    "dependency folders in a .gitignore, or raise OH_CHECKPOINT_MAX_FILES."
-                )
-            if plan.add:
+        if plan.add:
+            try:
                 git.run(
                     "add",
                     "-A",
@@ -116,35 +137,43 @@ class CheckpointStore:
                     "--pathspec-file-nul",
                     stdin=nul_join(plan.add),
                 )
-            if plan.untrack:
-                git.run(
-                    "rm",
-                    "--cached",
-                    "-q",
-                    "--ignore-unmatch",
-                    "--pathspec-from-file=-",
-                    "--pathspec-file-nul",
-                    stdin=nul_join(plan.untrack),
-                )
-            tree = git.text("write-tree")
-            checkpoint = Checkpoint(
-                id="0" * 40,
-                label=label,
-                created_at=datetime.now(UTC),
-                parent=parent,
-                goal_round=goal_round,
-                changed=len(plan.changes),
-                changes=plan.changes[:MAX_LISTED_CHANGES],
-                skipped=plan.skipped[:MAX_LISTED_CHANGES],
+            except CheckpointError as exc:
+                # A file listed a moment ago vanished, or a folder became a link: the
+                # workspace is changing under us.
+                raise WorkspaceChangingError(
+                    f"The workspace {self.work_tree} changed while it was recorded "
+                    f"({exc}): a process in it is still writing. Stop it (or wait for "
+                    "it to finish), then retry."
+                ) from exc
+        if plan.untrack:
+            git.run(
+                "rm",
+                "--cached",
+                "-q",
+                "--ignore-unmatch",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+                stdin=nul_join(plan.untrack),
             )
-            args = ["commit-tree", tree, "-F", "-"]
-            if parent is not None:
-                args[2:2] = ["-p", parent]
-            commit = git.run(*args, stdin=_message(checkpoint).encode()).decode().strip()
-            ref = ["update-ref", f"refs/heads/{BRANCH}", commit]
-            git.run(*(ref if parent is None else [*ref, parent]))
-            self._known_head = commit
-            return checkpoint.model_copy(update={"id": commit})
+        tree = git.text("write-tree")
+        checkpoint = Checkpoint(
+            id="0" * 40,
+            label=label,
+            created_at=datetime.now(UTC),
+            parent=parent,
+            goal_round=goal_round,
+            changed=len(plan.changes),
+            changes=plan.changes[:MAX_LISTED_CHANGES],
+            skipped=plan.skipped[:MAX_LISTED_CHANGES],
+        )
+        args = ["commit-tree", tree, "-F", "-"]
+        if parent is not None:
+            args[2:2] = ["-p", parent]
+        commit = git.run(*args, stdin=_message(checkpoint).encode()).decode().strip()
+        ref = ["update-ref", f"refs/heads/{BRANCH}", commit]
+        git.run(*(ref if parent is None else [*ref, parent]))
+        self._known_head = commit
+        return checkpoint.model_copy(update={"id": commit})
 
     def list(self, limit: int | None = None) -> list[Checkpoint]:
         """The checkpoints, oldest first (the newest `limit` when given)."""
@@ -250,26 +279,10 @@ class CheckpointStore:
             for letter, path in zip(fields[::2], fields[1::2], strict=False):
                 (delete if letter.startswith("D") else restore).append(path)
             # Deletions first: a folder may have to give way to a file of the same name.
-            for path in delete:
-                self._remove(path)
-            if delete:
-                git.run(
-                    "rm",
-                    "--cached",
-                    "-q",
-                    "--ignore-unmatch",
-                    "--pathspec-from-file=-",
-                    "--pathspec-file-nul",
-                    stdin=nul_join(delete),
-                )
-            if restore:
-                git.run(
-                    "checkout",
-                    target.id,
-                    "--pathspec-from-file=-",
-                    "--pathspec-file-nul",
-                    stdin=nul_join(restore),
-                )
+            # Both through AgentFiles: the workspace is the agent's, its links are not ours.
+            files = agent_files(self.work_tree)
+            remove_paths(files, self.work_tree, delete)
+            restore_paths(git, files, target.id, restore)
             after = self.snapshot(f"rewound to {target.label}")
         return RewindResult(
             checkpoint=target.id,
@@ -279,25 +292,6 @@ class CheckpointStore:
             restored=restore,
             deleted=delete,
         )
-
-    def _remove(self, path: str) -> None:
-        """Delete a file of the workspace, then the folders it leaves empty."""
-        full = self.work_tree / path
-        try:
-            full.unlink()
-        except FileNotFoundError:
-            pass
-        except IsADirectoryError:
-            return  # it became a folder meanwhile: not ours to remove
-        except OSError as exc:
-            raise CheckpointError(f"Cannot delete {full} while rewinding: {exc.strerror}") from exc
-        folder = full.parent
-        while folder != self.work_tree and self.work_tree in folder.parents:
-            try:
-                folder.rmdir()
-            except OSError:
-                return  # not empty (or not ours): stop here
-            folder = folder.parent
 
     # -- the repository -------------------------------------------------------------------
 
@@ -339,16 +333,23 @@ class CheckpointStore:
     def _write_excludes(self) -> None:
         lines = ["# Written by OpenHands: what checkpoints never record."]
         lines.extend(pattern for pattern in self.settings.exclude if "\n" not in pattern)
-        for path in self._exclude:
+        # What the agent's sandbox hides inside the workspace (the server's own folders)
+        # is never recorded: a diff or a rewind would hand it to the agent.
+        hidden = [Path(p) for p, kind in view_plan(self.work_tree).mounts if kind == "hidden"]
+        for path in (*self._exclude, *hidden):
             try:
                 relative = path.relative_to(self.work_tree)
             except ValueError:
                 continue  # outside the workspace: never seen anyway
             if str(relative) != ".":
-                lines.append("/" + _escape(relative.as_posix()) + "/")
+                lines.append("/" + _escape(relative.as_posix()))
+        text = "\n".join(lines) + "\n"
+        if text == self._excludes:
+            return
         info = self.git_dir / "info"
         info.mkdir(exist_ok=True)
-        (info / "exclude").write_text("\n".join(lines) + "\n")
+        (info / "exclude").write_text(text)
+        self._excludes = text
 
     def _head(self, git: Git) -> str | None:
         if self._known_head is not None:
