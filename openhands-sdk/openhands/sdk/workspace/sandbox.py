@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
-from openhands.sdk.errors import InvalidArgumentError, InvalidSettingError, OpenHandsError
+from openhands.sdk.errors import InvalidSettingError, OpenHandsError
 from openhands.sdk.workspace._sandbox_net import NO_NETWORK
 from openhands.sdk.workspace.file_errors import HiddenPathError
 from openhands.sdk.workspace.sandbox_mounts import (
@@ -55,7 +55,11 @@ from openhands.sdk.workspace.sandbox_mounts import (
 )
 from openhands.sdk.workspace.sandbox_probe import BASE_OPTIONS, NET_STARTER, probe, reset_probes
 from openhands.sdk.workspace.sandbox_runtime import runtime_paths
-from openhands.sdk.workspace.sandbox_safety import workspace_problem, writable_problem
+from openhands.sdk.workspace.sandbox_safety import (
+    UnsafeWorkspaceError,
+    refuse_unsafe_workspace,
+    writable_problem,
+)
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 logger = logging.getLogger(__name__)
@@ -104,11 +108,6 @@ _FALSE = frozenset({"0", "false", "no", "off"})
 class SandboxUnavailableError(OpenHandsError, RuntimeError):
     """The sandbox is required (`bwrap`) but bubblewrap cannot run here; the message says
     why and what to do."""
-
-
-class UnsafeWorkspaceError(InvalidArgumentError):
-    """A sandboxed process was given a workspace that would undo its sandbox (`/`, /proc,
-    /dev, a folder holding the server's data); the message names it and says why."""
 
 
 class SandboxPolicy(BaseModel):
@@ -303,7 +302,7 @@ def sandbox_plan(
             )
         _warn_once(found.problem or "bubblewrap cannot run")
         return None
-    _refuse_unsafe(workspace, policy)
+    refuse_unsafe_workspace(workspace, hidden=policy.hidden)
     own = _real(workspace)
     start = _real(cwd) if cwd is not None else own
     with _lock:
@@ -367,7 +366,7 @@ def check_workspace(workspace: str | Path, mode: SandboxMode | None = None) -> N
     policy, chosen = _effective(workspace, mode)
     if chosen == "off" or (chosen == "auto" and probe(policy.network).bwrap is None):
         return
-    _refuse_unsafe(workspace, policy)
+    refuse_unsafe_workspace(workspace, hidden=policy.hidden)
 
 
 @dataclass(frozen=True)
@@ -441,15 +440,6 @@ def sandbox_status(mode: SandboxMode | None = None) -> SandboxStatus:
 
 
 # -- internals ---------------------------------------------------------------------------------
-
-
-def _refuse_unsafe(workspace: str | Path, policy: SandboxPolicy) -> None:
-    problem = workspace_problem(os.path.abspath(os.fspath(workspace)), hidden=policy.hidden)
-    if problem is not None:
-        raise UnsafeWorkspaceError(
-            f"the workspace {problem}: a sandbox bound there would undo itself. Give the "
-            "agent a folder of its own (a project folder), not a system or server folder."
-        )
 
 
 def _capabilities(switches_user: bool) -> list[str]:

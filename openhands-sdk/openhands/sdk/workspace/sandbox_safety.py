@@ -11,10 +11,32 @@ runs unsandboxed at the next start). Each function says why a folder is refused,
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.workspace.sandbox_runtime import SYSTEM_FOLDERS, runtime, within
 
-__all__ = ["workspace_problem", "writable_problem"]
+__all__ = [
+    "UnsafeWorkspaceError",
+    "refuse_unsafe_workspace",
+    "workspace_problem",
+    "writable_problem",
+]
+
+
+class UnsafeWorkspaceError(InvalidArgumentError):
+    """A sandboxed process was given a workspace that would undo its sandbox (`/`, /proc,
+    /dev, a folder holding the server's data); the message names it and says why."""
+
+
+def refuse_unsafe_workspace(workspace: str | Path, *, hidden: tuple[str, ...] = ()) -> None:
+    """Raise `UnsafeWorkspaceError` when `workspace_problem` finds a reason."""
+    problem = workspace_problem(os.path.abspath(os.fspath(workspace)), hidden=hidden)
+    if problem is not None:
+        raise UnsafeWorkspaceError(
+            f"the workspace {problem}: a sandbox bound there would undo itself. Give the "
+            "agent a folder of its own (a project folder), not a system or server folder."
+        )
 
 
 def workspace_problem(path: str, *, hidden: tuple[str, ...] = ()) -> str | None:
