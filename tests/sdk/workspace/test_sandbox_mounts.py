@@ -67,6 +67,17 @@ def test_the_server_s_venv_inside_the_workspace_stays_read_only(tmp_path: Path) 
     assert binds.index(("--bind", str(checkout))) < binds.index(("--ro-bind", str(venv)))
 
 
+def test_a_checkout_that_is_the_workspace_stays_writable(tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    venv = checkout / ".venv"
+    venv.mkdir(parents=True)
+
+    binds = _binds(_options(checkout, runtime=(str(checkout), str(venv))))
+
+    assert ("--bind", str(checkout)) in binds and ("--ro-bind", str(checkout)) not in binds
+    assert ("--ro-bind", str(venv)) in binds
+
+
 def test_the_server_s_folders_inside_another_workspace_are_bound_back(tmp_path: Path) -> None:
     # OH_WORKSPACE_PATH=. in a folder holding the venv: the folder is another workspace.
     projects = Path(tempfile.mkdtemp(prefix="oh-mounts-", dir="/var/tmp"))
@@ -117,4 +128,6 @@ def test_the_runtime_holds_the_interpreter_its_venv_its_stdlib_and_our_packages(
     if sys.prefix != sys.base_prefix:
         assert str(Path(sys.prefix).resolve()) in runtime().owned
     assert str(Path(openhands.sdk.__file__).resolve().parent.parent) in runtime().owned
+    # This checkout (an editable install): its tests and examples read as anywhere else.
+    assert str(Path(__file__).resolve().parents[3]) in runtime().shared
     assert all(path != "/" and Path(path).is_dir() for path in paths)

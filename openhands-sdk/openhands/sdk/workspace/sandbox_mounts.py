@@ -108,7 +108,11 @@ def _mounts(
     entries.update({path: "ro" for path in readable if os.path.exists(path)})
     entries.update({path: "rw" for path in writable if os.path.isdir(path)})
     entries[own] = "rw"
-    entries.update({path: "runtime" for path in runtime if os.path.isdir(path)})
+    # Never in place of the workspace (a checkout the agent works in stays writable, its venv
+    # inside it does not) or of another workspace (it stays hidden).
+    entries.update(
+        {path: "runtime" for path in runtime if path not in entries and os.path.isdir(path)}
+    )
     entries.update({path: "secret" for path in secret if os.path.lexists(path)})
     order = {"other": 0, "ro": 1, "rw": 2, "runtime": 3, "secret": 4}
     mounts: list[tuple[str, str]] = []

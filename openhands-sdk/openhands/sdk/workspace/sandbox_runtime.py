@@ -5,7 +5,8 @@ scripts, MCP servers named by `sys.executable`), so it has to be there, wherever
 is installed: a checkout under `/tmp` (the sandbox's `/tmp` is a fresh one), `/var/tmp`, a
 home folder, a `uv tool` install, a wheel venv. `runtime_paths()` names the folders: the
 interpreter's (and every link on the way to it), the venv, the Python installation and its
-standard library, the site-packages and the folders of the `openhands` packages. The sandbox
+standard library, the site-packages, the folders of the `openhands` packages and, for an
+editable install, the checkout they come from (so it reads as it would anywhere else). The sandbox
 binds them read-only where its view would otherwise miss them or let the agent write them
 (`sandbox_mounts`), and `OH_SANDBOX_WRITABLE` may not contain them (`sandbox_safety`).
 """
@@ -16,6 +17,7 @@ import functools
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = ["SYSTEM_FOLDERS", "Runtime", "runtime", "runtime_paths", "within"]
 
@@ -50,14 +52,11 @@ def runtime() -> Runtime:
         owned += [sys.prefix, sys.exec_prefix]
     owned += [sysconfig.get_path(name) for name in ("stdlib", "platstdlib", "purelib", "platlib")]
     owned.append(os.path.dirname(os.__file__))  # the base's stdlib (a venv names its own)
-    try:
-        import openhands
-
-        owned += list(openhands.__path__)
-    except ImportError:  # pragma: no cover - this module is part of it
-        pass
+    packages = _package_folders()
+    owned += packages
     shared: list[str | None] = [*_interpreter_folders(sys.executable)]
     shared += [sys.base_prefix, sys.base_exec_prefix, sysconfig.get_config_var("LIBDIR")]
+    shared.append(_checkout(packages, sysconfig.get_path("purelib")))
     return Runtime(owned=_clean(owned), shared=_clean(shared))
 
 
@@ -69,6 +68,30 @@ def runtime_paths() -> tuple[str, ...]:
 def within(path: str, folder: str) -> bool:
     """Whether `path` is `folder` or inside it (both real and absolute)."""
     return folder == "/" or path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _package_folders() -> list[str]:
+    """The folders of the `openhands` namespace package: one per installed member (this
+    module's own, then the others the namespace found)."""
+    own = str(Path(__file__).resolve().parents[2])  # openhands/sdk/workspace/ -> openhands/
+    namespace = sys.modules.get(__name__.partition(".")[0])
+    return [own, *(getattr(namespace, "__path__", None) or [])]
+
+
+def _checkout(packages: list[str], purelib: str | None) -> str | None:
+    """The source checkout the packages are installed from (editable, as `uv sync` in this
+    repository does): the folder holding every member, with a `pyproject.toml`. None for an
+    installed wheel (the packages are in site-packages)."""
+    site = os.path.realpath(purelib) if purelib else None
+    sources = [
+        os.path.dirname(os.path.realpath(folder))
+        for folder in packages
+        if site is None or not within(os.path.realpath(folder), site)
+    ]
+    if not sources:
+        return None
+    root = os.path.commonpath(sources)  # the workspace root; a member's own with one member
+    return root if os.path.isfile(os.path.join(root, "pyproject.toml")) else None
 
 
 def _interpreter_folders(executable: str) -> list[str]:
