@@ -3,8 +3,11 @@ SHELL := /bin/bash
 export UV_PYTHON_DOWNLOADS := never
 export LITELLM_LOCAL_MODEL_COST_MAP ?= True
 
-# uv from PyPI: use the one on PATH, else bootstrap it with pip and run it as a module.
-UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
+# uv from PyPI: the one on PATH, else one already installed for python3 (`python3 -m uv`), else
+# one bootstrapped into a private venv in the checkout (`make uv`). Never into the system's
+# Python: Debian's and Ubuntu's refuse that (PEP 668, "externally-managed-environment").
+UV_VENV := $(CURDIR)/.uv-bootstrap
+UV = $(or $(shell command -v uv 2>/dev/null),$(wildcard $(UV_VENV)/bin/uv),python3 -m uv)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # `make demo`: the fake LLM's port, the model name the server offers, seconds per fake answer,
@@ -14,17 +17,39 @@ DEMO_MODEL ?= openai/fake
 DEMO_DELAY ?= 1
 DEMO_DIR ?= workspace/demo
 
-.PHONY: help uv install serve demo test lint format typecheck pytest pytest-sandbox-off pytest-sandbox-bwrap browser sandbox bench docs clean
+# `make image`: the agent server's Docker image (docs/agent-server.md#docker). Base images:
+# IMAGE_BASE=auto pulls the official ones and, where no registry answers, builds stand-ins from
+# Debian's archive and PyPI (docker/offline-images); `official` or `offline` forces one way;
+# PYTHON_IMAGE / UV_IMAGE name others. EXTRA_CA_CERT_FILE: a PEM file the build trusts
+# (default: the CAs this machine added to its trust store; `none`: none).
+IMAGE ?= openhands-agent-server
+IMAGE_BASE ?= auto
+PYTHON_IMAGE ?=
+UV_IMAGE ?=
+EXTRA_CA_CERT_FILE ?=
+
+.PHONY: help uv install serve demo test lint format typecheck pytest pytest-sandbox-off pytest-sandbox-bwrap browser sandbox bench docs clean image image-test
 
 help:
 	@echo "make serve   install and start the agent server with its web page (http://$(HOST):$(PORT)/)"
 	@echo "make demo    the same, answered by a scripted fake LLM: watch a goal without a model"
 	@echo "make test    install and run lint, type checks and the whole test suite"
+	@echo "make image   build the agent server's Docker image ($(IMAGE)); make image-test builds and tries it"
 	@echo "make lint | format | typecheck | pytest | bench | clean"
 
 uv:
-	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || \
-		python3 -m pip install --quiet --disable-pip-version-check uv
+	@command -v uv >/dev/null 2>&1 || test -x $(UV_VENV)/bin/uv || python3 -m uv --version >/dev/null 2>&1 || { \
+		command -v python3 >/dev/null 2>&1 || { echo "python3 is missing: install Python 3.11 or newer (Debian: apt-get install python3 python3-venv)" >&2; exit 1; }; \
+		echo "installing uv from PyPI into $(UV_VENV) (a private venv; remove it with make clean)"; \
+		if python3 -m venv $(UV_VENV) 2>/dev/null; then \
+			$(UV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check uv || { rm -rf $(UV_VENV); exit 1; }; \
+		else \
+			rm -rf $(UV_VENV); \
+			python3 -m pip install --quiet --disable-pip-version-check --user uv 2>/dev/null || { \
+				echo "cannot install uv: python3 cannot make a venv (Debian, Ubuntu: apt-get install python3-venv)" \
+					"and pip may not install for this user; or install uv yourself: https://docs.astral.sh/uv/" >&2; \
+				exit 1; }; \
+		fi; }
 
 install: uv
 	$(UV) sync --frozen --compile-bytecode
@@ -108,8 +133,22 @@ pytest-sandbox-off: install browser
 
 test: lint typecheck pytest
 
+image: uv
+	IMAGE=$(IMAGE) IMAGE_BASE=$(IMAGE_BASE) PYTHON_IMAGE=$(PYTHON_IMAGE) UV_IMAGE=$(UV_IMAGE) \
+		EXTRA_CA_CERT_FILE=$(EXTRA_CA_CERT_FILE) UV="$(UV)" docker/build-image
+
+# Builds the image and runs it (tests/image: the server, a goal, the sandbox, the volume, stop).
+# Starts a Docker daemon when none runs, and installs Docker as root when it is missing.
+image-test: install
+	docker/with-dockerd $(MAKE) --no-print-directory image-test-run
+
+.PHONY: image-test-run
+image-test-run: image
+	@start=$$(date +%s); OH_TEST_IMAGE=$(IMAGE) $(UV) run pytest -q --timeout=900 -m image tests/image; \
+		status=$$?; echo "the image tests took $$(( $$(date +%s) - start )) s"; exit $$status
+
 bench: install
 	@for script in bench/*.py; do echo "== $$script" >&2; $(UV) run python "$$script" || exit 1; done
 
 clean:
-	rm -rf .venv .pytest_cache .ruff_cache workspace
+	rm -rf .venv .pytest_cache .ruff_cache workspace $(UV_VENV)

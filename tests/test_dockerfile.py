@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from openhands.sdk.workspace.agent_env import agent_environment
 
 pytestmark = pytest.mark.slow
 
@@ -134,6 +135,9 @@ class Replay:
     def do_env(self, args: str) -> None:
         for name, value in re.findall(r"(\w+)=(\"[^\"]*\"|\S+)", args):
             self.env[name] = self.image_path(self.expand(value.strip('"')))
+        # The image's CA bundle; a machine without one at that path keeps its own default.
+        if not Path(self.env.get("SSL_CERT_FILE", "/")).is_file():
+            self.env.pop("SSL_CERT_FILE", None)
 
     def do_workdir(self, args: str) -> None:
         self.workdir = Path(self.image_path(args))
@@ -203,8 +207,9 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Replay:
 
 
 def _in_image(image: Replay, command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """`command` in bash with the runtime stage's environment (its PATH first)."""
-    env = {**os.environ, **image.env}
+    """`command` in bash as the agent's processes run in the image: the runtime stage's
+    environment as `agent_environment` hands it on (OH_AGENT_PATH as PATH)."""
+    env = agent_environment({**os.environ, **image.env}, passthrough=())
     env.pop("VIRTUAL_ENV", None)
     return subprocess.run(
         ["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
@@ -270,3 +275,28 @@ def test_the_project_tools_build_arg_chooses_what_the_agents_python_has(tmp_path
 
     assert imports("iniconfig")
     assert not imports("pytest")
+
+
+def _runtime() -> Stage:
+    return parse(DOCKERFILE.read_text())[1][-1]
+
+
+def test_the_server_never_runs_what_the_agent_can_write(image: Replay) -> None:
+    writable = image.env["OH_SANDBOX_WRITABLE"].split(",")
+    server_path = image.env["PATH"].split(":")
+    agent_path = image.env["OH_AGENT_PATH"].split(":")
+
+    assert not [d for d in server_path if any(d.startswith(w) for w in writable)]
+    assert agent_path[0] == str(image.root / "opt" / "project" / "bin")
+    # The healthcheck and the command name the server's programs, never a PATH lookup.
+    for instruction in _runtime().instructions:
+        if instruction.keyword in ("HEALTHCHECK", "CMD", "ENTRYPOINT"):
+            program = re.search(r'\[\s*"([^"]+)"', instruction.args)
+            assert program is not None and program.group(1).startswith("/"), instruction
+            assert not program.group(1).startswith("/opt/project"), instruction
+
+
+def test_the_conversations_folder_is_made_private_in_the_image() -> None:
+    [users] = [i.args for i in _runtime().instructions if "useradd" in i.args]
+
+    assert "install -d -m 0700 -o openhands -g openhands /data/conversations" in users

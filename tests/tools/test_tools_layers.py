@@ -3,9 +3,13 @@
 Lowest first (a layer may import only the layers under it; two units on one layer do not
 import each other):
 
-    params, text_files, file_search      shared parameters, text-file and search helpers
-    terminal, file_editor, task_tracker, glob, grep, apply_patch, gemini
-                                         the tools that work on the workspace
+    params, text_files, file_search, utils
+                                         shared parameters, text-file and search helpers
+    terminal, file_editor, task_tracker, glob, grep, apply_patch, gemini, browser_use,
+    ask_oracle, child_conversation, tom_consult
+                                         the tools that work on the workspace, the browser
+                                         (it finds the terminal through its executor's
+                                         `shell_pid`, not by import), and side consultations
     preset                               agent presets: tool sets by name, prompts, built-in
                                          sub-agents
     planning_file_editor                 the planning agent's editor (its plan's headers
@@ -30,8 +34,20 @@ PACKAGE = "openhands.tools"
 ROOT = Path(openhands.tools.__file__).parent
 
 ORDER: list[set[str]] = [
-    {"params", "text_files", "file_search"},
-    {"terminal", "file_editor", "task_tracker", "glob", "grep", "apply_patch", "gemini"},
+    {"params", "text_files", "file_search", "utils"},
+    {
+        "terminal",
+        "file_editor",
+        "task_tracker",
+        "glob",
+        "grep",
+        "apply_patch",
+        "gemini",
+        "browser_use",
+        "ask_oracle",
+        "child_conversation",
+        "tom_consult",
+    },
     {"preset"},
     {"planning_file_editor"},
     {"task"},

@@ -132,6 +132,8 @@ def main(argv: list[str] | None = None) -> None:
         logger.warning(warning)
     # Bound first: a port in use is said at once, in words, before the app is built.
     listener = bind_port(config.host, config.port)
+    # Where tools running in this process reach it (start_child_conversation's launcher).
+    os.environ.setdefault("OH_INTERNAL_SERVER_URL", own_url(config.host, listener.getsockname()[1]))
 
     # Start-up builds many long-lived objects (pydantic schemas, routes): collecting garbage
     # meanwhile only costs time, and freezing them afterwards keeps later collections short.
@@ -183,6 +185,16 @@ def main(argv: list[str] | None = None) -> None:
         _exit_now_if_steps_run(app.state, 130)
         raise SystemExit(130) from None
     _exit_now_if_steps_run(app.state, 0)
+
+
+def own_url(host: str, port: int) -> str:
+    """The base URL of this server as seen from its own machine (a wildcard bind is reached
+    on loopback)."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def _configured_secrets(config: ServerConfig) -> list[str]:

@@ -540,3 +540,36 @@ def test_a_bad_step_request_is_422_naming_the_field(
     response = _step(client, conversation_id, body)
     assert response.status_code == 422, response.text
     assert field in response.text
+
+
+def test_both_goal_bodies_drop_a_field_of_another_version_and_keep_the_rest(
+    client: httpx.Client,
+    fake_llm: FakeOpenAIServer,
+    agent_model: str,
+    judge_model: str,
+    judge: dict[str, Any],
+    conversation_id: str,
+    server: ServerProcess,
+) -> None:
+    """POST /goal and POST /goal/resume follow one rule for fields this version does not
+    know: dropped with a log line, never a 422 (and a bad known field is still refused)."""
+    fake_llm.script(agent_model, [FakeReply.text("step one")])
+    fake_llm.script(judge_model, [verdict(False, "more")])
+    started = _start(client, conversation_id, judge_llm=judge, max_iterations=1, goal_mode="strict")
+    assert started.status_code == 200, started.text
+    assert _ended(client, conversation_id)["status"] == "capped"
+    refused = client.post(
+        f"/api/conversations/{conversation_id}/goal/resume",
+        json={"max_iterations": 0, "critic": {"kind": "x"}},
+    )
+    assert refused.status_code == 422, refused.text
+    assert "max_iterations" in refused.json()["message"]
+    fake_llm.script(agent_model, [FakeReply.text("step two")])
+    fake_llm.script(judge_model, [verdict(True)])
+    resumed = client.post(
+        f"/api/conversations/{conversation_id}/goal/resume",
+        json={"max_iterations": 2, "critic": {"kind": "x"}},
+    )
+    assert resumed.status_code == 200, resumed.text
+    assert _ended(client, conversation_id)["status"] == "complete"
+    assert "goal_mode" in server.log() and "critic" in server.log()

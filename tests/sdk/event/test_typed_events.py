@@ -83,11 +83,11 @@ def test_an_observation_of_an_unknown_class_keeps_its_fields_and_round_trips() -
         "id": "e1",
         "timestamp": "2025-06-01T10:00:00",
         "source": "environment",
-        "tool_name": "browser",
+        "tool_name": "radar",
         "tool_call_id": "call_9",
         "action_id": "a9",
         "observation": {
-            "kind": "BrowserObservation",
+            "kind": "RadarObservation",
             "content": [{"type": "text", "text": "page loaded"}],
             "is_error": False,
             "url": "https://example.org",

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 import pytest
 from openhands.sdk.workspace import (
     AGENT_ENV_VAR,
     agent_environment,
     configure_agent_environment,
     is_denied,
+    run_shell,
 )
+from openhands.sdk.workspace.agent_env import AGENT_PATH_VAR
 
 
 @pytest.mark.parametrize(
@@ -93,3 +99,33 @@ def test_configured_passthrough_replaces_oh_agent_env_until_reset() -> None:
 
     assert configured == {"HF_TOKEN": "b"}
     assert agent_environment(base) == {"GITHUB_TOKEN": "a"}
+
+
+def test_oh_agent_path_is_the_agent_s_path_and_is_itself_withheld() -> None:
+    base = {"PATH": "/app/.venv/bin:/usr/bin", AGENT_PATH_VAR: "/opt/project/bin:/usr/bin"}
+
+    env = agent_environment(base, passthrough=())
+
+    assert env == {"PATH": "/opt/project/bin:/usr/bin"}
+
+
+def test_an_empty_oh_agent_path_keeps_this_process_s_path() -> None:
+    base = {"PATH": "/usr/bin", AGENT_PATH_VAR: ""}
+
+    assert agent_environment(base, passthrough=()) == {"PATH": "/usr/bin"}
+
+
+def test_a_shell_command_finds_programs_on_oh_agent_path_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent_bin = tmp_path / "project" / "bin"
+    agent_bin.mkdir(parents=True)
+    tool = agent_bin / "python"
+    tool.write_text('#!/bin/sh\necho "the agent\'s python"\n')
+    tool.chmod(0o755)
+    monkeypatch.setenv(AGENT_PATH_VAR, f"{agent_bin}:{os.environ['PATH']}")
+
+    result = run_shell("python", cwd=tmp_path, timeout=60)
+
+    assert result.output.strip() == "the agent's python"
+    assert shutil.which("python") != str(tool)  # this process's own search is unchanged

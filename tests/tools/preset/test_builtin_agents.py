@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 import openhands.tools
 import pytest
 from openhands.sdk import LLM, Agent
@@ -14,16 +12,17 @@ from openhands.tools.preset import discover_builtin_agents, register_builtins_ag
 
 pytestmark = pytest.mark.usefixtures("isolated_agents")
 
-BUILTINS = ["bash-runner", "code-explorer", "general-purpose"]
+BUILTINS = ["bash-runner", "code-explorer", "general-purpose", "web-researcher"]
 
 
 def _mine(llm: LLM) -> AgentBase:
     return Agent(llm=llm, tools=[], system_prompt="mine")
 
 
-def test_the_builtins_are_three_agents_with_their_tools() -> None:
+def test_the_builtins_are_four_agents_with_their_tools() -> None:
     found = {d.name: d for d in discover_builtin_agents()}
     assert sorted(found) == BUILTINS
+    assert found["web-researcher"].tools == ["browser_tool_set"]
     assert found["general-purpose"].tools == ["terminal", "file_editor", "task_tracker"]
     assert found["bash-runner"].tools == ["terminal"]
     assert found["code-explorer"].tools == ["terminal"]
@@ -51,13 +50,9 @@ def test_a_builtin_builds_an_agent_with_its_tools_and_instructions() -> None:
     assert "You are a sub-agent" in suffix
 
 
-def test_the_browser_only_researcher_is_skipped_with_a_reason(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    with caplog.at_level(logging.INFO, logger="openhands.tools.preset.default"):
-        registered = register_builtins_agents(enable_browser=True)
-    assert "web-researcher" not in registered
-    assert "web-researcher" in caplog.text and "browser" in caplog.text
+def test_the_browser_only_researcher_is_left_out_without_the_browser() -> None:
+    assert "web-researcher" not in {d.name for d in discover_builtin_agents(enable_browser=False)}
+    assert "web-researcher" not in register_builtins_agents(enable_browser=False)
 
 
 def test_register_builtins_agents_is_exported_from_the_tools_package() -> None:

@@ -12,24 +12,26 @@ from openhands.sdk import (
     ObservationEvent,
 )
 from openhands.sdk.testing import TestLLM
-from openhands.tools.preset import get_default_agent
+from openhands.tools.preset import get_default_agent, get_default_tools
 from openhands.tools.terminal import TerminalObservation
 
 
-def test_default_agent_has_the_reference_tools_terminal_file_editor_task_tracker() -> None:
+def test_default_agent_has_the_reference_tools_with_the_browser() -> None:
     agent = get_default_agent(TestLLM.from_messages([]))
     names = [tool.name for tool in agent.tools]
-    assert names == ["terminal", "file_editor", "task_tracker"]
+    assert names == ["terminal", "file_editor", "task_tracker", "browser_tool_set"]
 
 
-def test_task_can_be_added() -> None:
-    agent = get_default_agent(TestLLM.from_messages([]), enable_task=True)
+def test_task_can_be_added_and_the_browser_left_out() -> None:
+    agent = get_default_agent(TestLLM.from_messages([]), enable_task=True, enable_browser=False)
     assert [tool.name for tool in agent.tools] == [
         "terminal",
         "file_editor",
         "task_tracker",
         "task",
     ]
+    specs = get_default_tools(enable_browser=False, enable_sub_agents=True)
+    assert [tool.name for tool in specs] == ["terminal", "file_editor", "task_tracker", "task"]
 
 
 def test_scripted_run_creates_a_file_and_runs_it(
@@ -45,7 +47,9 @@ def test_scripted_run_creates_a_file_and_runs_it(
         ]
     )
     conversation = LocalConversation(
-        get_default_agent(llm), workspace, persistence_dir=tmp_path / "conversations"
+        get_default_agent(llm, cli_mode=True),
+        workspace,
+        persistence_dir=tmp_path / "conversations",
     )
     conversation.send_message("write hello.py and run it")
     conversation.run()

@@ -9,6 +9,7 @@ plus one entry below.
 from fastapi import APIRouter
 from openhands.agent_server.api.bash import router as bash
 from openhands.agent_server.api.checkpoints import router as checkpoints
+from openhands.agent_server.api.children import router as children
 from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
@@ -22,6 +23,7 @@ from openhands.agent_server.api.sockets import router as sockets
 
 ROUTERS: tuple[APIRouter, ...] = (
     conversations,
+    children,
     events,
     goals,
     checkpoints,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Depends
 from openhands.agent_server.api.deps import live_conversation, registry, server_settings
-from openhands.agent_server.api.models import STORAGE, StartGoalRequest, error_responses
+from openhands.agent_server.api.models import STORAGE, error_responses
 from openhands.agent_server.api.routing import CheckedRoute
 from openhands.agent_server.goals.judges import JUDGE_USAGE_ID
 from openhands.agent_server.services.credentials import goal_judge
@@ -14,7 +14,13 @@ from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.agent_server.services.server_settings import ServerSettings
 from openhands.sdk.conversation.goal import GoalStatus
-from openhands.sdk.wire import GoalStepAnswer, GoalStepRequest, ResumeGoalRequest, Success
+from openhands.sdk.wire import (
+    GoalStepAnswer,
+    GoalStepRequest,
+    ResumeGoalRequest,
+    StartGoalRequest,
+    Success,
+)
 
 router = APIRouter(
     prefix="/api/conversations/{conversation_id}/goal", tags=["goals"], route_class=CheckedRoute

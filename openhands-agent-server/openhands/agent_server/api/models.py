@@ -2,8 +2,7 @@
 
 The conversation, message, event-page and error models are the SDK's wire models
 (`openhands.sdk.wire`), shared with the remote client; this module adds what only the
-server answers (health, server info), `StartGoalRequest` (the SDK's `GoalRequest` under the
-route's name) and the documented error statuses of each route.
+server answers (health, server info) and the documented error statuses of each route.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from openhands.agent_server.services.catalog import BrokenConversation
-from openhands.sdk.conversation.goal import GoalRequest
 from openhands.sdk.event import (
     ActionEvent,
     AgentErrorEvent,
@@ -23,7 +21,6 @@ from openhands.sdk.event import (
     SystemPromptEvent,
     UserRejectObservation,
 )
-from openhands.sdk.llm.llm_profile_store import PROFILE_NAME
 from openhands.sdk.wire import ErrorResponse
 from pydantic import BaseModel, Field
 
@@ -39,22 +36,6 @@ AnyEvent = (
     | ConversationStateUpdateEvent
 )
 """Every event kind the SDK defines, for OpenAPI; the JSON `kind` field names the class."""
-
-
-class StartGoalRequest(GoalRequest):
-    """Start a goal: the agent works until an independent judge finds the objective proven.
-
-    The fields and their meaning are the SDK's `GoalRequest` (0 or null limits: unlimited;
-    negative: refused with a 422 naming the field), so a script and the server agree; the
-    server adds `judge_llm_profile`.
-    """
-
-    judge_llm_profile: str | None = Field(
-        default=None,
-        pattern=PROFILE_NAME.pattern,
-        description="A stored LLM profile (/api/profiles) to judge with, instead of judge_llm; "
-        "its key stays on the server.",
-    )
 
 
 class HealthResponse(BaseModel):

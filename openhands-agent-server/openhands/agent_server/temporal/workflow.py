@@ -96,8 +96,8 @@ class _Calls:
             wait=activities.POLL_SECONDS,
         )
         while True:
-            answer = await workflow.execute_local_activity(
-                activities.perform_step,
+            answer = await workflow.execute_local_activity_method(
+                activities.StepActivities.perform_step,
                 call,
                 start_to_close_timeout=CALL_TIMEOUT,
                 retry_policy=RETRY,

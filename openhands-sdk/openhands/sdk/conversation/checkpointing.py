@@ -100,12 +100,19 @@ class Checkpointing:
 
         `goal_round` marks the goal round it ends (0 for a goal's start). Raises
         `CheckpointUnavailableError` or another `CheckpointError` when no snapshot is taken.
+        The tools' processes (the agent's background jobs) are held still meanwhile: none can
+        swap a folder for a link to a secret while git reads the workspace.
         """
         self._check_open()
-        checkpoint = self.checkpoint_store.snapshot(label, goal_round=goal_round)
+        store = self.checkpoint_store
+        with frozen(self._tool_processes()):
+            checkpoint = store.snapshot(label, goal_round=goal_round)
         value = checkpoint.model_dump(mode="json")
         self._emit(ConversationStateUpdateEvent(key=CHECKPOINT_KEY, value=value))
         return checkpoint
+
+    def _tool_processes(self) -> list[int]:
+        return [pid for tool in self.tools.values() for pid in tool.process_ids()]
 
     def list_checkpoints(self) -> list[Checkpoint]:
         """The workspace's checkpoints, oldest first ([] when none was taken)."""
@@ -132,8 +139,7 @@ class Checkpointing:
                 raise ConversationAlreadyRunningError(
                     "The agent is running: pause it (and stop its goal) before rewinding."
                 )
-            pids = [pid for tool in self.tools.values() for pid in tool.process_ids()]
-            with frozen(pids):
+            with frozen(self._tool_processes()):
                 result = self.checkpoint_store.rewind(checkpoint_id)
             value = result.model_dump(mode="json")
             self._emit(ConversationStateUpdateEvent(key=REWIND_KEY, value=value))

@@ -41,7 +41,12 @@ from openhands.sdk.wire.conversations import (
     StartConversationRequest,
 )
 from openhands.sdk.wire.events import EventPage
-from openhands.sdk.wire.goals import GoalStepAnswer, GoalStepRequest, ResumeGoalRequest
+from openhands.sdk.wire.goals import (
+    GoalStepAnswer,
+    GoalStepRequest,
+    ResumeGoalRequest,
+    StartGoalRequest,
+)
 
 __all__ = [
     "PROFILE_USAGE_PREFIX",
@@ -68,6 +73,7 @@ __all__ = [
     "SetConfirmationPolicyRequest",
     "SetSecurityAnalyzerRequest",
     "StartConversationRequest",
+    "StartGoalRequest",
     "Success",
     "TakeCheckpointRequest",
     "WireAnswer",

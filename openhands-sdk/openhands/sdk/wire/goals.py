@@ -1,12 +1,36 @@
-"""Wire models of a goal's controls: a remote run's steps and a resume with new limits."""
+"""Wire models of a goal's controls: its start, a resume with new limits, a remote run's steps.
+
+Both goal bodies follow the wire's one rule for fields this version does not know (dropped
+with a log line, `WireModel`), and take their fields and checks from the SDK's own models
+(`GoalRequest`, `GoalLimitsChange`), so a script and the server agree on every value.
+"""
 
 from __future__ import annotations
 
-from openhands.sdk.conversation.goal.resuming import GoalLimitsChange
+from openhands.sdk.conversation.goal.limits import GoalLimitsChange
+from openhands.sdk.conversation.goal.options import GoalRequest
 from openhands.sdk.conversation.goal.steps import DriverStep, RecordStatus, StepResult
 from openhands.sdk.llm.llm import LLM
+from openhands.sdk.llm.llm_profile_store import PROFILE_NAME
 from openhands.sdk.wire.base import WireAnswer, WireRequest
 from pydantic import Field
+
+
+class StartGoalRequest(WireRequest, GoalRequest):
+    """Body of POST /goal: the agent works until an independent judge finds the objective
+    proven.
+
+    The fields and their meaning are the SDK's `GoalRequest` (0 or null limits: unlimited;
+    negative: refused with a 422 naming the field), so a script and the server agree; the
+    server adds `judge_llm_profile`.
+    """
+
+    judge_llm_profile: str | None = Field(
+        default=None,
+        pattern=PROFILE_NAME.pattern,
+        description="A stored LLM profile (/api/profiles) to judge with, instead of judge_llm; "
+        "its key stays on the server.",
+    )
 
 
 class GoalStepRequest(WireRequest):
@@ -34,28 +58,17 @@ class GoalStepAnswer(WireAnswer):
     result: StepResult | None = None
 
 
-class ResumeGoalRequest(WireRequest):
+class ResumeGoalRequest(WireRequest, GoalLimitsChange):
     """Optional body of POST /goal/resume: the judge, and new limits (a capped goal goes on
-    only with new ones; a limit left out or null keeps the recorded one)."""
+    only with new ones; a limit left out or null keeps the recorded one; 0: unlimited)."""
 
     judge_llm: LLM | None = Field(
         default=None,
         description="The judge's LLM; default: the judge of the interrupted goal, or (after a "
         "restart) a copy of the agent's LLM.",
     )
-    max_iterations: int | None = Field(
-        default=None, ge=1, description="Judged rounds in all (those done included); null: keep."
-    )
-    max_cost: float | None = Field(
-        default=None, ge=0, description="USD in all, agent and judge; 0: unlimited; null: keep."
-    )
-    time_limit: float | None = Field(
-        default=None, ge=0, description="Seconds of work in all; 0: unlimited; null: keep."
-    )
 
     def limits_change(self) -> GoalLimitsChange | None:
         """The new limits asked for, or None when the recorded ones stay."""
-        change = GoalLimitsChange(
-            max_iterations=self.max_iterations, max_cost=self.max_cost, time_limit=self.time_limit
-        )
+        change = GoalLimitsChange.model_validate(self.limit_fields())
         return change if change.changes_anything else None

@@ -13,6 +13,12 @@ namespace at once makes bwrap fail now and then. When the network is up the gate
 command, and this program exits with the command's exit status. slirp4netns ends when this
 process ends (`--exit-fd`); bwrap dies with it (`--die-with-parent`).
 
+Run by a user other than root (the Docker image's `openhands`, any non-root server), bwrap
+owns the sandbox's namespaces by a user namespace of its own and runs the command in a nested
+one. slirp4netns joins the command's user namespace by default, where it has no right over the
+network namespace (`setns(CLONE_NEWNET): Operation not permitted`); so it is told to join the
+namespace's owner instead (`netns_owner`).
+
 Only `os` and `sys` (no package, not even `json`): it must start fast whatever the parent's
 `sys.path` is. `sandbox_popen.py` imports its pieces (the gate, slirp4netns's command line) to
 do the same from within the server, for commands run to their end. If slirp4netns fails, the command still runs, without network, after one line
@@ -28,6 +34,7 @@ NO_NETWORK = "-"
 """In place of slirp4netns's path: a sandbox without network (this program is only its parent)."""
 
 _SIGKILL = 9  # Linux's number; `import signal` would cost more than the whole program
+_NS_GET_USERNS = 0xB701  # _IO(0xb7, 0x1) in linux/nsfs.h: a namespace's owning user namespace
 
 GATE = 'echo >&{up}; read _ <&{go} || :; exec {up}>&- {go}<&-; exec "$@"'
 """Runs first in the sandbox: say it is set up, wait for the network, then become the command."""
@@ -66,14 +73,42 @@ def read_child_pid(fd: int) -> int | None:
     return int(digits) if found and digits.isdigit() else None
 
 
-def slirp_argv(slirp: str, sandbox_pid: int, ready_fd: int, exit_fd: int) -> list[str]:
+def netns_owner(sandbox_pid: int) -> int | None:
+    """A descriptor of the user namespace owning the sandbox's network namespace when that is
+    not this process's own (bwrap run by a user other than root), else None. The caller
+    passes it to slirp4netns (`slirp_argv`) and closes it once slirp4netns has started."""
+    import fcntl  # only here: root's sandboxes (the common case in tests) never need it
+
+    try:
+        net = os.open(f"/proc/{sandbox_pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None  # the sandbox is gone: slirp4netns will say so
+    try:
+        owner = fcntl.ioctl(net, _NS_GET_USERNS)
+    except OSError:
+        return None  # a kernel without it (< 4.9): slirp4netns's own choice
+    finally:
+        os.close(net)
+    found, own = os.fstat(owner), os.stat("/proc/self/ns/user")
+    if (found.st_dev, found.st_ino) == (own.st_dev, own.st_ino):
+        os.close(owner)
+        return None
+    return owner
+
+
+def slirp_argv(
+    slirp: str, sandbox_pid: int, ready_fd: int, exit_fd: int, userns_fd: int | None = None
+) -> list[str]:
     """slirp4netns for the sandbox `sandbox_pid`: outbound only, the host's loopback refused;
-    it writes to `ready_fd` once the network is up and ends when `exit_fd` closes."""
+    it writes to `ready_fd` once the network is up and ends when `exit_fd` closes. With
+    `userns_fd` (from `netns_owner`, inherited by slirp4netns) it joins that user namespace."""
+    userns = [] if userns_fd is None else [f"--userns-path=/proc/self/fd/{userns_fd}"]
     return [
         slirp,
         "--configure",
         "--mtu=65520",
         "--disable-host-loopback",
+        *userns,
         "--ready-fd",
         str(ready_fd),
         "--exit-fd",
@@ -133,9 +168,11 @@ def main() -> int:
     ready_r, ready_w = os.pipe()
     network = None
     if set_up and sandbox_pid is not None:
-        network = _spawn(
-            slirp_argv(slirp, sandbox_pid, ready_w, exit_r), (ready_w, exit_r), quiet=True
-        )
+        owner = netns_owner(sandbox_pid)
+        keep = (ready_w, exit_r) if owner is None else (ready_w, exit_r, owner)
+        network = _spawn(slirp_argv(slirp, sandbox_pid, ready_w, exit_r, owner), keep, quiet=True)
+        if owner is not None:
+            os.close(owner)
     os.close(ready_w)
     os.close(exit_r)
     if network is not None and not os.read(ready_r, 1):

@@ -19,6 +19,12 @@ from collections.abc import Iterable, Mapping
 AGENT_ENV_VAR = "OH_AGENT_ENV"
 """Comma-separated variable names passed to the agent's processes even if denied."""
 
+AGENT_PATH_VAR = "OH_AGENT_PATH"
+"""The `PATH` the agent's processes get instead of this process's own (unset or empty: the
+same). For a folder the agent may write (a project virtualenv's `bin`) that must come first
+for the agent but never be searched by this process, which runs what it finds there
+(git, bwrap) outside the sandbox."""
+
 DENIED_NAMES: tuple[str, ...] = (
     "OH_SESSION_API_KEYS",
     "OH_SECRET_KEY",
@@ -96,7 +102,8 @@ def agent_environment(
 
     `base` defaults to `os.environ`. A variable is dropped when `is_denied(name)`, unless its
     exact name is in `passthrough` (default: the names given to `configure_agent_environment`,
-    else those in `OH_AGENT_ENV`, read from `base`).
+    else those in `OH_AGENT_ENV`, read from `base`). `PATH` is `OH_AGENT_PATH` when that is set
+    in `base`.
     """
     source = os.environ if base is None else base
     if passthrough is not None:
@@ -105,4 +112,9 @@ def agent_environment(
         allowed = _configured_passthrough
     else:
         allowed = passthrough_from_env(source)
-    return {name: value for name, value in source.items() if name in allowed or not is_denied(name)}
+    environment = {
+        name: value for name, value in source.items() if name in allowed or not is_denied(name)
+    }
+    if agent_path := source.get(AGENT_PATH_VAR):
+        environment["PATH"] = agent_path
+    return environment

@@ -19,6 +19,10 @@ __all__ = ["Frozen", "freeze_tree", "frozen"]
 MAX_PASSES = 20
 """How many looks for new processes a freeze takes at most (a fork bomb is not stopped)."""
 
+STOP_WAIT_SECONDS = 2.0
+"""How long a freeze waits for the processes it signalled to be stopped (a signal is
+delivered when a process next runs; one in an uninterruptible wait takes longer)."""
+
 
 class Frozen:
     """The processes one `freeze_tree` stopped; `thaw()` resumes them (once)."""
@@ -59,7 +63,36 @@ def freeze_tree(pid: int) -> Frozen:
             except (ProcessLookupError, PermissionError):
                 continue
             stopped.append(item)
+    _wait_stopped(stopped)
     return Frozen(stopped)
+
+
+def _wait_stopped(pids: list[int]) -> None:
+    """Return once every process of `pids` is stopped or gone (or `STOP_WAIT_SECONDS` passed)."""
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + STOP_WAIT_SECONDS
+    pending = list(pids)
+    pause = 0.0005
+    while pending and time.monotonic() < deadline:
+        still: list[int] = []
+        for pid in pending:
+            try:
+                if psutil.Process(pid).status() not in (
+                    psutil.STATUS_STOPPED,
+                    psutil.STATUS_TRACING_STOP,
+                    psutil.STATUS_ZOMBIE,
+                    psutil.STATUS_DEAD,
+                ):
+                    still.append(pid)
+            except psutil.Error:
+                continue  # gone
+        pending = still
+        if pending:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
 
 @contextlib.contextmanager

@@ -433,7 +433,7 @@ def sandbox_status(mode: SandboxMode | None = None) -> SandboxStatus:
     warning = None
     if policy.network and found.network == "none":
         warning = (
-            f"sandboxed processes have NO network ({found.problem}): install slirp4netns, "
+            f"sandboxed processes have NO network: {found.problem}; "
             f"or set {SANDBOX_NETWORK_ENV}=false to say that is intended"
         )
     return SandboxStatus(mode=chosen, active=True, network=found.network, warning=warning)

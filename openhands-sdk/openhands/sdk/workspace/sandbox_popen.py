@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from openhands.sdk.workspace._sandbox_net import gated, read_child_pid, slirp_argv
+from openhands.sdk.workspace._sandbox_net import gated, netns_owner, read_child_pid, slirp_argv
 from openhands.sdk.workspace.sandbox import SandboxMode, sandbox_plan
 
 logger = logging.getLogger(__name__)
@@ -108,10 +108,12 @@ def _start_network(started: SandboxedProcess, slirp: str, sandbox_pid: int) -> N
     """slirp4netns for the sandbox; returns once its network is up (or it failed)."""
     ready_r, ready_w = os.pipe()
     exit_r, exit_w = os.pipe()
+    owner = netns_owner(sandbox_pid)
+    inherited = (ready_w, exit_r) if owner is None else (ready_w, exit_r, owner)
     try:
         started.network = subprocess.Popen(
-            slirp_argv(slirp, sandbox_pid, ready_w, exit_r),
-            pass_fds=(ready_w, exit_r),
+            slirp_argv(slirp, sandbox_pid, ready_w, exit_r, owner),
+            pass_fds=inherited,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -121,8 +123,8 @@ def _start_network(started: SandboxedProcess, slirp: str, sandbox_pid: int) -> N
         os.close(exit_w)
         logger.warning("the sandbox's network could not be started: %s", exc)
     finally:
-        os.close(ready_w)
-        os.close(exit_r)
+        for fd in inherited:
+            os.close(fd)
     try:
         if started.network is not None and not os.read(ready_r, 1):
             logger.warning("the sandbox's network could not be set up; the command runs without")

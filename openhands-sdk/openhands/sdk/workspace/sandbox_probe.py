@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["BASE_OPTIONS", "NET_STARTER", "Probe", "probe", "reset_probes"]
+__all__ = ["BASE_OPTIONS", "CONTAINER_OPTIONS", "NET_STARTER", "Probe", "probe", "reset_probes"]
 
 NET_STARTER = Path(__file__).with_name("_sandbox_net.py")
 """The network starter program (see `_sandbox_net.py`)."""
@@ -27,6 +27,20 @@ BASE_OPTIONS = (
     "--unshare-cgroup-try",
 )
 """Namespaces and process options every sandbox gets (mounts and capabilities are added)."""
+
+CONTAINER_OPTIONS = (
+    "--security-opt seccomp=unconfined --security-opt apparmor=unconfined "
+    "--security-opt systempaths=unconfined --device /dev/net/tun"
+)
+"""What `docker run` needs for the sandbox inside a container: namespaces (refused by Docker's
+default seccomp profile and by AppArmor's), a fresh /proc (refused while parts of the
+container's /proc are masked) and, for its network, the TUN device slirp4netns opens (not in a
+container's /dev). docs/agent-server.md#docker explains each."""
+
+TUN_DEVICE = Path("/dev/net/tun")
+
+_CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
+"""Files Docker and Podman put into every container."""
 
 _lock = threading.Lock()
 _probes: dict[bool, Probe] = {}
@@ -64,20 +78,33 @@ def _run_probe(network: bool) -> Probe:
     base += ["--proc", "/proc", "--tmpfs", "/tmp"]
     problem = _try([bwrap, *base, "--unshare-net", "--", "true"])
     if problem is not None:
-        return Probe(None, None, "host", f"bwrap failed: {problem}")
+        return Probe(None, None, "host", f"bwrap failed: {problem}{_in_container()}")
     if not network:
         return Probe(bwrap, None, "none")
     # Without a user-mode stack the sandbox gets no network at all (never the host's, which
     # would open the server's port and every loopback service to the agent).
     slirp = shutil.which("slirp4netns")
     if slirp is None:
-        return Probe(bwrap, None, "none", "slirp4netns is not installed")
+        return Probe(
+            bwrap, None, "none", "slirp4netns is not installed (apt-get install slirp4netns)"
+        )
+    if not TUN_DEVICE.exists():
+        return Probe(
+            bwrap, None, "none", f"there is no {TUN_DEVICE} for slirp4netns{_in_container()}"
+        )
     check = "grep -q tap0 /proc/net/dev"
     starter = [sys.executable, "-I", "-S", str(NET_STARTER), slirp, bwrap]
     problem = _try([*starter, *base, "--unshare-net", "--", "sh", "-c", check])
     if problem is not None:
-        return Probe(bwrap, None, "none", f"slirp4netns failed: {problem}")
+        return Probe(bwrap, None, "none", f"slirp4netns failed: {problem}{_in_container()}")
     return Probe(bwrap, slirp, "isolated")
+
+
+def _in_container() -> str:
+    """What to do about a failure in a container (empty outside one)."""
+    if not any(Path(marker).exists() for marker in _CONTAINER_MARKERS):
+        return ""
+    return f" (in a container, run it with {CONTAINER_OPTIONS}: see docs/agent-server.md#docker)"
 
 
 def _try(argv: list[str]) -> str | None:

@@ -17,7 +17,7 @@ from openhands.sdk.conversation.goal import (
     NoResumableGoalError,
     resume_limits,
 )
-from openhands.sdk.conversation.goal.options import COST_BUDGET, TIME_LIMIT
+from openhands.sdk.conversation.goal.limits import COST_BUDGET, TIME_LIMIT
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm import LLM
 from openhands.sdk.llm.llm import ENV_HELP

@@ -1,9 +1,11 @@
-"""The default agent (terminal, file editor, task tracker; sub-agent tasks on request) and the
-built-in sub-agents.
+"""The default agent (terminal, file editor, task tracker, the browser; sub-agent tasks on
+request) and the built-in sub-agents.
 
-`cli_mode` and `enable_browser` are accepted so scripts written for the reference SDK run
-unchanged; there is no browser tool here, so both change nothing, and the reference's
-browser-only `web-researcher` sub-agent is not offered.
+As in the reference SDK, the browser is part of the default tools unless `enable_browser`
+is False (and `get_default_agent(cli_mode=True)` leaves it out); the browser-only
+`web-researcher` sub-agent is offered with it. Chromium starts only on the agent's first
+browser action, so a default agent that never browses costs nothing more than the tool's
+description in its prompt.
 """
 
 from __future__ import annotations
@@ -30,33 +32,52 @@ BUILTIN_AGENTS_DIR: Final[Path] = Path(__file__).with_name("subagents")
 """The Markdown definitions of the built-in sub-agents."""
 
 BROWSER_ONLY_AGENTS: Final[frozenset[str]] = frozenset({"web-researcher"})
-"""Reference built-ins that need a browser tool, which this project does not have."""
+"""Built-in sub-agents that need the browser tool (left out with `enable_browser=False`)."""
+
+BROWSER_TOOL: Final[str] = "browser_tool_set"
+"""The name the browser tool set resolves by (`BrowserToolSet.name`)."""
 
 
-def register_default_tools(enable_browser: bool = False) -> None:
+def register_default_tools(enable_browser: bool = True) -> None:
     """Kept for reference-SDK scripts: the default tools resolve by name without it (they are
     declared as `openhands.tools` entry points)."""
 
 
-def get_default_tools(enable_browser: bool = False, *, enable_task: bool = False) -> list[Tool]:
-    """Tool specs for the default agent: terminal, file_editor, task_tracker, as the
-    reference's (so a reference server can build it too), and `task` with `enable_task`."""
+def get_default_tools(
+    enable_browser: bool = True,
+    enable_sub_agents: bool = False,
+    *,
+    enable_task: bool = False,
+) -> list[Tool]:
+    """Tool specs for the default agent, as the reference's (so a reference server can build
+    it too): terminal, file_editor, task_tracker, the browser unless `enable_browser` is
+    False, and sub-agent tasks (`task`) with `enable_sub_agents` (or `enable_task`)."""
     register_default_tools(enable_browser)
     tools = [Tool(name="terminal"), Tool(name="file_editor"), Tool(name="task_tracker")]
-    if enable_task:
+    if enable_browser:
+        tools.append(Tool(name=BROWSER_TOOL))
+    if enable_sub_agents or enable_task:
         tools.append(Tool(name="task"))
     return tools
 
 
 def get_default_agent(
-    llm: LLM, cli_mode: bool = False, *, enable_task: bool = False, **agent_fields: Any
+    llm: LLM,
+    cli_mode: bool = False,
+    *,
+    enable_browser: bool | None = None,
+    enable_task: bool = False,
+    **agent_fields: Any,
 ) -> Agent:
-    """An `Agent` with the default tools; other `Agent` fields (system_prompt...) pass through."""
+    """An `Agent` with the default tools (the browser left out in `cli_mode`, as in the
+    reference); other `Agent` fields (system_prompt...) pass through."""
     if "tools" in agent_fields:
         raise InvalidArgumentError(
             "get_default_agent sets tools itself; build Agent(...) for custom tools."
         )
-    return Agent(llm=llm, tools=get_default_tools(enable_task=enable_task), **agent_fields)
+    browser = not cli_mode if enable_browser is None else enable_browser
+    tools = get_default_tools(enable_browser=browser, enable_task=enable_task)
+    return Agent(llm=llm, tools=tools, **agent_fields)
 
 
 @cache
@@ -71,12 +92,15 @@ def _builtin_definitions() -> tuple[AgentDefinition, ...]:
 def discover_builtin_agents(enable_browser: bool = True) -> list[AgentDefinition]:
     """The built-in sub-agent definitions (`level="builtin"`), without registering them.
 
-    general-purpose (terminal, file_editor, task_tracker), bash-runner (terminal) and
-    code-explorer (terminal). `enable_browser` is accepted for the reference signature; the
-    browser-only web-researcher is never among them (there is no browser tool).
+    general-purpose (terminal, file_editor, task_tracker), bash-runner (terminal),
+    code-explorer (terminal) and, unless `enable_browser` is False, web-researcher (the
+    browser).
     """
-    del enable_browser
-    return list(_builtin_definitions())
+    return [
+        definition
+        for definition in _builtin_definitions()
+        if enable_browser or definition.name not in BROWSER_ONLY_AGENTS
+    ]
 
 
 def register_builtins_agents(enable_browser: bool = True) -> list[str]:
@@ -84,12 +108,6 @@ def register_builtins_agents(enable_browser: bool = True) -> list[str]:
 
     Agents a script registered first (`register_agent`) keep their names.
     """
-    if enable_browser:
-        logger.info(
-            "Built-in sub-agent(s) %s not registered: they need a browser tool, which this "
-            "project does not have.",
-            ", ".join(sorted(BROWSER_ONLY_AGENTS)),
-        )
     registered: list[str] = []
     for definition in discover_builtin_agents(enable_browser=enable_browser):
         factory = agent_definition_to_factory(definition)

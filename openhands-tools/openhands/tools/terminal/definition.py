@@ -182,6 +182,19 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             except TerminalSessionError as exc:
                 return self._error(action, f"{exc}")
 
+    def shell_pid(self) -> int | None:
+        """The pid of the shell's process, starting the shell if it is not running; None once
+        closed or if it cannot start. Other tools of the conversation use it to share the
+        shell's sandbox network (the browser opens the servers the agent starts here)."""
+        with self._lock:
+            if self._closed:
+                return None
+            try:
+                running = self._live_session([], restart=True).process_ids()
+            except TerminalSessionError:
+                return None
+            return running[0] if running else None
+
     def process_ids(self) -> list[int]:
         """The shell's process (its tree holds the agent's background jobs), if it runs."""
         session = self._session

@@ -19,6 +19,7 @@ from openhands.sdk.conversation.goal.errors import (
     NoResumableGoalError,
 )
 from openhands.sdk.conversation.goal.judge import GoalJudge, JudgeAnswer, judge_goal, parse_verdict
+from openhands.sdk.conversation.goal.limits import GoalLimits, GoalLimitsChange
 from openhands.sdk.conversation.goal.machine import ROUND_ENDING_ERRORS
 from openhands.sdk.conversation.goal.models import (
     GoalContinue,
@@ -34,8 +35,8 @@ from openhands.sdk.conversation.goal.models import (
     RunEnd,
     VerifyResult,
 )
-from openhands.sdk.conversation.goal.options import GoalLimits, GoalRequest
-from openhands.sdk.conversation.goal.resuming import GoalLimitsChange, resume_limits
+from openhands.sdk.conversation.goal.options import GoalRequest
+from openhands.sdk.conversation.goal.resuming import resume_limits
 from openhands.sdk.conversation.goal.runner import drive_goal, resume_goal, run_goal
 from openhands.sdk.conversation.goal.snapshot import MAX_JUDGE_FAILURES, SNAPSHOT, GoalSnapshot
 from openhands.sdk.conversation.goal.status import (

@@ -9,7 +9,12 @@ GoalError                     base class (under OpenHandsError)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from openhands.sdk.errors import OpenHandsError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class GoalError(OpenHandsError):
@@ -22,6 +27,18 @@ class InvalidGoalError(GoalError, ValueError):
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+def invalid_goal_error(exc: ValidationError) -> InvalidGoalError:
+    """The `InvalidGoalError` for a goal body or goal limits pydantic refused: the first
+    problem, prefixed with the field it names (one wording for every way to start or resume
+    a goal)."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"]) or None
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if field and not message.startswith(field):
+        message = f"{field}: {message}"
+    return InvalidGoalError(message, field)
 
 
 class NoResumableGoalError(GoalError, ValueError):

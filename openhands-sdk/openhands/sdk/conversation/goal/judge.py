@@ -137,14 +137,6 @@ def parse_verdict(text: str) -> GoalVerdict | None:
     return None if data is None else verdict_from_json(data)
 
 
-def gate_on_verify(verdict: GoalVerdict, verify: VerifyResult | None) -> GoalVerdict:
-    """`verdict`, but never complete while the verify command fails (which is then missing)."""
-    if verify is None or verify.passed or not verdict.complete:
-        return verdict
-    state = "timed out" if verify.timed_out else f"exited {verify.exit_code}"
-    return verdict.not_complete_because(f"`{verify.command}` must exit 0 (it {state})")
-
-
 UNPARSEABLE = "Judge verdict could not be parsed."
 """`missing` of the verdict that stands in for an answer holding no JSON verdict (the
 reference SDK's wording, which its goal tests compare)."""
@@ -225,6 +217,4 @@ def judge_goal(
     transcript = render_transcript(events, max_chars, entry_chars)
     response = _ask(judge_llm, judge_messages(objective, transcript, verify))
     verdict = parse_verdict(response.message.text)
-    return gate_on_verify(
-        verdict if verdict is not None else GoalVerdict(missing=UNPARSEABLE), verify
-    )
+    return (verdict if verdict is not None else GoalVerdict(missing=UNPARSEABLE)).gated_by(verify)

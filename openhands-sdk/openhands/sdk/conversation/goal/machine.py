@@ -16,10 +16,9 @@ import dataclasses
 from collections import deque
 from collections.abc import Callable
 
-from openhands.sdk.conversation.goal.budget import cap_reason, left_for_run
 from openhands.sdk.conversation.goal.clock import WorkClock
 from openhands.sdk.conversation.goal.errors import GoalStepError
-from openhands.sdk.conversation.goal.judge import gate_on_verify
+from openhands.sdk.conversation.goal.limits import Limit
 from openhands.sdk.conversation.goal.models import (
     AGENT_ERROR,
     BLOCKED,
@@ -30,7 +29,6 @@ from openhands.sdk.conversation.goal.models import (
     GoalStatus,
     VerifyResult,
 )
-from openhands.sdk.conversation.goal.options import COST_BUDGET, TIME_LIMIT
 from openhands.sdk.conversation.goal.prompts import followup_prompt, resume_prompt
 from openhands.sdk.conversation.goal.snapshot import GoalRoundState, GoalSnapshot
 from openhands.sdk.conversation.goal.steps import (
@@ -241,7 +239,7 @@ class GoalMachine:
         s.judge_failures = s.judge_failures + 1 if result.error else 0
         s.error = result.error
         verify = current.verify
-        verdict = gate_on_verify(result.verdict, verify)
+        verdict = result.verdict.gated_by(verify)
         if verify is None and s.verify_command is not None and verdict.complete:
             verdict = verdict.not_complete_because(
                 f"`{s.verify_command}` must exit 0 (it was not run this round)"
@@ -292,10 +290,9 @@ class GoalMachine:
         """A pause nobody explains: not the driver's own, made for a limit this round."""
         return status == Status.PAUSED and limit is None
 
-    def _cap_reason(self, limit: str | None) -> str | None:
+    def _cap_reason(self, limit: Limit | None) -> str | None:
         s = self.s
-        return cap_reason(
-            s.limits,
+        return s.limits.cap_reason(
             limit=limit,
             iterations=s.iteration,
             agent_cost=s.agent_cost,
@@ -327,16 +324,15 @@ class GoalMachine:
         """Run the agent with the round's message, unless a limit is already used up: then the
         round is checked at once (its work so far is judged) and the goal caps."""
         s, current = self.s, self._current_round()
-        time_left, cost_left = left_for_run(s.limits, elapsed=self.elapsed, cost=self.cost)
-        if time_left is not None and time_left <= 0:
-            current.limit = TIME_LIMIT
-        elif cost_left is not None and cost_left <= 0:
-            current.limit = COST_BUDGET
+        allowance = s.limits.for_run(elapsed=self.elapsed, cost=self.cost)
+        current.limit = allowance.reached
         if current.limit is not None:
             self._check_round()
             return
         message, current.message = current.message, None
-        self.queue.append(RunAgent(message=message, time_left=time_left, cost_left=cost_left))
+        self.queue.append(
+            RunAgent(message=message, time_left=allowance.time_left, cost_left=allowance.cost_left)
+        )
 
     def _check_round(self) -> None:
         s = self.s

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from openhands.sdk.contracts import EventHistory
-from openhands.sdk.conversation.goal.options import GoalLimits
+from openhands.sdk.conversation.goal.limits import GoalLimits
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.event.state import ConversationErrorEvent
 from pydantic import (
@@ -113,6 +113,14 @@ class GoalVerdict(BaseModel):
     def unmet_requirements(self) -> list[GoalRequirement]:
         """The derived requirements the judge did not find proven (empty if none were given)."""
         return [req for req in self.requirements or [] if not req.satisfied]
+
+    def gated_by(self, verify: VerifyResult | None) -> GoalVerdict:
+        """This verdict, but never complete while the verify command fails (which is then
+        what is missing): a judge fooled by a claim cannot finish a goal whose tests fail."""
+        if verify is None or verify.passed or not self.complete:
+            return self
+        state = "timed out" if verify.timed_out else f"exited {verify.exit_code}"
+        return self.not_complete_because(f"`{verify.command}` must exit 0 (it {state})")
 
     def not_complete_because(self, gap: str) -> GoalVerdict:
         """This verdict turned into "not complete", with `gap` added to what is missing."""

@@ -25,13 +25,14 @@ from openhands.sdk.conversation.goal.conversation_steps import (
     agent_cost_of,
 )
 from openhands.sdk.conversation.goal.judge import GoalJudge
+from openhands.sdk.conversation.goal.limits import GoalLimitsChange
 from openhands.sdk.conversation.goal.models import (
     DRIVER_ERROR,
     DRIVER_STOPPED,
     GoalOutcome,
 )
 from openhands.sdk.conversation.goal.options import DEFAULT_MAX_ITERATIONS, GoalRequest
-from openhands.sdk.conversation.goal.resuming import GoalLimitsChange, resume_limits
+from openhands.sdk.conversation.goal.resuming import resume_limits
 from openhands.sdk.conversation.goal.status import (
     GoalStatusWriter,
     interrupted_by_restart,

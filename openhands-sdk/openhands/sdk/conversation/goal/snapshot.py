@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass as stdlib_dataclass
 from dataclasses import field as default
 
+from openhands.sdk.conversation.goal.limits import GoalLimits
 from openhands.sdk.conversation.goal.models import (
     GoalOutcome,
     GoalPhase,
@@ -20,7 +21,6 @@ from openhands.sdk.conversation.goal.models import (
     GoalVerdict,
     VerifyResult,
 )
-from openhands.sdk.conversation.goal.options import GoalLimits
 from openhands.sdk.conversation.goal.steps import DriverStep, Limit
 from openhands.sdk.conversation.goal.transcript import DEFAULT_TRANSCRIPT_CHARS
 from openhands.sdk.conversation.goal.verify import DEFAULT_TAIL_CHARS, DEFAULT_VERIFY_TIMEOUT

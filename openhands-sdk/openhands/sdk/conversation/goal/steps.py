@@ -28,6 +28,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Annotated, Literal
 
+from openhands.sdk.conversation.goal.limits import COST_BUDGET, TIME_LIMIT, Limit, used_up
 from openhands.sdk.conversation.goal.models import (
     GoalOutcome,
     GoalStatus,
@@ -35,7 +36,6 @@ from openhands.sdk.conversation.goal.models import (
     RunEnd,
     VerifyResult,
 )
-from openhands.sdk.conversation.goal.options import COST_BUDGET, TIME_LIMIT
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,9 +43,6 @@ if TYPE_CHECKING:
     from openhands.sdk.conversation.goal.models import JudgeAnswer
 
 _FROZEN = ConfigDict(defer_build=True, frozen=True, extra="forbid")
-
-Limit = Literal["cost budget", "time limit"]
-"""A limit a driver watches while the agent runs (the words of `COST_BUDGET`, `TIME_LIMIT`)."""
 
 
 # -- steps ------------------------------------------------------------------------------------
@@ -292,8 +289,7 @@ class RunWatch:
 
     def spent(self, usd: float) -> Limit | None:
         """The agent has spent `usd` in this run: the cost budget, the first time it is used up."""
-        allowed = self._step.cost_left
-        if allowed is None or usd < allowed:
+        if not used_up(self._step.cost_left, usd):
             return None
         return self._reach(COST_BUDGET)
 

@@ -17,8 +17,8 @@ from openhands.sdk.conversation.errors import (
     ConversationClosedError,
     ConversationRunError,
 )
+from openhands.sdk.conversation.goal.limits import GoalLimitsChange
 from openhands.sdk.conversation.goal.options import DEFAULT_MAX_ITERATIONS, GoalRequest
-from openhands.sdk.conversation.goal.resuming import GoalLimitsChange
 from openhands.sdk.conversation.remote.checkpoints import RemoteCheckpoints
 from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.conversation.remote.events import Callback, EventStream, RemoteEventCache
