@@ -402,8 +402,11 @@ class ServerConfig(BaseSettings):
     )
     sandbox_writable: tuple[str, ...] = Field(
         default=(),
-        description="Folders (comma separated, absolute) that sandboxed processes may write "
-        "besides their workspace, e.g. a shared virtualenv the agent installs into.",
+        description="Folders (comma separated, absolute, existing) that sandboxed processes "
+        "may write besides their workspace, e.g. a shared virtualenv the agent installs into. "
+        "Refused at start: `/` (or a link to it), /proc, /sys, /dev, a folder holding or "
+        "inside the server's own venv, Python or packages, or its data (conversations, key "
+        "file, settings), relative or missing folders, `:`-separated lists.",
     )
 
     # -- LLM defaults (names without the OH_ prefix) -------------------------------------
@@ -487,6 +490,19 @@ class ServerConfig(BaseSettings):
             if not _ENV_NAME.match(name):
                 raise ValueError(f"{name!r} is not an environment variable name")
         return names
+
+    @field_validator("sandbox_writable")
+    @classmethod
+    def _safe_writable(cls, paths: tuple[str, ...]) -> tuple[str, ...]:
+        # Imported here: the workspace package is not needed to read the other settings.
+        # The server's data folders are checked once all settings are read (start_sandbox).
+        from openhands.sdk.workspace.sandbox_safety import writable_problem
+
+        for path in paths:
+            problem = writable_problem(path)
+            if problem is not None:
+                raise ValueError(problem)
+        return paths
 
     @field_validator("llm_model", "llm_base_url", "llm_api_key", "secret_key", mode="before")
     @classmethod

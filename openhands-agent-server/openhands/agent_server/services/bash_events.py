@@ -25,6 +25,7 @@ from pathlib import Path
 from openhands.agent_server.blocking import BlockingPool
 from openhands.agent_server.errors import BadRequestError, NotFoundError
 from openhands.agent_server.services.bash_runner import RunningCommand
+from openhands.agent_server.services.sandboxing import refuse_unsafe_workspace
 from openhands.sdk.wire import BashCommand, BashOutput, ExecuteCommandRequest
 
 BashEvent = BashCommand | BashOutput
@@ -67,7 +68,10 @@ class BashEvents:
     async def execute(
         self, request: ExecuteCommandRequest, *, workspace: Path | None = None
     ) -> BashOutput:
-        """Run the command and answer its whole output (every chunk joined) once it ended."""
+        """Run the command and answer its whole output (every chunk joined) once it ended.
+
+        InvalidRequestError (422) for a `cwd` the sandbox cannot take (`/`, /proc, ...).
+        """
         command = self._prepare(request)
         parts: list[str] = []
 
@@ -191,6 +195,8 @@ class BashEvents:
     # -- internals ----------------------------------------------------------------------------
 
     def _prepare(self, request: ExecuteCommandRequest) -> BashCommand:
+        if request.cwd:  # the folder a command runs in is the one its sandbox lets it write
+            refuse_unsafe_workspace(request.cwd, ("body", "cwd"))
         cwd = request.cwd or str(self.default_cwd)
         command = BashCommand(command=request.command, cwd=cwd, timeout=request.timeout)
         self._record(command)
