@@ -148,22 +148,26 @@ def test_per_conversation_paths_stay_inside_its_working_directory(
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
 
 
-def test_a_conversation_whose_folder_holds_the_servers_files_cannot_reach_them(
+def test_a_conversation_whose_folder_holds_the_servers_files_is_refused(
     api: httpx.Client, keyed: ServerProcess
 ) -> None:
-    if not sandboxed(api):
-        pytest.skip("the agent's processes run without a sandbox here (OH_SANDBOX)")
     root = keyed.conversations.parent  # holds the conversations folder and the key file
-    base = f"/api/conversations/{create(api, root)}/file"
-    key_file = root / ".secret_key"
+    body = {
+        "agent": {"kind": "Agent", "llm": {"model": "openai/none", "api_key": "x"}},
+        "workspace": {"kind": "LocalWorkspace", "working_dir": str(root)},
+    }
+    before = api.get("/api/conversations/count").json()
+    answer = api.post("/api/conversations", json=body)
+    assert answer.status_code == 422, answer.text
+    assert "working_dir" in answer.text, answer.text
+    assert api.get("/api/conversations/count").json() == before  # nothing was stored
+    # Server-wide, the same files stay out of reach of the file routes.
     refused = [
-        api.get(f"{base}/download", params={"path": str(key_file)}),
-        upload(api, base, keyed.conversations / "planted.json", b"{}"),
-        api.post(f"{base}/create_directory", params={"path": str(keyed.conversations / "x")}),
+        api.get("/api/file/download", params={"path": str(root / ".secret_key")}),
+        upload(api, "/api/file", keyed.conversations / "planted.json", b"{}"),
     ]
     assert [a.status_code for a in refused] == [403] * len(refused), [a.text for a in refused]
     assert not (keyed.conversations / "planted.json").exists()
-    assert upload(api, base, root / "visible.txt", b"ok").status_code == 200
 
 
 def test_an_unknown_conversation_is_404_and_a_malformed_id_422(
