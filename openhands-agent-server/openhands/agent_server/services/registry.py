@@ -22,6 +22,7 @@ from typing import Any
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.agent_server.goals.backend import GoalBackend
 from openhands.agent_server.services.catalog import BrokenConversation, Catalog
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
@@ -81,13 +82,16 @@ class ConversationRegistry:
         credentials: Credentials | None = None,
         *,
         secrets: ConversationSecrets | None = None,
+        goal_backend: GoalBackend | None = None,
     ) -> None:
-        """`secrets` keeps the secret sources conversations are created with (else: none)."""
+        """`secrets` keeps the secret sources conversations are created with (else: none);
+        `goal_backend` interprets every conversation's goal steps (None: the built-in driver)."""
         self.config = config
         self.pools = pools
         self.path = config.conversations_path
         self.credentials: Credentials = credentials or ServerDefaults(config)
         self.secrets = secrets
+        self.goal_backend = goal_backend
         self.catalog = Catalog()
         self._live: dict[uuid.UUID, LiveConversation] = {}
         self._opening: dict[uuid.UUID, asyncio.Future[LiveConversation]] = {}
@@ -294,7 +298,13 @@ class ConversationRegistry:
         loop = asyncio.get_running_loop()
         try:
             live = await self.pools.controls.run_to_completion(
-                open_conversation, summary, self.path, self.credentials, self.pools, loop
+                open_conversation,
+                summary,
+                self.path,
+                self.credentials,
+                self.pools,
+                loop,
+                self.goal_backend,
             )
         except StorageError:
             raise
@@ -414,7 +424,7 @@ class ConversationRegistry:
         except BaseException:
             self.credentials.forget(fork_id)
             raise
-        self._live[fork_id] = LiveConversation(fork, self.pools, asyncio.get_running_loop())
+        self._live[fork_id] = self._live_of(fork)
         self.catalog.add(fork_id, fork.state.created_at)
         self._claims.claim(fork_id, fork.workspace.working_dir)
         return fork_id
@@ -466,7 +476,13 @@ class ConversationRegistry:
             if self.secrets is not None:
                 sources = self.secrets.resolve(sources)
             conversation.update_secrets(sources)
-        return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
+        return self._live_of(conversation)
+
+    def _live_of(self, conversation: LocalConversation) -> LiveConversation:
+        """A conversation made in this process, live (in the event loop's thread)."""
+        return LiveConversation(
+            conversation, self.pools, asyncio.get_running_loop(), goal_backend=self.goal_backend
+        )
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:
         """The working directory of a conversation created without a workspace."""

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.errors import InvalidRequestError, NotFoundError
+from openhands.agent_server.goals.backend import GoalBackend
 from openhands.agent_server.services.catalog import BrokenConversation, broken_entry
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.live import LiveConversation
@@ -102,6 +103,7 @@ def open_conversation(
     credentials: Credentials,
     pools: Pools,
     loop: asyncio.AbstractEventLoop,
+    goal_backend: GoalBackend | None = None,
 ) -> LiveConversation:
     """Reopen a stored conversation with its events read, as a `LiveConversation`.
 
@@ -123,7 +125,9 @@ def open_conversation(
     try:
         len(conversation.state.events)
         check_keys = functools.partial(credentials.check, summary.id)
-        live = LiveConversation(conversation, pools, loop, check_keys=check_keys)
+        live = LiveConversation(
+            conversation, pools, loop, check_keys=check_keys, goal_backend=goal_backend
+        )
         live.goal.load_status()
     except BaseException:
         conversation.close()

@@ -1,9 +1,10 @@
 """The goal workflow's one activity: have the agent server perform a step, through the SDK's
 remote client.
 
-POST /goal/steps is a long poll: the answer comes when the step ends (a run's end is pushed, not
-polled for) or after `POLL_SECONDS` with no result, and the workflow asks again with the same
-step id. The server keeps each step by its id, so a retried call (a worker died, a timeout)
+It runs as a local activity that lasts seconds: POST /goal/steps answers when the step ends or
+after the call's `wait` (a few seconds) with no result; a step that goes on (an agent's run,
+a judge call, a person's approval) is then signalled to the workflow by the server when it
+ends. The server keeps each step by its id, so a retried call (a worker died, a lost signal)
 attaches to the step under way or gets its result: a message is never sent twice, a verdict
 never asked twice. A refusal (the run was stopped or replaced, the conversation deleted) is
 final; a server that is down is retried.
@@ -28,33 +29,35 @@ from pydantic import SecretStr
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-POLL_SECONDS = 20.0
-"""How long one call waits on the server for its step to end before asking again."""
+CALL_SLACK_SECONDS = 20.0
+"""How much longer than its `wait` one call may take (a busy server, a slow record)."""
 
 _clients: dict[str, RemoteClient] = {}
 _clients_lock = threading.Lock()
 
 
-def _client(url: str) -> RemoteClient:
+def _client(url: str, wait: float) -> RemoteClient:
     """One remote client (one connection pool) per agent server, shared by the worker."""
     with _clients_lock:
         client = _clients.get(url)
         if client is None:
             key = os.environ.get("OH_AGENT_SERVER_KEY")
-            client = RemoteClient(url, SecretStr(key) if key else None, timeout=POLL_SECONDS + 30)
+            secret = SecretStr(key) if key else None
+            client = RemoteClient(url, secret, timeout=wait + CALL_SLACK_SECONDS)
             _clients[url] = client
         return client
 
 
 @activity.defn
 def perform_step(call: StepCall) -> GoalStepAnswer:
-    """Perform (or wait on) one step of the goal on its agent server."""
+    """Perform one step of the goal on its agent server (or attach to it): its result, or
+    none yet (the server signals it when the step ends)."""
     request = GoalStepRequest(
         run=call.run, step_id=call.step_id, records=call.records, step=call.step, wait=call.wait
     )
     conversation_id = uuid.UUID(call.server.conversation_id)
     try:
-        return _client(call.server.url).perform_goal_step(conversation_id, request)
+        return _client(call.server.url, call.wait).perform_goal_step(conversation_id, request)
     except (
         ConversationAlreadyRunningError,
         RemoteConversationNotFoundError,

@@ -2,15 +2,24 @@
 
 The workflow is an interpreter like `run_goal` and the built-in driver: it restores the SDK's
 `GoalController` from the snapshot the server handed over, reading time only through the
-workflow's clock so a replay decides the same, and sends each step to the server (the
-`perform_step` activity, run as a local activity: no round trip through Temporal's matching per
-step) until the controller finishes; the statuses it decides ride with the next step. Every
-rule is the controller's; a step the server refuses is answered `Stopped(driver error)`. Long
-histories continue as new from the controller's snapshot.
+workflow's clock so a replay decides the same, and sends each step to the server until the
+controller finishes; the statuses it decides ride with the next step. Every rule is the
+controller's; a step the server refuses is answered `Stopped(driver error)`. Long histories
+continue as new from the controller's snapshot.
+
+How a step travels, as Temporal recommends for short and long work:
+- the `perform_step` local activity asks the server to perform it and waits a few seconds
+  (`GoalRun.step_wait`): a status, a checkpoint, a quick verify come back in it, with no
+  round trip through Temporal's task matching;
+- a step that outlasts that (an agent's run, a judge call, a person's approval) is answered
+  by the server with a `STEP_ENDED` signal when it ends; meanwhile no worker thread and no
+  workflow task is held. Should a signal be lost, the workflow asks again after
+  `GoalRun.recheck` seconds with the same step id and gets the kept result.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from datetime import timedelta
 
@@ -20,7 +29,7 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from openhands.agent_server.temporal import activities
-    from openhands.agent_server.temporal.models import GoalRun, StepCall
+    from openhands.agent_server.temporal.models import STEP_ENDED, GoalRun, StepCall, StepEnded
     from openhands.sdk.conversation.goal import (
         DriverStep,
         Finish,
@@ -34,7 +43,6 @@ with workflow.unsafe.imports_passed_through():
     from openhands.sdk.conversation.goal.models import DRIVER_ERROR
 
 RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=10))
-CALL_TIMEOUT = timedelta(seconds=activities.POLL_SECONDS + 60)
 
 
 def _cause(error: BaseException) -> str:
@@ -48,10 +56,18 @@ def _cause(error: BaseException) -> str:
 class GoalWorkflow:
     """Drives one goal until it completes, caps or is interrupted; returns its outcome."""
 
+    def __init__(self) -> None:
+        self._ended: dict[str, StepResult] = {}
+        self._count = 0
+
+    @workflow.signal(name=STEP_ENDED)
+    def step_ended(self, ended: StepEnded) -> None:
+        """The server's word that a long step ended (kept until the workflow asks for it)."""
+        self._ended[ended.step_id] = ended.result
+
     @workflow.run
     async def run(self, start: GoalRun) -> GoalOutcome | None:
         controller = GoalController.restore(start.snapshot, clock=workflow.time)
-        calls = _Calls(start)
         held: list[RecordStatus] = []
         while True:
             step = controller.next()
@@ -64,10 +80,10 @@ class GoalWorkflow:
                 if held:
                     # If the end cannot be recorded, nothing is left to do either way.
                     with contextlib.suppress(ActivityError):
-                        await calls.perform(held[-1], held[:-1])
+                        await self._perform(start, held[-1], held[:-1])
                 return step.outcome
             try:
-                result = await calls.perform(step, held)
+                result = await self._perform(start, step, held)
             except ActivityError as exc:
                 result = Stopped(reason=DRIVER_ERROR, error=_cause(exc))
             held = []
@@ -76,31 +92,36 @@ class GoalWorkflow:
                 snapshot = controller.snapshot()
                 workflow.continue_as_new(start.model_copy(update={"snapshot": snapshot}))
 
-
-class _Calls:
-    """The steps of one workflow run, each sent to the agent server under its own id."""
-
-    def __init__(self, start: GoalRun) -> None:
-        self._start = start
-        self._count = 0
-
-    async def perform(self, step: DriverStep, records: list[RecordStatus]) -> StepResult:
+    async def _perform(
+        self, start: GoalRun, step: DriverStep, records: list[RecordStatus]
+    ) -> StepResult:
+        """One step on the server: its result from the call, or from the server's signal."""
         info = workflow.info()
         self._count += 1
         call = StepCall(
-            server=self._start.server,
-            run=self._start.run,
+            server=start.server,
+            run=start.run,
             step_id=f"{info.workflow_id}/{info.run_id}/{self._count}",
             records=records,
             step=step,
-            wait=activities.POLL_SECONDS,
+            wait=start.step_wait,
         )
+        timeout = timedelta(seconds=start.step_wait + activities.CALL_SLACK_SECONDS)
         while True:
             answer = await workflow.execute_local_activity(
                 activities.perform_step,
                 call,
-                start_to_close_timeout=CALL_TIMEOUT,
+                start_to_close_timeout=timeout,
                 retry_policy=RETRY,
             )
             if answer.result is not None:
+                self._ended.pop(call.step_id, None)
                 return answer.result
+            try:
+                await workflow.wait_condition(
+                    lambda: call.step_id in self._ended,
+                    timeout=timedelta(seconds=start.recheck),
+                )
+            except asyncio.TimeoutError:
+                continue  # no word from the server: ask again (the same id attaches)
+            return self._ended.pop(call.step_id)
