@@ -19,7 +19,6 @@ How a step travels, as Temporal recommends for short and long work:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from datetime import timedelta
 
@@ -122,6 +121,6 @@ class GoalWorkflow:
                     lambda: call.step_id in self._ended,
                     timeout=timedelta(seconds=start.recheck),
                 )
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue  # no word from the server: ask again (the same id attaches)
             return self._ended.pop(call.step_id)
