@@ -137,8 +137,10 @@ def _server(procs: Processes, root: Path, env: dict[str, str]) -> tuple[str, int
     return url, process.pid
 
 
-def _workers(procs: Processes, root: Path, address: str, queue: str, count: int) -> list[int]:
-    env = {**os.environ, "LLM_API_KEY": "bench"}
+def _workers(
+    procs: Processes, root: Path, address: str, queue: str, count: int, server: str
+) -> list[int]:
+    env = {**os.environ, "LLM_API_KEY": "bench", "OH_AGENT_SERVERS": server}
     pids: list[int] = []
     for n in range(count):
         worker = procs.start(
@@ -277,7 +279,7 @@ def main() -> None:
                     "OH_TEMPORAL_TASK_QUEUE": queue,
                 },
             )
-            workers = _workers(procs, root, address, queue, count)
+            workers = _workers(procs, root, address, queue, count, url)
             _sequential(fake, url, 1, args.delay)  # warm-up
             if count == 1:
                 temporal_round = _sequential(fake, url, 5, args.delay)

@@ -50,7 +50,53 @@ def test_base_url_is_only_given_to_the_servers_model() -> None:
     other = LLM(model="anthropic/other")
     config.fill_llm(other)
     assert other.base_url is None
-    assert other.api_key is not None
+    # It calls Anthropic's own endpoint, not LLM_BASE_URL: the key is not for it.
+    assert other.api_key is None
+
+
+def _filled(env: dict[str, str], **llm: str) -> bool:
+    """Whether the server's key is given to an LLM with these fields."""
+    target = LLM(**llm)  # type: ignore[arg-type]
+    ServerConfig.from_env({"LLM_API_KEY": "k", **env}).fill_llm(target)
+    return target.api_key is not None
+
+
+@pytest.mark.parametrize(
+    ("env", "llm", "given"),
+    [
+        # With LLM_BASE_URL: that URL only (however it is spelled), whatever the model.
+        (
+            {"LLM_BASE_URL": "http://h:1/v1"},
+            {"model": "openai/a", "base_url": "http://H:1/v1/"},
+            True,
+        ),
+        (
+            {"LLM_BASE_URL": "http://h:1/v1"},
+            {"model": "openai/a", "base_url": "http://h:2/v1"},
+            False,
+        ),
+        ({"LLM_BASE_URL": "http://h:1/v1"}, {"model": "openai/a"}, False),
+        (
+            {"LLM_BASE_URL": "http://h:1/v1", "LLM_MODEL": "openai/a"},
+            {"model": "openai/a"},
+            True,  # filled with LLM_BASE_URL first
+        ),
+        # Without it: no URL at all, and LLM_MODEL's provider when that is set.
+        ({}, {"model": "openai/a"}, True),
+        ({}, {"model": "openai/a", "base_url": "http://127.0.0.1:9/v1"}, False),
+        ({}, {"model": "ollama/a", "ollama_base_url": "http://127.0.0.1:9"}, False),
+        ({}, {"model": "bedrock/a", "aws_bedrock_runtime_endpoint": "http://127.0.0.1:9"}, False),
+        ({"LLM_MODEL": "anthropic/x"}, {"model": "anthropic/y"}, True),
+        ({"LLM_MODEL": "anthropic/x"}, {"model": "openai/y"}, False),
+        ({"LLM_MODEL": "anthropic/x"}, {"model": "y", "custom_llm_provider": "openai"}, False),
+        ({"LLM_MODEL": "gpt-4o"}, {"model": "gpt-4o"}, True),
+        ({"LLM_MODEL": "gpt-4o"}, {"model": "o3"}, False),
+    ],
+)
+def test_the_servers_key_goes_only_where_it_is_configured_for(
+    env: dict[str, str], llm: dict[str, str], given: bool
+) -> None:
+    assert _filled(env, **llm) is given
 
 
 def test_a_key_in_the_request_is_kept() -> None:

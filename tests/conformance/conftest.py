@@ -51,13 +51,14 @@ def driver(
     else:
         temporal: TemporalDevServer = request.getfixturevalue("temporal_dev")
         queue = f"conformance-{os.urandom(4).hex()}"
-        worker = Worker(temporal.address, queue, root / "worker.log")
         env = {
             "OH_GOAL_BACKEND": "temporal",
             "OH_TEMPORAL_ADDRESS": temporal.address,
             "OH_TEMPORAL_TASK_QUEUE": queue,
         }
-        harness = ServerDriver("temporal", root, fake_llm, env)
+        server_driver = ServerDriver("temporal", root, fake_llm, env)
+        worker = Worker(temporal.address, queue, root / "worker.log", [server_driver.server.url])
+        harness = server_driver
     yield harness
     harness.close()
     if worker is not None:

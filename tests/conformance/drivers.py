@@ -470,9 +470,10 @@ class ServerDriver:
             return http.get(self._path(conversation)).json()["execution_status"]
 
     def restart(self) -> None:
-        """kill -9 the server and start a new one on the same folder."""
+        """kill -9 the server and start a new one on the same folder (and port: the goal
+        workers may call only the servers they were given)."""
         self.server.kill()
-        self.server = ServerProcess(self._root / "conversations", env=self._env).start()
+        self.server.start()
 
     def close(self) -> None:
         self.server.stop()

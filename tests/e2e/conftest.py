@@ -123,9 +123,12 @@ def page(open_page: OpenPage, server_url: str) -> Page:
 
 
 @pytest.fixture
-def crashable_server(tmp_path: Path) -> Iterator[ServerProcess]:
+def crashable_server(tmp_path: Path, fake_llm: FakeOpenAIServer) -> Iterator[ServerProcess]:
     """A started agent server of this test's own, which it may crash and restart."""
-    server = ServerProcess(tmp_path / "crashable", LLM_API_KEY="fake-key")
+    # LLM_API_KEY goes only to LLM_BASE_URL: the page's conversations talk to the fake.
+    server = ServerProcess(
+        tmp_path / "crashable", LLM_API_KEY="fake-key", LLM_BASE_URL=fake_llm.base_url
+    )
     server.log_path.parent.mkdir()
     server.start()
     yield server

@@ -41,7 +41,7 @@ ALLOWED = {
         "agent/agent.py",
         "Agent._invoke",
     ): "caught below: a broken tool becomes an error the LLM sees",
-    ("sdk", "conversation/goal/options.py", "_unlimited_or_positive"): "called by validators",
+    ("sdk", "conversation/goal/limits.py", "_unlimited_or_positive"): "called by validators",
     ("sdk", "plugin/types.py", "_relative_folder"): "called by a validator",
     ("sdk", "security/risk.py", "SecurityRisk._rank"): "ordering protocol: < on unordered values",
     (

@@ -37,13 +37,16 @@ def queue() -> str:
 
 @pytest.fixture
 def workers(
-    temporal_server: TemporalDevServer, queue: str, tmp_path: Path
-) -> Iterator[Callable[[], Worker]]:
-    """Start goal workers on this test's queue; all are killed at the end."""
+    temporal_server: TemporalDevServer, queue: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Worker]]:
+    """Start goal workers on this test's queue, allowed to call the agent servers at the URLs
+    given (none: the `agent_server` fixture's); all are killed at the end."""
     started: list[Worker] = []
 
-    def start() -> Worker:
-        worker = Worker(temporal_server.address, queue, tmp_path / f"worker-{len(started)}.log")
+    def start(*servers: str) -> Worker:
+        allowed = servers or (request.getfixturevalue("agent_server").url,)
+        log = tmp_path / f"worker-{len(started)}.log"
+        worker = Worker(temporal_server.address, queue, log, allowed)
         started.append(worker)
         return worker
 

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from agent_server.harness import free_port
@@ -82,10 +83,15 @@ class TemporalDevServer:
 
 
 class Worker:
-    """One `openhands-goal-worker` process."""
+    """One `openhands-goal-worker` process that may call the agent servers at `servers`."""
 
-    def __init__(self, address: str, queue: str, log: Path) -> None:
-        env = {**os.environ, "LLM_API_KEY": "worker-key", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    def __init__(self, address: str, queue: str, log: Path, servers: Sequence[str]) -> None:
+        env = {
+            **os.environ,
+            "LLM_API_KEY": "worker-key",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "OH_AGENT_SERVERS": ",".join(servers),
+        }
         with open(log, "ab") as out:
             self.process = subprocess.Popen(
                 [

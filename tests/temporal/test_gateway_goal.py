@@ -20,7 +20,7 @@ def _save_profile(server: ServerProcess, fake_llm: FakeOpenAIServer, name: str) 
 
 def test_a_gateway_goal_runs_as_a_workflow(
     agent_server: ServerProcess,
-    workers: Callable[[], Worker],
+    workers: Callable[..., Worker],
     fake_llm: FakeOpenAIServer,
 ) -> None:
     workers()

@@ -15,7 +15,7 @@ from .harness import Worker
 
 def test_a_workflow_s_verify_runs_in_the_server_s_sandbox(
     agent_server: ServerProcess,
-    workers: Callable[[], Worker],
+    workers: Callable[..., Worker],
     fake_llm: FakeOpenAIServer,
     tmp_path: Path,
 ) -> None:

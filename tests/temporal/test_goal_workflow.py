@@ -38,7 +38,7 @@ def _user_texts(client: httpx.Client, cid: str) -> list[str]:
 
 def test_a_goal_runs_as_a_workflow_and_completes(
     agent_server: ServerProcess,
-    workers: Callable[[], Worker],
+    workers: Callable[..., Worker],
     fake_llm: FakeOpenAIServer,
 ) -> None:
     workers()
@@ -64,7 +64,7 @@ def test_a_goal_runs_as_a_workflow_and_completes(
 
 def test_stop_interrupts_the_workflow_and_resume_completes_it(
     agent_server: ServerProcess,
-    workers: Callable[[], Worker],
+    workers: Callable[..., Worker],
     fake_llm: FakeOpenAIServer,
 ) -> None:
     workers()
@@ -105,12 +105,10 @@ def test_stop_interrupts_the_workflow_and_resume_completes_it(
 def test_twenty_goals_over_two_servers_complete_with_each_message_once(
     temporal_server: TemporalDevServer,
     queue: str,
-    workers: Callable[[], Worker],
+    workers: Callable[..., Worker],
     fake_llm: FakeOpenAIServer,
     tmp_path: Path,
 ) -> None:
-    workers()
-    workers()
     env = {
         "OH_GOAL_BACKEND": "temporal",
         "OH_TEMPORAL_ADDRESS": temporal_server.address,
@@ -118,7 +116,11 @@ def test_twenty_goals_over_two_servers_complete_with_each_message_once(
     }
     for n in (0, 1):
         (tmp_path / f"s{n}").mkdir()
-    servers = [ServerProcess(tmp_path / f"s{n}" / "conversations", env=env).start() for n in (0, 1)]
+    servers = [ServerProcess(tmp_path / f"s{n}" / "conversations", env=env) for n in (0, 1)]
+    workers(*(server.url for server in servers))
+    workers(*(server.url for server in servers))
+    for server in servers:
+        server.start()
     try:
         goals: list[tuple[ServerProcess, str]] = []
         for n in range(20):
@@ -145,7 +147,7 @@ def test_twenty_goals_over_two_servers_complete_with_each_message_once(
 
 
 def test_a_worker_killed_mid_round_is_replaced_and_nothing_is_sent_twice(
-    agent_server: ServerProcess, workers: Callable[[], Worker], fake_llm: FakeOpenAIServer
+    agent_server: ServerProcess, workers: Callable[..., Worker], fake_llm: FakeOpenAIServer
 ) -> None:
     doomed = workers()
     agent_model, judge_model = unique("agent"), unique("judge")
@@ -172,7 +174,7 @@ def test_a_worker_killed_mid_round_is_replaced_and_nothing_is_sent_twice(
 
 
 def test_a_worker_killed_while_the_judge_decides_is_replaced_with_one_verdict(
-    agent_server: ServerProcess, workers: Callable[[], Worker], fake_llm: FakeOpenAIServer
+    agent_server: ServerProcess, workers: Callable[..., Worker], fake_llm: FakeOpenAIServer
 ) -> None:
     doomed = workers()
     agent_model, judge_model = unique("agent"), unique("judge")
@@ -211,7 +213,7 @@ def test_goals_continue_after_the_temporal_server_is_killed_and_restarted(
         "OH_TEMPORAL_TASK_QUEUE": queue,
     }
     server = ServerProcess(tmp_path / "conversations", env=env).start()
-    worker = Worker(temporal.address, queue, tmp_path / "worker.log")
+    worker = Worker(temporal.address, queue, tmp_path / "worker.log", [server.url])
     try:
         agent_model, judge_model = unique("agent"), unique("judge")
         slow = FakeReply.tool_call("think", {"thought": "working"}).delayed(4.0)

@@ -24,6 +24,9 @@ from openhands.sdk.agent import AgentBase
 from pydantic import SecretStr
 
 KEY = "server-key-" + "a" * 40
+AGENT_URL = "http://127.0.0.1:9/v1"
+SERVER_LLM = {"LLM_API_KEY": "sk-server-default-99", "LLM_BASE_URL": AGENT_URL}
+"""The server's LLM_API_KEY, for the agent's endpoint (it is only given there)."""
 OTHER_KEY = "other-key-" + "b" * 40
 AGENT_KEY = "sk-agent-7f3e9a"
 JUDGE_KEY = "sk-judge-41c2d8"
@@ -40,7 +43,7 @@ def _agent(api_key: str | None = AGENT_KEY) -> Agent:
         {
             "llm": {
                 "model": "openai/agent",
-                "base_url": "http://127.0.0.1:9/v1",
+                "base_url": AGENT_URL,
                 "api_key": api_key,
             },
             "mcp_config": {
@@ -114,7 +117,7 @@ def test_a_conversation_without_a_sealed_file_reopens_with_the_servers_defaults(
 ) -> None:
     cid = uuid.uuid4()
     (tmp_path / cid.hex).mkdir()
-    store = _store(tmp_path, LLM_API_KEY="sk-server-default-99")
+    store = _store(tmp_path, **SERVER_LLM)
 
     reopened = store.reopened(cid, _from_disk(_agent(api_key=None)))
 
@@ -147,7 +150,7 @@ def test_with_another_key_and_llm_api_key_the_agent_runs_on_the_servers_key(
 ) -> None:
     agent = _agent()
     cid = _create(tmp_path, _store(tmp_path), agent)
-    store = _store(tmp_path, OTHER_KEY, LLM_API_KEY="sk-server-default-99")
+    store = _store(tmp_path, OTHER_KEY, **SERVER_LLM)
 
     reopened = store.reopened(cid, _from_disk(agent))
 
@@ -244,7 +247,7 @@ def test_a_judge_sealed_with_a_lost_key_asks_for_judge_llm_on_resume(tmp_path: P
     store = _store(tmp_path)
     cid = _create(tmp_path, store, _agent())
     store.judge(cid, LLM(model="openai/judge", api_key=SecretStr(JUDGE_KEY)))
-    restarted = _store(tmp_path, OTHER_KEY, LLM_API_KEY="sk-server-default-99")
+    restarted = _store(tmp_path, OTHER_KEY, **SERVER_LLM)
     restarted.reopened(cid, _from_disk(_agent()))
 
     with pytest.raises(SealedKeysError, match="judge_llm"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,40 @@ def test_fsync_dir_accepts_a_folder(tmp_path: Path) -> None:
 
     with pytest.raises(OSError):
         fsync_dir(tmp_path / "missing")
+
+
+def _aged(path: Path, text: str = "{}") -> Path:
+    """`path` written, with a change time an hour ago (before this process started)."""
+    import time as _time
+
+    path.write_text(text)
+    old = _time.time() - 3600
+    os.utime(path, (old, old))
+    return path
+
+
+def test_leftover_temp_files_of_killed_writes_are_removed(tmp_path: Path) -> None:
+    from openhands.sdk.io import remove_leftover_temp_files
+
+    left = _aged(tmp_path / ".settings.json.ab12cd34.tmp")
+    other = _aged(tmp_path / ".profile.json.zz_9y8x7.tmp")
+    real = _aged(tmp_path / "settings.json")
+    unrelated = _aged(tmp_path / "notes.tmp")
+    folder = tmp_path / ".dir.json.ab12cd34.tmp"
+    folder.mkdir()
+
+    assert remove_leftover_temp_files(tmp_path, ["settings.json"]) == [left]
+    assert other.exists()
+    assert remove_leftover_temp_files(tmp_path) == [other]
+    assert real.exists() and unrelated.exists() and folder.is_dir()
+
+
+def test_a_temp_file_newer_than_this_process_is_kept(tmp_path: Path) -> None:
+    from openhands.sdk.io import remove_leftover_temp_files
+
+    live = tmp_path / ".settings.json.ab12cd34.tmp"
+    live.write_text("{}")  # another writer, started after us, is about to rename it
+
+    assert remove_leftover_temp_files(tmp_path) == []
+    assert live.exists()
+    assert remove_leftover_temp_files(tmp_path / "missing") == []

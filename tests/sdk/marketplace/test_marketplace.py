@@ -84,3 +84,26 @@ def test_install_local_and_git_skills_and_plugin_skills_skipping_bad_entries(
     assert again == []  # installed already: left as they are without force
     forced = install_skills_from_marketplace(root, installed_dir=installed, force=True)
     assert sorted(i.name for i in forced) == ["formatting", "greeter"]
+
+
+def test_a_relative_entry_leading_out_of_the_marketplace_is_skipped(
+    tmp_path: Path, home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = tmp_path / "market"
+    write_skill(root / "skills", "greeter", "Greets.")
+    write_skill(tmp_path / "elsewhere", "private", "Not the marketplace's.")
+    (root / "skills" / "door").symlink_to(tmp_path / "elsewhere" / "private")
+    make_marketplace(
+        root,
+        [
+            {"name": "greeter", "source": "./skills/greeter"},
+            {"name": "climb", "source": "../elsewhere/private"},
+            {"name": "door", "source": "./skills/door"},
+        ],
+    )
+    installed = tmp_path / "installed"
+
+    names = [i.name for i in install_skills_from_marketplace(root, installed_dir=installed)]
+
+    assert names == ["greeter"]
+    assert caplog.text.count("leads out of") == 2

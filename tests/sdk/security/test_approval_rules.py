@@ -175,3 +175,35 @@ def test_rules_are_saved_with_the_conversation(
         assert reopened.approval_rules == []
     finally:
         reopened.close()
+
+
+def test_setting_many_rules_keeps_each_once_in_order_and_saves_once(
+    make_conversation, reply, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openhands.sdk.conversation import state as state_module
+
+    conversation = _asking(make_conversation, reply)
+    rules = [AllowRule(tool="terminal_like", command_prefix=f"tool{n}") for n in range(5000)]
+    saves: list[str] = []
+    real = state_module.write_atomic
+
+    def counting(path: Any, data: Any) -> None:
+        saves.append(str(path))
+        real(path, data)
+
+    monkeypatch.setattr(state_module, "write_atomic", counting)
+    conversation.set_approval_rules([*rules, *reversed(rules)])
+
+    assert conversation.approval_rules == rules
+    # One write of base_state.json, not one per rule (5,000 writes of a growing file).
+    assert len([p for p in saves if p.endswith("base_state.json")]) == 1
+
+
+def test_unique_rules_refuses_what_is_not_a_rule() -> None:
+    from openhands.sdk.errors import InvalidArgumentTypeError
+    from openhands.sdk.security.approval_rules import unique_rules
+
+    rule = AllowRule(tool="terminal")
+    assert unique_rules([rule, rule]) == [rule]
+    with pytest.raises(InvalidArgumentTypeError, match="expected an AllowRule"):
+        unique_rules([rule, {"tool": "terminal"}])  # type: ignore[list-item]

@@ -158,3 +158,22 @@ def test_the_context_reads_installed_skills_and_cannot_install(tmp_path: Path) -
     with pytest.raises(InvalidStateError, match="install_skill"):
         reader.install(str(write_skill(tmp_path / "src", "more", "More.")))
     assert [i.name for i in list_installed_skills(installed)] == ["kept"]
+
+
+def test_what_a_killed_install_left_is_removed_at_the_next_change(tmp_path: Path) -> None:
+    source = write_skill(tmp_path / "src", "code-style", "House style.")
+    installed = tmp_path / "installed"
+    install_skill(str(source), installed_dir=installed)
+    # A copy killed before its rename, and a manifest write killed before its own.
+    staging = installed / ".rot13.k2j4h6g8"
+    (staging / "copy").mkdir(parents=True)
+    manifest_tmp = installed / "..installed.json.abcd1234.tmp"  # write_atomic: ".<name>."
+    manifest_tmp.write_text("{}")
+    old = 1_000_000_000
+    import os
+
+    os.utime(manifest_tmp, (old, old))
+
+    assert [i.name for i in list_installed_skills(installed)] == ["code-style"]
+    assert not staging.exists() and not manifest_tmp.exists()
+    assert (installed / "code-style" / "SKILL.md").is_file()

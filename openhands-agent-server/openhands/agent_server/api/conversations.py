@@ -6,7 +6,7 @@ import threading
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, BackgroundTasks, Depends, Query, Response, status
+from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request, Response, status
 from openhands.agent_server.api.deps import live_conversation, registry, server_settings
 from openhands.agent_server.api.models import STORAGE, error_responses
 from openhands.agent_server.api.routing import CheckedRoute
@@ -208,10 +208,11 @@ async def suggested_approval_rules(conversation: Live) -> ApprovalSuggestions:
     response_model=Success,
     responses=error_responses(404, *STORAGE),
 )
-async def add_approval_rule(rule: AllowRule, conversation: Live) -> Success:
+async def add_approval_rule(rule: AllowRule, conversation: Live, request: Request) -> Success:
     """Always allow a tool (or, with `command_prefix`, the commands starting with it) in this
-    conversation. The calls waiting now still need an answer (respond_to_confirmation)."""
-    await conversation.add_approval_rule(rule)
+    conversation. The calls waiting now still need an answer (respond_to_confirmation).
+    `422` when the conversation holds OH_MAX_APPROVAL_RULES already."""
+    await conversation.add_approval_rule(rule, limit=request.app.state.config.max_approval_rules)
     return Success()
 
 
@@ -220,9 +221,13 @@ async def add_approval_rule(rule: AllowRule, conversation: Live) -> Success:
     response_model=Success,
     responses=error_responses(404, *STORAGE),
 )
-async def set_approval_rules(request: ApprovalRulesRequest, conversation: Live) -> Success:
-    """Replace the standing approvals ([] asks again for every call the policy covers)."""
-    await conversation.set_approval_rules(request.rules)
+async def set_approval_rules(
+    body: ApprovalRulesRequest, conversation: Live, request: Request
+) -> Success:
+    """Replace the standing approvals ([] asks again for every call the policy covers); `422`
+    for more than OH_MAX_APPROVAL_RULES different rules."""
+    limit = request.app.state.config.max_approval_rules
+    await conversation.set_approval_rules(body.rules, limit=limit)
     return Success()
 
 

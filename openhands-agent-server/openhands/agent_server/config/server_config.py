@@ -10,6 +10,7 @@ docs/agent-server.md describes every setting (a test keeps the two in step).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +31,7 @@ from openhands.agent_server.config.hosts import (
     normalize_host,
     parse_origin,
 )
+from openhands.agent_server.config.llm_endpoints import endpoint_of, server_key_allowed
 from openhands.sdk.errors import OpenHandsError
 from pydantic import (
     AliasChoices,
@@ -253,6 +255,12 @@ class ServerConfig(BaseSettings):
         description="Where /api/settings, /api/settings/secrets and /api/profiles are stored, "
         "their secrets sealed with OH_SECRET_KEY (default: `settings` beside the "
         "conversations folder).",
+    )
+    max_approval_rules: int = Field(
+        default=500,
+        ge=1,
+        description="How many standing approvals (approval_rules) one conversation may hold; "
+        "a PUT or POST past it is 422.",
     )
     max_profiles: int = Field(
         default=50, ge=1, description="How many LLM profiles /api/profiles may hold."
@@ -544,8 +552,28 @@ class ServerConfig(BaseSettings):
         return self.conversations_path.resolve().parent / ".init.sealed"
 
     def fill_llm(self, llm: LLM) -> None:
-        """Give an agent LLM the server's LLM_API_KEY (and LLM_BASE_URL) where it has none."""
-        if llm.api_key is None and self.llm_api_key is not None:
-            llm.api_key = self.llm_api_key
+        """Give an agent LLM the server's LLM_BASE_URL (if it names LLM_MODEL and no URL) and
+        LLM_API_KEY where it has none, but the key only if its calls go where the key is for
+        (`llm_endpoints.server_key_allowed`): a client naming another URL never gets it."""
         if llm.base_url is None and self.llm_base_url and llm.model == self.llm_model:
             llm.base_url = self.llm_base_url
+        if llm.api_key is None and self.llm_api_key is not None:
+            if server_key_allowed(llm, base_url=self.llm_base_url, model=self.llm_model):
+                llm.api_key = self.llm_api_key
+            else:
+                _logger.warning(
+                    "LLM_API_KEY is not given to the LLM %r at %s: the server sends it only to "
+                    "%s; send the LLM with its own api_key",
+                    llm.model,
+                    endpoint_of(llm).url or "its provider's default endpoint",
+                    self.llm_base_url or _provider_default(self.llm_model),
+                )
+
+
+_logger = logging.getLogger(__name__)
+
+
+def _provider_default(model: str | None) -> str:
+    if model is None:
+        return "an LLM without base_url"
+    return f"the default endpoint of {model}'s provider"

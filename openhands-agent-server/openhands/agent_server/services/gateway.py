@@ -42,6 +42,9 @@ MODEL_PREFIX = "openhands_"
 GOAL_MODEL_PREFIX = "openhands_goal_"
 """`openhands_goal_<profile>` runs every request as a goal (default limits)."""
 
+SHOWN_MODEL_CHARS = 200
+"""How much of an unknown model name an error repeats (a client may send megabytes)."""
+
 
 @dataclass(frozen=True)
 class GoalSpec:
@@ -113,8 +116,9 @@ class ChatGateway:
                 if profiles.find(profile) is not None:
                     return profile, True
         known = ", ".join(self.model_ids()) or "none: save an LLM profile (POST /api/profiles/NAME)"
+        shown = model if len(model) <= SHOWN_MODEL_CHARS else model[:SHOWN_MODEL_CHARS] + "…"
         raise NotFoundError(
-            f"The model {model!r} does not exist here. Models: {known} (GET /v1/models)."
+            f"The model {shown!r} does not exist here. Models: {known} (GET /v1/models)."
         )
 
     # -- turns ------------------------------------------------------------------------------

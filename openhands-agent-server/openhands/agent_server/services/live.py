@@ -52,7 +52,7 @@ from openhands.sdk.errors import StorageError
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM, Message
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
-from openhands.sdk.security.approval_rules import AllowRule
+from openhands.sdk.security.approval_rules import AllowRule, unique_rules
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.wire import ConversationInfo
 from openhands.sdk.workspace.checkpoints import Checkpoint
@@ -276,6 +276,15 @@ class LiveConversation:
         """
         if self.between_runs:
             self.pubsub.want_state()
+            return
+        future = self._run_future
+        if self.execution_status != Status.RUNNING and future is not None and not future.done():
+            # The run has ended but its thread is still returning: send the frame once it
+            # has (a poll in that moment would otherwise get nothing).
+            loop = asyncio.get_running_loop()
+            future.add_done_callback(
+                lambda _done: loop.call_soon_threadsafe(self.pubsub.want_state)
+            )
 
     @property
     def between_runs(self) -> bool:
@@ -375,24 +384,33 @@ class LiveConversation:
         self.ensure_open()
         await self._controls.run_to_completion(self.conversation.set_confirmation_policy, policy)
 
-    async def add_approval_rule(self, rule: AllowRule) -> None:
-        """Let calls `rule` matches run without asking (saved with the conversation)."""
-        self.ensure_open()
-        await self._controls.run_to_completion(self.conversation.add_approval_rule, rule)
+    async def add_approval_rule(self, rule: AllowRule, *, limit: int) -> None:
+        """Let calls `rule` matches run without asking (saved with the conversation).
 
-    async def set_approval_rules(self, rules: list[AllowRule]) -> None:
-        """Replace the conversation's standing approvals."""
+        A rule that would make more than `limit` is an `InvalidRequestError` (422).
+        """
         self.ensure_open()
 
-        def replace() -> None:
+        def add() -> None:
             conversation = self.conversation
             with conversation.state.lock:
-                for old in conversation.approval_rules:
-                    conversation.remove_approval_rule(old)
-                for rule in rules:
-                    conversation.add_approval_rule(rule)
+                rules = conversation.approval_rules
+                if rule not in rules and len(rules) >= limit:
+                    raise InvalidRequestError(_too_many_rules(limit), ("body",))
+                conversation.add_approval_rule(rule)
 
-        await self._controls.run_to_completion(replace)
+        await self._controls.run_to_completion(add)
+
+    async def set_approval_rules(self, rules: list[AllowRule], *, limit: int) -> None:
+        """Replace the conversation's standing approvals (each kept once), saved once.
+
+        More than `limit` different rules is an `InvalidRequestError` (422).
+        """
+        self.ensure_open()
+        kept = unique_rules(rules)
+        if len(kept) > limit:
+            raise InvalidRequestError(_too_many_rules(limit, len(kept)), ("body", "rules"))
+        await self._controls.run_to_completion(self.conversation.set_approval_rules, kept)
 
     async def set_security_analyzer(self, analyzer: SecurityAnalyzerBase | None) -> None:
         """Choose what rates each call's risk (saved with the conversation)."""
@@ -576,4 +594,12 @@ def _closed_message(conversation_id: uuid.UUID) -> str:
     return (
         f"Conversation {conversation_id} does not exist any more (it was deleted, or the "
         "server is shutting down)."
+    )
+
+
+def _too_many_rules(limit: int, count: int | None = None) -> str:
+    given = f"{count} given; " if count is not None else ""
+    return (
+        f"a conversation holds at most {limit} standing approvals (OH_MAX_APPROVAL_RULES); "
+        f"{given}allow a whole tool (command_prefix null) or a shorter prefix instead of many"
     )

@@ -441,6 +441,7 @@ class SealedCredentials:
         return (
             f"The keys sealed for conversation {conversation_id} cannot be opened: {reason}. "
             "Its agent has no API key. To fix it, restore the key they were sealed with "
-            f"({self._help()}) and restart the server; or set LLM_API_KEY on the server, "
+            f"({self._help()}) and restart the server; or set LLM_API_KEY on the server (and "
+            "LLM_BASE_URL to the agent's base_url, if it has one: the key goes nowhere else), "
             "restart it and send a new message; or create a new conversation with the key."
         )

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from openhands.agent_server.config import MIN_KEY_CHARS, ServerConfig, ServerConfigError
 from openhands.sdk.errors import OpenHandsError
-from openhands.sdk.io import fsync_dir, make_private_dir
+from openhands.sdk.io import fsync_dir, make_private_dir, remove_leftover_temp_files
 
 if TYPE_CHECKING:
     from cryptography.fernet import Fernet, MultiFernet
@@ -152,8 +152,9 @@ def read_or_create_key_file(path: Path) -> list[str]:
 
     A new file gets one random key and mode 0600, and is created atomically: of two servers
     starting at once, both end up with the same key. A file others may read is used, with a
-    warning saying how to fix it.
+    warning saying how to fix it. A temp file a killed start left (it holds a key) is removed.
     """
+    remove_leftover_temp_files(path.parent, [path.name])
     try:
         text = path.read_text()
     except FileNotFoundError:
@@ -189,7 +190,7 @@ def read_or_create_key_file(path: Path) -> list[str]:
 def _create_key_file(path: Path) -> str:
     make_private_dir(path.parent)
     text = secrets.token_urlsafe(32) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         try:
             os.fchmod(fd, KEY_FILE_MODE)

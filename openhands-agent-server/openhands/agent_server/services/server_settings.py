@@ -12,13 +12,14 @@ import logging
 
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
-from openhands.agent_server.services.profile_store import ProfileStore
+from openhands.agent_server.services.profile_store import PROFILES_FOLDER, ProfileStore
 from openhands.agent_server.services.sealing import SecretBox
 from openhands.agent_server.services.secret_store import SecretStore
 from openhands.agent_server.services.settings_folder import ensure_folder
 from openhands.agent_server.services.settings_store import SettingsStore
 from openhands.agent_server.services.stored_llms import StoredLLMDefaults
 from openhands.sdk.errors import StorageError
+from openhands.sdk.io import remove_leftover_temp_files
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,9 @@ class ServerSettings:
             ensure_folder(self.folder)
         except StorageError as exc:
             logger.warning("The settings folder is not writable: %s", exc)
+        # A kill -9 in the middle of a write leaves its temp file: nothing else removes it.
+        remove_leftover_temp_files(self.folder)
+        remove_leftover_temp_files(self.folder / PROFILES_FOLDER)
         self.settings.load()
         self.secrets.load()
         self.profiles.load()

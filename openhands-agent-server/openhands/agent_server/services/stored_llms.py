@@ -8,16 +8,18 @@ without `api_key` gets, in this order:
    `get_llm(profile_name=...)` sets), if its model and base URL are that profile's;
 2. the key of the stored settings' LLM (`/api/settings`), if its model and base URL are
    that one's;
-3. the server's LLM_API_KEY (and LLM_BASE_URL), as before.
+3. the server's LLM_API_KEY (and LLM_BASE_URL), only for LLM_BASE_URL (or, without it, the
+   default endpoint of LLM_MODEL's provider).
 
-Matching the endpoint keeps a stored key from ever being sent anywhere but where it was
-stored for. Keys filled here are never sealed with a conversation: a reopened conversation
+Matching the endpoint (`config/llm_endpoints.py`: base URL, Ollama or Bedrock endpoint,
+provider) keeps a key from ever being sent anywhere but where it was stored for. Keys filled here are never sealed with a conversation: a reopened conversation
 gets them again from the stores, so changing a stored key changes it everywhere.
 """
 
 from __future__ import annotations
 
 from openhands.agent_server.config import ServerConfig
+from openhands.agent_server.config.llm_endpoints import same_endpoint
 from openhands.agent_server.errors import InvalidRequestError
 from openhands.agent_server.services.profile_store import ProfileStore
 from openhands.agent_server.services.settings_store import SettingsStore
@@ -49,10 +51,10 @@ class StoredLLMDefaults:
     def _stored_for(self, llm: LLM) -> LLM | None:
         if llm.usage_id.startswith(PROFILE_USAGE_PREFIX):
             profile = self._profiles.find(llm.usage_id.removeprefix(PROFILE_USAGE_PREFIX))
-            if profile is not None and _same_endpoint(llm, profile.llm):
+            if profile is not None and same_endpoint(llm, profile.llm):
                 return profile.llm
         stored = self._settings.llm()
-        if stored is not None and _same_endpoint(llm, stored):
+        if stored is not None and same_endpoint(llm, stored):
             return stored
         return None
 
@@ -71,10 +73,6 @@ class StoredLLMDefaults:
                 ("body", *field),
             )
         return profile.llm.copy_for(usage_id or f"{PROFILE_USAGE_PREFIX}{name}")
-
-
-def _same_endpoint(llm: LLM, stored: LLM) -> bool:
-    return llm.model == stored.model and (llm.base_url or None) == (stored.base_url or None)
 
 
 def with_llm_profile(

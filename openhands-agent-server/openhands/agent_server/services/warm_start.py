@@ -32,7 +32,7 @@ from openhands.agent_server.services.settings_folder import (
     remove_file,
 )
 from openhands.sdk.errors import storage_error
-from openhands.sdk.io import write_atomic
+from openhands.sdk.io import remove_leftover_temp_files, write_atomic
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 logger = logging.getLogger(__name__)
@@ -231,6 +231,7 @@ class WarmStart:
         write_atomic(self._record, token)
 
     def _read_record(self) -> dict[str, str] | None:
+        remove_leftover_temp_files(self._record.parent, [self._record.name])
         try:
             token = self._record.read_text()
         except FileNotFoundError:

@@ -107,8 +107,8 @@ class GoalWorkflow:
         )
         timeout = timedelta(seconds=start.step_wait + activities.CALL_SLACK_SECONDS)
         while True:
-            answer = await workflow.execute_local_activity(
-                activities.perform_step,
+            answer = await workflow.execute_local_activity_method(
+                activities.StepActivities.perform_step,
                 call,
                 start_to_close_timeout=timeout,
                 retry_policy=RETRY,

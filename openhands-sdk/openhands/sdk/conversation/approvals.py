@@ -9,6 +9,7 @@ that wait are the newest reply's calls without a result (`pending_actions`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from openhands.sdk.conversation.confirmation import needs_approval, rate, unmatched_actions
@@ -16,7 +17,7 @@ from openhands.sdk.conversation.state import ConversationExecutionStatus as Stat
 from openhands.sdk.errors import InvalidArgumentTypeError
 from openhands.sdk.event.action import ActionEvent, UserRejectObservation
 from openhands.sdk.security.analyzer import SecurityAnalyzerBase
-from openhands.sdk.security.approval_rules import AllowRule, merged
+from openhands.sdk.security.approval_rules import AllowRule, merged, unique_rules
 from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 from openhands.sdk.security.ensemble import uses_llm_risk
 from openhands.sdk.security.risk import SecurityRisk
@@ -91,6 +92,14 @@ class Approvals:
             raise InvalidArgumentTypeError(f"expected an AllowRule, not {rule!r}")
         with self._lock:
             self._state.approval_rules = merged(self._state.approval_rules, rule)
+            self._save_config()
+
+    def set_approval_rules(self, rules: Iterable[AllowRule]) -> None:
+        """Replace the standing approvals with `rules` (each kept once, in order), saved once:
+        linear in their number. Calls waiting now are not approved by them."""
+        checked = unique_rules(rules)
+        with self._lock:
+            self._state.approval_rules = checked
             self._save_config()
 
     def remove_approval_rule(self, rule: AllowRule) -> None:

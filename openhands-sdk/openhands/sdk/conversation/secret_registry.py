@@ -4,7 +4,10 @@
 them. When the terminal runs a command that names a secret (`$GITHUB_TOKEN`,
 `${GITHUB_TOKEN}` or the bare name), the value is fetched from its source and exported to the
 shell for that command; every value ever handed out is replaced by `<secret-hidden>` in the
-terminal's output, so it never reaches the LLM, the events or the log. The registry lives in
+terminal's output, also base64-, hex- or URL-encoded (`secret_masking.py`), so a command that
+prints one by accident does not put it into the LLM's context, the events or the log.
+Masking is not a wall against the agent: the values are in its shell, and only the sandbox
+and keeping secrets out of reach protect them from an agent set on getting them out. The registry lives in
 memory only: secrets are never written to disk, so a reopened conversation needs
 `update_secrets` again.
 """
@@ -16,11 +19,14 @@ import re
 import shlex
 import threading
 from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.secret.secrets import SecretSource, SecretValue, StaticSecret
 from pydantic import SecretStr
+
+if TYPE_CHECKING:
+    from openhands.sdk.conversation.secret_masking import SecretMasker
 
 __all__ = ["MASK", "SecretRegistry", "secret_registry_of"]
 
@@ -39,6 +45,9 @@ class SecretRegistry:
         self._sources: dict[str, SecretSource] = {}
         self._seen: dict[str, str] = {}  # name -> the last value handed out (to mask it)
         self._lock = threading.Lock()
+        # What finds the values in `_seen` (and their encodings), rebuilt when they change.
+        self._masker: SecretMasker | None = None
+        self._masker_for: frozenset[str] = frozenset()
 
     def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
         """Add or replace secrets: each a value (str) or a `SecretSource`.
@@ -124,15 +133,20 @@ class SecretRegistry:
         )
 
     def mask(self, text: str) -> str:
-        """`text` with every secret value handed out so far replaced by MASK."""
+        """`text` with every secret value handed out so far replaced by MASK, also in base64,
+        hex or URL-encoded form (`secret_masking`: a guard against accidents, not against
+        an agent that wants the value out)."""
         if not text:
             return text
         with self._lock:
-            values = sorted(set(self._seen.values()), key=len, reverse=True)
-        for value in values:
-            if value in text:
-                text = text.replace(value, MASK)
-        return text
+            values = frozenset(self._seen.values())
+            if values != self._masker_for or self._masker is None:
+                from openhands.sdk.conversation.secret_masking import SecretMasker
+
+                self._masker = SecretMasker(values)
+                self._masker_for = values
+            masker = self._masker
+        return masker.mask(text, MASK)
 
 
 @runtime_checkable

@@ -61,7 +61,7 @@ from openhands.sdk.event.action import ActionEvent
 from openhands.sdk.event.base import ROOT_PARENT_ID, Event
 from openhands.sdk.event.state import ConversationStateUpdateEvent
 from openhands.sdk.hooks.config import HookConfig
-from openhands.sdk.io import make_private_dir, write_atomic
+from openhands.sdk.io import make_private_dir, remove_leftover_temp_files, write_atomic
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
 from openhands.sdk.workspace.local import LocalWorkspace
@@ -181,7 +181,9 @@ class ConversationState(ConversationConfig):
                 given[name] = value
         folder = Path(persistence_dir) if persistence_dir is not None else None
         stored = read_snapshot(folder) if folder is not None else None
-        if stored is not None:
+        if stored is not None and folder is not None:
+            # One process owns a conversation: a temp file of an interrupted write is stale.
+            remove_leftover_temp_files(folder)
             data, snapshot_text = stored
             state = _validate(folder, data)
             if state.id != id:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from openhands.sdk.extensions.errors import ExtensionFetchError
+from openhands.sdk.extensions.confinement import subfolder
+from openhands.sdk.extensions.errors import ExtensionFetchError, ExtensionInstallError
 from openhands.sdk.extensions.git import fetch_repository
 from openhands.sdk.extensions.sources import local_path, parse_source, redact_url
 
@@ -27,7 +28,7 @@ def fetch_source(
     """The local folder of `source` and, for a git source, the commit checked out.
 
     A local folder is used where it is (relative paths against `base_path`, else the
-    current directory); a git source is cloned or updated in the cache at `ref` (or the ref
+    current directory; relative to `base_path`, it must stay inside it); a git source is cloned or updated in the cache at `ref` (or the ref
     a GitHub blob URL names). `repo_path` picks a subfolder (monorepos). Raises `error`.
     """
     try:
@@ -36,6 +37,12 @@ def fetch_source(
         raise error(str(exc)) from None
     if parsed.kind == "local":
         folder = local_path(parsed.location, base_path)
+        relative = not Path(parsed.location).expanduser().is_absolute()
+        if relative and base_path is not None and not folder.is_relative_to(base_path.resolve()):
+            raise error(
+                f"{source!r} leads out of {base_path} (through '..' or a symbolic link); a "
+                "relative source must be a folder inside it"
+            )
         if not folder.is_dir():
             raise error(f"{folder} is not a folder (from source {source!r})")
         return _subfolder(folder, repo_path, source, error), None
@@ -68,10 +75,10 @@ def _subfolder(
 ) -> Path:
     if not subpath:
         return root
-    relative = PurePosixPath(subpath.strip("/"))
-    if relative.is_absolute() or ".." in relative.parts:
-        raise error(f"repo_path {subpath!r} must be a folder inside the repository")
-    folder = root.joinpath(*relative.parts)
+    try:
+        folder = subfolder(root, subpath, what=redact_url(source))
+    except ExtensionInstallError as exc:
+        raise error(str(exc)) from None
     if not folder.is_dir():
         raise error(f"{redact_url(source)} has no folder {subpath!r}")
     return folder

@@ -68,6 +68,9 @@ def fetch_repository(
     root.mkdir(parents=True, exist_ok=True)
     folder = cache_folder(url, root)
     with _locked(folder.with_name(folder.name + ".lock")):
+        from openhands.sdk.extensions.installation import remove_staging_folders
+
+        remove_staging_folders(root, folder.name)  # a clone killed before its rename
         if not (folder / ".git").is_dir():
             _clone(url, folder, error)
         elif update:

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Generic, Literal, TypeVar
 
 from openhands.sdk.errors import InvalidStateError
+from openhands.sdk.extensions.confinement import check_confined
 from openhands.sdk.extensions.errors import ExtensionError, ExtensionInstallError
-from openhands.sdk.io.atomic import write_atomic
+from openhands.sdk.io.atomic import remove_leftover_temp_files, write_atomic
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 __all__ = ["MANIFEST_FILE", "InstallationInfo", "InstallationManager", "LoadedExtension"]
@@ -119,8 +120,9 @@ class InstallationManager(Generic[T]):
     ) -> InstallationInfo:
         """Fetch `source`, check it is a valid extension, copy it in and record it.
 
-        Raises the fetch error, ExtensionInstallError when it is not an extension, its name
-        cannot be a folder name or it is installed already (without `force`).
+        Raises the fetch error, ExtensionInstallError when it is not an extension, holds a
+        symbolic link out of its folder or a special file (`confinement.py`), its name cannot
+        be a folder name or it is installed already (without `force`).
         """
         if self._fetch is None:
             raise InvalidStateError(
@@ -128,6 +130,8 @@ class InstallationManager(Generic[T]):
                 f"with install_{self.kind}()"
             )
         folder, commit = self._fetch(source, ref, repo_path, update)
+        # Before anything is read: a link out of the source would read (and copy) any file.
+        check_confined(folder, what=f"{self.kind} source {source}")
         try:
             extension = self._load(folder)
         except (OSError, ValueError) as exc:
@@ -264,6 +268,9 @@ class InstallationManager(Generic[T]):
         self.installed_dir.mkdir(parents=True, exist_ok=True)
         with open(self.installed_dir / ".installed.lock", "a+b") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            # Copies and writes happen under this lock: what a killed one left is stale.
+            remove_staging_folders(self.installed_dir)
+            remove_leftover_temp_files(self.installed_dir, [MANIFEST_FILE])
             manifest = self._read()
             before = {name: info.model_dump(mode="json") for name, info in manifest.items()}
             yield manifest
@@ -294,6 +301,26 @@ class InstallationManager(Generic[T]):
             except ValidationError as exc:
                 logger.warning("Ignoring the manifest entry %r of %s: %s", name, path, exc)
         return manifest
+
+
+_STAGING = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}$")
+"""A staging folder of `_copy_in`, `_remove` or a clone (`tempfile.mkdtemp`'s random part)."""
+
+
+def remove_staging_folders(folder: Path, name: str | None = None) -> None:
+    """Remove the staging folders (of `name` only, if given) a killed copy, removal or clone
+    left in `folder`. Call it only while holding the lock those are made under."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        match = _STAGING.match(entry.name)
+        if match is None or (name is not None and match["name"] != name):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            logger.info("Removing %s, left by an interrupted install or fetch", entry.path)
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _copy_in(source: Path, target: Path) -> None:

@@ -1,7 +1,7 @@
 """Durable file helpers shared by every layer: atomic replace, folder fsync, append handles,
 private files and folders."""
 
-from openhands.sdk.io.atomic import fsync_dir, write_atomic
+from openhands.sdk.io.atomic import fsync_dir, remove_leftover_temp_files, write_atomic
 from openhands.sdk.io.handles import (
     MAX_OPEN_FILES_ENV,
     AppendHandles,
@@ -24,6 +24,7 @@ __all__ = [
     "fsync_dir",
     "make_private",
     "make_private_dir",
+    "remove_leftover_temp_files",
     "set_max_open_files",
     "write_atomic",
 ]

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from openhands.sdk.errors import InvalidArgumentTypeError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 NEVER_ASK = frozenset({"finish", "think"})
@@ -150,6 +151,19 @@ def merged(rules: Iterable[AllowRule], rule: AllowRule) -> list[AllowRule]:
     return kept if rule in kept else [*kept, rule]
 
 
+def unique_rules(rules: Iterable[AllowRule]) -> list[AllowRule]:
+    """`rules` in their order, each once; linear in their number (rules are hashable).
+
+    Raises `InvalidArgumentTypeError` for an item that is not an `AllowRule`.
+    """
+    kept: dict[AllowRule, None] = {}
+    for rule in rules:
+        if not isinstance(rule, AllowRule):
+            raise InvalidArgumentTypeError(f"expected an AllowRule, not {rule!r}")
+        kept.setdefault(rule, None)
+    return list(kept)
+
+
 __all__ = [
     "NEVER_ASK",
     "TERMINAL_TOOLS",
@@ -160,4 +174,5 @@ __all__ = [
     "shell_commands",
     "suggested_prefix",
     "suggested_rules",
+    "unique_rules",
 ]

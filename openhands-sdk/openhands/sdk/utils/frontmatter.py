@@ -4,22 +4,85 @@ The one reader of `---`-delimited YAML headers in this SDK: a document that star
 `---` line has a YAML mapping up to the next `---` (or `...`) line, then its body. YAML is
 read safely (no Python objects) with libyaml when PyYAML has it. A key given twice is refused
 (YAML would silently keep the last one), and every error names the file and the line.
+
+Skills and plugins come from anywhere (a cloned repository, a `plugins` entry of a request),
+so a front matter is read as hostile input: anchors and aliases (`&a`, `*a`, `<<: *a`) are
+refused, since a few hundred bytes of nested aliases expand to gigabytes ("billion laughs");
+a block larger than `OH_FRONT_MATTER_MAX_BYTES` (64 KiB), holding a key or value longer
+than `OH_FRONT_MATTER_MAX_VALUE_CHARS` (16,384 characters) or nesting lists and mappings
+deeper than `OH_FRONT_MATTER_MAX_DEPTH` (32; 30,000 nested brackets crash the interpreter
+while the document is built) is refused before it is built.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.errors import InvalidSettingError, OpenHandsError
 
-__all__ = ["FrontMatterError", "parse_front_matter", "split_front_matter"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_VALUE_CHARS",
+    "MAX_BYTES_ENV",
+    "MAX_DEPTH_ENV",
+    "MAX_VALUE_CHARS_ENV",
+    "FrontMatterError",
+    "parse_front_matter",
+    "split_front_matter",
+]
 
 _OPEN = "---"
 _CLOSE = ("---", "...")
 
+MAX_BYTES_ENV = "OH_FRONT_MATTER_MAX_BYTES"
+DEFAULT_MAX_BYTES = 65536
+"""Largest front matter block read (UTF-8 bytes, the `---` lines excluded)."""
+
+MAX_VALUE_CHARS_ENV = "OH_FRONT_MATTER_MAX_VALUE_CHARS"
+DEFAULT_MAX_VALUE_CHARS = 16384
+"""Longest key or value (one YAML scalar, in characters) a front matter may hold."""
+
+MAX_DEPTH_ENV = "OH_FRONT_MATTER_MAX_DEPTH"
+DEFAULT_MAX_DEPTH = 32
+"""Deepest nesting of lists and mappings (the top mapping is 1)."""
+_DEPTH_CEILING = 1000
+"""A depth the setting may not pass: building far deeper documents overflows the C stack."""
+
 
 class FrontMatterError(OpenHandsError, ValueError):
-    """A front matter block is not a valid YAML mapping; the message names the file and line."""
+    """A front matter block is not a valid YAML mapping, uses anchors or aliases, or is too
+    large; the message names the file, the line and what to change."""
+
+
+def _limit(name: str, default: int, ceiling: int | None = None) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidSettingError(f"{name} must be a whole number >= 1, got {raw!r}") from None
+    if value < 1 or (ceiling is not None and value > ceiling):
+        most = f" and <= {ceiling}" if ceiling is not None else ""
+        raise InvalidSettingError(f"{name} must be >= 1{most}, got {value}")
+    return value
+
+
+def max_bytes() -> int:
+    """The size limit of one front matter block (`OH_FRONT_MATTER_MAX_BYTES`)."""
+    return _limit(MAX_BYTES_ENV, DEFAULT_MAX_BYTES)
+
+
+def max_value_chars() -> int:
+    """The length limit of one key or value (`OH_FRONT_MATTER_MAX_VALUE_CHARS`)."""
+    return _limit(MAX_VALUE_CHARS_ENV, DEFAULT_MAX_VALUE_CHARS)
+
+
+def max_depth() -> int:
+    """The nesting limit of lists and mappings (`OH_FRONT_MATTER_MAX_DEPTH`, at most 1000)."""
+    return _limit(MAX_DEPTH_ENV, DEFAULT_MAX_DEPTH, _DEPTH_CEILING)
 
 
 def split_front_matter(text: str, *, source: str = "<text>") -> tuple[dict[str, Any], str]:
@@ -40,10 +103,20 @@ def parse_front_matter(text: str, *, source: str = "<text>", first_line: int = 1
     """The mapping a front matter block describes (an empty block: an empty mapping).
 
     `first_line` is the file line the block starts on, so errors name the file's line.
+    Raises `FrontMatterError` for invalid YAML, anchors or aliases, and a block or value over
+    its limit (see the module docstring).
     """
     import yaml  # only when a front matter is read (import cost)
 
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    limit = max_bytes()
+    if size > limit:
+        raise FrontMatterError(
+            f"{source}: the front matter is {size} bytes, more than {MAX_BYTES_ENV} "
+            f"({limit}); keep it short (long text belongs in the body) or raise the limit"
+        )
     try:
+        _check_events(text, source, first_line)
         data = yaml.load(text, Loader=_loader_class())  # a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         where = _line(exc.problem_mark, first_line)
@@ -61,6 +134,43 @@ def parse_front_matter(text: str, *, source: str = "<text>", first_line: int = 1
             f"lines), not a {type(data).__name__}"
         )
     return {str(key): value for key, value in data.items()}
+
+
+def _check_events(text: str, source: str, first_line: int) -> None:
+    """Refuse anchors, aliases, over-long scalars and deep nesting while only parsing
+    (nothing is built yet, so an alias bomb costs no more than its own bytes)."""
+    import yaml
+
+    longest, deepest = max_value_chars(), max_depth()
+    depth = 0
+    for event in yaml.parse(text, Loader=_loader_class()):
+        where = _line(event.start_mark, first_line)
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > deepest:
+                raise FrontMatterError(
+                    f"{source}{where}: lists and mappings nested more than {deepest} deep "
+                    f"({MAX_DEPTH_ENV}); flatten the value"
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        if isinstance(event, yaml.AliasEvent):
+            raise FrontMatterError(
+                f"{source}{where}: YAML aliases (*{event.anchor}) are not allowed in front "
+                "matter (they can expand without bound); write the value out"
+            )
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise FrontMatterError(
+                f"{source}{where}: YAML anchors (&{anchor}) are not allowed in front matter; "
+                "write each value out"
+            )
+        if isinstance(event, yaml.ScalarEvent) and len(event.value) > longest:
+            raise FrontMatterError(
+                f"{source}{where}: a value of {len(event.value)} characters, more than "
+                f"{MAX_VALUE_CHARS_ENV} ({longest}); shorten it (long text belongs in the "
+                "body) or raise the limit"
+            )
 
 
 def _line(mark: Any, first_line: int) -> str:
