@@ -203,8 +203,10 @@ class GoalDriver:
         """Stop the goal without recording anything (its conversation was deleted)."""
         if not await self._tell(DELETED, discard=True):
             return
-        if isinstance(self._run, RemoteRun):
+        run = self._run
+        if isinstance(run, RemoteRun):
             await self._cancel_remote()
+            run.finish()  # nothing is left for it to record
         await self._ended(DELETED)
 
     async def _tell(self, reason: str, *, discard: bool = False) -> bool:

@@ -24,7 +24,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from openhands.agent_server.temporal import activities
@@ -42,6 +42,10 @@ with workflow.unsafe.imports_passed_through():
     from openhands.sdk.conversation.goal.models import DRIVER_ERROR
 
 RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=10))
+
+STEP_FAILED = (ActivityError, ApplicationError)
+"""How a step call that failed for good reaches the workflow (a local activity's failure
+arrives as the activity's own `ApplicationError`, not wrapped in an `ActivityError`)."""
 
 
 def _cause(error: BaseException) -> str:
@@ -78,12 +82,12 @@ class GoalWorkflow:
             if isinstance(step, Finish):
                 if held:
                     # If the end cannot be recorded, nothing is left to do either way.
-                    with contextlib.suppress(ActivityError):
+                    with contextlib.suppress(*STEP_FAILED):
                         await self._perform(start, held[-1], held[:-1])
                 return step.outcome
             try:
                 result = await self._perform(start, step, held)
-            except ActivityError as exc:
+            except STEP_FAILED as exc:
                 result = Stopped(reason=DRIVER_ERROR, error=_cause(exc))
             held = []
             controller.advance(result)
