@@ -16,12 +16,12 @@ from openhands.agent_server.goals.driver import GoalDriver, GoalPhase
 from openhands.sdk.conversation.goal import (
     CheckpointTaken,
     Finish,
-    RunEnded,
     GoalController,
     GoalRequest,
     GoalSnapshot,
     RecordStatus,
     RunAgent,
+    RunEnded,
     StatusRecorded,
     StepResult,
     Stopped,
