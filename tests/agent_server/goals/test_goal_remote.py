@@ -231,3 +231,12 @@ async def test_a_deleted_conversations_remote_goal_is_cancelled_and_records_noth
     assert isinstance(result, Stopped) and result.reason == "conversation deleted"
     assert backend.cancelled == [host.id]
     assert len(host.goal_statuses()) == recorded and driver.phase == GoalPhase.IDLE
+
+
+async def test_a_snapshot_riding_with_a_step_is_taken_before_it(backend: Backend) -> None:
+    host = Host()
+    driver, controller, run = await _handed_over(backend, host)
+    snapshot = TakeCheckpoint(label="round 1", goal_round=1)
+    result = await driver.perform_remote(run, "1", controller.next(), wait=10, records=[snapshot])
+    assert isinstance(result, RunEnded)
+    assert host.checkpoints[-1] == ("round 1", 1) and host.runs == 1

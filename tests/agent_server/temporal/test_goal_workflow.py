@@ -109,10 +109,16 @@ class StandIn:
         return GoalStepAnswer(result=result)
 
     def kinds(self) -> list[str]:
-        """The kinds of the steps asked for, in order (records riding with a step first)."""
+        """What was asked for, call by call: what rode with the step ("+..."), then the step."""
         kinds: list[str] = []
         for call in self.calls:
-            kinds += [f"record:{r.status.status}/{r.status.phase}" for r in call.records]
+            for r in call.records:
+                what = (
+                    r.kind
+                    if isinstance(r, TakeCheckpoint)
+                    else f"{r.status.status}/{r.status.phase}"
+                )
+                kinds.append(f"+{what}")
             kinds.append(call.step.kind)
         return kinds
 
@@ -200,22 +206,22 @@ async def test_a_two_round_goal_asks_the_steps_in_order_and_completes(
 
     assert outcome is not None and (outcome.status, outcome.iterations) == ("complete", 2)
     assert stand_in.kinds() == [
-        "take_checkpoint",  # the workspace as the goal found it
+        "+take_checkpoint",  # the workspace as the goal found it, with the first run
         "run_agent",
-        "record:running/judging",  # each status rides with the next step
+        "+running/judging",  # each status and snapshot rides with the next step
         "ask_judge",
-        "take_checkpoint",
-        "record:running/agent",
+        "+take_checkpoint",
+        "+running/agent",
         "run_agent",
-        "record:running/judging",
+        "+running/judging",
         "ask_judge",
-        "take_checkpoint",
-        "record_status",  # the end goes alone
+        "+take_checkpoint",
+        "record_status",  # the end is the last call
     ]
     final = stand_in.calls[-1].step
     assert isinstance(final, RecordStatus) and final.status.status == "complete"
-    assert isinstance(stand_in.calls[1].step, RunAgent)
-    assert stand_in.calls[1].step.message == "fix it"
+    first = stand_in.calls[0].step
+    assert isinstance(first, RunAgent) and first.message == "fix it"
 
 
 async def test_the_iteration_cap_ends_the_goal_capped(env: WorkflowEnvironment) -> None:

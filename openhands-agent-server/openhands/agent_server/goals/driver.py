@@ -54,6 +54,7 @@ from openhands.sdk.conversation.goal.status import (
     rewound_since_goal,
     stopped_status,
 )
+from openhands.sdk.conversation.goal.steps import RidingStep
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM
 
@@ -243,9 +244,9 @@ class GoalDriver:
         step_id: str,
         step: DriverStep,
         wait: float,
-        records: Sequence[RecordStatus] = (),
+        records: Sequence[RidingStep] = (),
     ) -> StepResult | None:
-        """Perform a step sent by the goal's remote run `run`, after recording `records` (None:
+        """Perform a step sent by the goal's remote run `run`, after `records` (None:
         still under way after `wait` seconds; its result is pushed to the run when it ends).
         ConflictError when `run` does not drive this conversation's goal (it was stopped or
         replaced, or the server restarted)."""

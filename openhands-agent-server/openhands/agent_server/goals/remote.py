@@ -19,7 +19,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from openhands.agent_server.goals.run import StepRun
 from openhands.agent_server.goals.steps import HostSteps
-from openhands.sdk.conversation.goal import DriverStep, RecordStatus, StepResult, Stopped
+from openhands.sdk.conversation.goal import DriverStep, StepResult, Stopped
+from openhands.sdk.conversation.goal.steps import RidingStep
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +47,10 @@ class RemoteRun(StepRun):
         step_id: str,
         step: DriverStep,
         wait: float,
-        records: Sequence[RecordStatus] = (),
+        records: Sequence[RidingStep] = (),
     ) -> StepResult | None:
-        """The result of step `step_id` (after recording `records`, the statuses decided just
-        before it), or None if it is still under way after `wait` seconds: its result is then
+        """The result of step `step_id` (after performing `records`, the statuses and
+        snapshots decided just before it), or None if it is still under way after `wait` seconds: its result is then
         pushed when it ends."""
         task = self._done.get(step_id)
         if task is None:
@@ -65,11 +66,11 @@ class RemoteRun(StepRun):
             task.add_done_callback(lambda finished: self._push(step_id, finished))
         return None
 
-    async def _perform(self, records: Sequence[RecordStatus], step: DriverStep) -> StepResult:
+    async def _perform(self, records: Sequence[RidingStep], step: DriverStep) -> StepResult:
         for record in records:
             recorded = await self.perform(record)
             if isinstance(recorded, Stopped):
-                return recorded  # not on record (or discarded): the step is not performed
+                return recorded  # not done (stopped, failed, discarded): nor is the step
         return await self.perform(step)
 
     def _push(self, step_id: str, finished: asyncio.Task[StepResult]) -> None:

@@ -8,7 +8,7 @@ keys; workers only carry the server's session key (`OH_AGENT_SERVER_KEY`).
 from __future__ import annotations
 
 from openhands.sdk.conversation.goal import GoalSnapshot
-from openhands.sdk.conversation.goal.steps import DriverStep, RecordStatus, StepResult
+from openhands.sdk.conversation.goal.steps import DriverStep, RidingStep, StepResult
 from pydantic import BaseModel, Field
 
 TASK_QUEUE = "openhands-goals"
@@ -51,7 +51,7 @@ class StepCall(BaseModel):
     server: ServerRef
     run: str
     step_id: str
-    records: list[RecordStatus] = Field(default_factory=list)
+    records: list[RidingStep] = Field(default_factory=list)
     step: DriverStep
     wait: float
 

@@ -3,7 +3,7 @@
 The workflow is an interpreter like `run_goal` and the built-in driver: it restores the SDK's
 `GoalController` from the snapshot the server handed over, reading time only through the
 workflow's clock so a replay decides the same, and sends each step to the server until the
-controller finishes; the statuses it decides ride with the next step. Every rule is the
+controller finishes; the statuses and workspace snapshots it decides ride with the next step. Every rule is the
 controller's; a step the server refuses is answered `Stopped(driver error)`. Long histories
 continue as new from the controller's snapshot.
 
@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from openhands.agent_server.temporal import activities
     from openhands.agent_server.temporal.models import STEP_ENDED, GoalRun, StepCall, StepEnded
     from openhands.sdk.conversation.goal import (
+        CheckpointTaken,
         DriverStep,
         Finish,
         GoalController,
@@ -38,8 +39,10 @@ with workflow.unsafe.imports_passed_through():
         StatusRecorded,
         StepResult,
         Stopped,
+        TakeCheckpoint,
     )
     from openhands.sdk.conversation.goal.models import DRIVER_ERROR
+    from openhands.sdk.conversation.goal.steps import RidingStep
 
 RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=10))
 
@@ -71,13 +74,16 @@ class GoalWorkflow:
     @workflow.run
     async def run(self, start: GoalRun) -> GoalOutcome | None:
         controller = GoalController.restore(start.snapshot, clock=workflow.time)
-        held: list[RecordStatus] = []
+        held: list[RidingStep] = []
         while True:
             step = controller.next()
-            if isinstance(step, RecordStatus):
-                # A status rides with the next step: one call instead of two.
+            if isinstance(step, RecordStatus | TakeCheckpoint):
+                # A status or a snapshot rides with the next step: one call instead of two
+                # (its result never changes the controller's next decision).
                 held.append(step)
-                controller.advance(StatusRecorded())
+                controller.advance(
+                    StatusRecorded() if isinstance(step, RecordStatus) else CheckpointTaken()
+                )
                 continue
             if isinstance(step, Finish):
                 if held:
@@ -96,7 +102,7 @@ class GoalWorkflow:
                 workflow.continue_as_new(start.model_copy(update={"snapshot": snapshot}))
 
     async def _perform(
-        self, start: GoalRun, step: DriverStep, records: list[RecordStatus]
+        self, start: GoalRun, step: DriverStep, records: list[RidingStep]
     ) -> StepResult:
         """One step on the server: its result from the call, or from the server's signal."""
         info = workflow.info()
