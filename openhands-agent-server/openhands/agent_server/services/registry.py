@@ -32,21 +32,13 @@ from openhands.agent_server.services.extensions import extended_agent
 from openhands.agent_server.services.live import LiveConversation
 from openhands.agent_server.services.storage import (
     create_conversation,
-    load_entries,
     load_summaries,
     move_to_trash,
     open_conversation,
-    prepare_folder,
     read_goal_statuses,
     remove_folders,
-    remove_trash,
 )
-from openhands.agent_server.services.summary_index import (
-    check_index,
-    read_index,
-    remove_index_leftovers,
-    write_index,
-)
+from openhands.agent_server.services.store_scan import index_at_shutdown, scan_store
 from openhands.agent_server.services.workspace_claims import (
     WorkspaceClaims,
     keep_reason,
@@ -56,7 +48,6 @@ from openhands.sdk.conversation import (
     ConversationConfig,
     ConversationExecutionStatus,
     LocalConversation,
-    list_conversation_ids,
 )
 from openhands.sdk.conversation.errors import UnknownEventError
 from openhands.sdk.errors import StorageError
@@ -74,9 +65,6 @@ Status = ConversationExecutionStatus
 
 CLOSE_GRACE_SECONDS = 2.0
 """On shutdown, time for the bookkeeping around the step wait (goal status, pause, close)."""
-
-LOAD_THREADS = 4
-"""Control threads reading summaries at start-up (at most OH_CONTROL_THREADS are used)."""
 
 
 class ConversationRegistry:
@@ -112,31 +100,14 @@ class ConversationRegistry:
     async def load_all(self) -> None:
         """Read the stored conversations' index (and the summaries it lacks); open those a
         dead server left busy."""
-        controls = self.pools.controls
-        index = await controls.run(read_index, self.path)
-        known = frozenset(cid.hex for cid in index)
-        for folder in await controls.run(prepare_folder, self.path, known):
-            logger.warning(
-                "Removed %s: a crash left it unfinished (a conversation being created or "
-                "forked, with no history of its own)",
-                folder,
-            )
-        ids = await controls.run(list_conversation_ids, self.path)
-        entries, to_read = await controls.run(check_index, self.path, ids, index)
-        # Reading summaries mostly waits for the disk: a few threads share the work.
-        parts = [to_read[start::LOAD_THREADS] for start in range(LOAD_THREADS)]
-        loads = [controls.run(load_entries, self.path, part) for part in parts if part]
-        for part_entries, broken in await asyncio.gather(*loads):
-            entries += part_entries
-            self.catalog.broken.extend(broken)
+        scan = await scan_store(self.path, self.pools.controls)
+        self.catalog.broken.extend(scan.broken)
         self.catalog.broken.sort(key=lambda entry: entry.id)
-        self.catalog.add_stored(entries)
-        self._claims.claim_all(entries)
-        if to_read or len(entries) != len(index):  # the index is out of date: write it again
-            self._dispose_later(controls.run(write_index, self.path, entries))
-        self._dispose_later(controls.run(remove_trash, self.path))
-        self._dispose_later(controls.run(remove_index_leftovers, self.path))
-        for entry in entries:
+        self.catalog.add_stored(scan.entries)
+        self._claims.claim_all(scan.entries)
+        for cleanup in scan.cleanups:
+            self._dispose_later(cleanup())
+        for entry in scan.entries:
             if entry.left_busy:
                 try:
                     await self.get(entry.id)
@@ -147,7 +118,7 @@ class ConversationRegistry:
             "record an interrupted run or goal)",
             len(self.catalog),
             self.path,
-            len(to_read),
+            scan.read,
             len(self._live),
         )
 
@@ -169,18 +140,8 @@ class ConversationRegistry:
         try:
             return await self._close(services, pending_disposals, reason, run_wait)
         finally:
-            await self._write_index([service.id for service in services])
-
-    async def _write_index(self, closed: list[uuid.UUID]) -> None:
-        """Write the index at shutdown: the stored entries, and the conversations just closed
-        read again (their files changed while they were open). A failure is only logged: the
-        next start reads what the index lacks."""
-        try:
-            entries, _ = await self.pools.controls.run(load_entries, self.path, closed)
-            entries += self.catalog.entries()
-            await self.pools.controls.run(write_index, self.path, entries)
-        except Exception as exc:
-            logger.warning("The conversation index was not written: %s", exc)
+            closed = [service.id for service in services]
+            await index_at_shutdown(self.path, self.pools.controls, closed, self.catalog.entries())
 
     async def _close(
         self,
