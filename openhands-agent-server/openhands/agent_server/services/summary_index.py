@@ -26,24 +26,23 @@ import logging
 import os
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from openhands.sdk.conversation import ConversationExecutionStatus, ConversationSummary
 from openhands.sdk.conversation.event_log import EVENTS_FILE
 from openhands.sdk.conversation.goal.status import left_running
 from openhands.sdk.conversation.snapshot import BASE_STATE_FILE
 from openhands.sdk.io import write_atomic
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 logger = logging.getLogger(__name__)
 
 INDEX_FILE = ".summary-index.json"
 """The index, in the conversations folder (hidden from listings: not a conversation id)."""
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 Status = ConversationExecutionStatus
 
@@ -54,9 +53,9 @@ Stamp = tuple[FileStamp | None, FileStamp | None]
 """A conversation's files as `stat` saw them: `base_state.json`, `events.jsonl` (None: none)."""
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEntry:
-    """What the server knows of a stored conversation without reading its files."""
+class StoredEntry(NamedTuple):
+    """What the server knows of a stored conversation without reading its files (a named
+    tuple: thousands are made at start-up)."""
 
     id: uuid.UUID
     created_at: datetime
@@ -82,24 +81,16 @@ class StoredEntry:
         )
 
 
-class _Row(BaseModel):
-    """One entry as the index file holds it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: uuid.UUID
-    created_at: datetime
-    execution_status: Status
-    working_dir: str
-    created_workspace: bool
-    left_busy: bool
-    stamp: Stamp
+_Row = tuple[str, str, Status, str, bool, bool, FileStamp | None, FileStamp | None]
+"""An entry as the file holds it: id (hex), created_at (ISO 8601), status, working directory,
+created_workspace, left_busy, and the two file stamps. Arrays, not objects: 5,000 of them
+validate in a few milliseconds."""
 
 
 class _IndexFile(BaseModel):
     """The index file: a version and the entries."""
 
-    version: Literal[1]
+    version: Literal[2]
     entries: list[_Row]
 
 
@@ -130,35 +121,38 @@ def read_index(persistence_dir: Path) -> dict[uuid.UUID, StoredEntry]:
         return {}
     try:
         rows = _IndexFile.model_validate_json(data).entries
-    except ValidationError as exc:
+        return {entry.id: entry for entry in map(_entry, rows)}
+    except (ValidationError, ValueError) as exc:
         first = str(exc).splitlines()[0]
         logger.warning("The conversation index %s is not usable (%s); rebuilding it", path, first)
         return {}
-    return {
-        row.id: StoredEntry(
-            id=row.id,
-            created_at=row.created_at,
-            execution_status=row.execution_status,
-            working_dir=row.working_dir,
-            created_workspace=row.created_workspace,
-            left_busy=row.left_busy,
-            stamp=row.stamp,
-        )
-        for row in rows
-    }
+
+
+def _entry(row: _Row) -> StoredEntry:
+    """An entry read from the file (ValueError for an id or a time that is not one)."""
+    hex_id, created_at, status, working_dir, created_workspace, left_busy, base, events = row
+    return StoredEntry(
+        id=uuid.UUID(hex=hex_id),
+        created_at=datetime.fromisoformat(created_at),
+        execution_status=status,
+        working_dir=working_dir,
+        created_workspace=created_workspace,
+        left_busy=left_busy,
+        stamp=(base, events),
+    )
 
 
 def write_index(persistence_dir: Path, entries: Iterable[StoredEntry]) -> None:
     """Replace the index with `entries` (atomically: a crash leaves the previous one)."""
-    rows = [
-        _Row(
-            id=e.id,
-            created_at=e.created_at,
-            execution_status=e.execution_status,
-            working_dir=e.working_dir,
-            created_workspace=e.created_workspace,
-            left_busy=e.left_busy,
-            stamp=e.stamp,
+    rows: list[_Row] = [
+        (
+            e.id.hex,
+            e.created_at.isoformat(),
+            e.execution_status,
+            e.working_dir,
+            e.created_workspace,
+            e.left_busy,
+            *e.stamp,
         )
         for e in entries
     ]
