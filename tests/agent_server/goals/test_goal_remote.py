@@ -23,7 +23,6 @@ from openhands.sdk.conversation.goal import (
     RunAgent,
     RunEnded,
     StatusRecorded,
-    StepResult,
     Stopped,
     TakeCheckpoint,
 )
@@ -39,16 +38,14 @@ class Backend:
     def __init__(self) -> None:
         self.started: list[tuple[uuid.UUID, GoalSnapshot, str]] = []
         self.cancelled: list[uuid.UUID] = []
-        self.pushed: list[tuple[uuid.UUID, str, StepResult]] = []
+        self.pushed: list[tuple[uuid.UUID, str]] = []
         self.push_arrived = asyncio.Event()
 
     async def start(self, conversation_id: uuid.UUID, snapshot: GoalSnapshot, run: str) -> None:
         self.started.append((conversation_id, snapshot, run))
 
-    async def step_ended(
-        self, conversation_id: uuid.UUID, step_id: str, result: StepResult
-    ) -> None:
-        self.pushed.append((conversation_id, step_id, result))
+    async def step_ended(self, conversation_id: uuid.UUID, step_id: str) -> None:
+        self.pushed.append((conversation_id, step_id))
         self.push_arrived.set()
 
     async def cancel(self, conversation_id: uuid.UUID) -> None:
@@ -193,7 +190,9 @@ async def test_statuses_riding_with_a_step_are_recorded_before_it(backend: Backe
     assert [s["phase"] for s in host.goal_statuses()] == ["agent", "judging"]
 
 
-async def test_a_step_that_outlasts_its_wait_is_pushed_once_when_it_ends(backend: Backend) -> None:
+async def test_a_step_that_outlasts_its_wait_is_announced_once_when_it_ends(
+    backend: Backend,
+) -> None:
     host = Host(wait_for_pause=True)
     driver, controller, run = await _handed_over(backend, host)
     step = controller.next()
@@ -203,14 +202,13 @@ async def test_a_step_that_outlasts_its_wait_is_pushed_once_when_it_ends(backend
     host.request_pause()  # the agent's run ends
     await asyncio.wait_for(backend.push_arrived.wait(), 10)
     await asyncio.sleep(0)  # a second push, if one were due, is sent by now
-    [(conversation_id, step_id, result)] = backend.pushed
-    assert (conversation_id, step_id) == (host.id, "1")
-    assert isinstance(result, RunEnded) and result.status == "paused"
-    # Asking again (a lost push) gets the same result, and runs nothing twice.
-    assert await driver.perform_remote(run, "1", step, wait=0) == result and host.runs == 1
+    assert backend.pushed == [(host.id, "1")]
+    # The run asks again (told, or after a lost word) and gets the result; nothing runs twice.
+    result = await driver.perform_remote(run, "1", step, wait=0)
+    assert isinstance(result, RunEnded) and result.status == "paused" and host.runs == 1
 
 
-async def test_a_step_answered_in_its_call_is_not_pushed(backend: Backend) -> None:
+async def test_a_step_answered_in_its_call_is_not_announced(backend: Backend) -> None:
     host = Host()
     driver, controller, run = await _handed_over(backend, host)
     assert await driver.perform_remote(run, "1", controller.next(), wait=10) is not None

@@ -93,13 +93,25 @@ class StandIn:
         self._refuse = refuse
         self.calls: list[StepCall] = []
         self.waiting: asyncio.Queue[StepCall] = asyncio.Queue()
+        self.held: asyncio.Queue[str] = asyncio.Queue()
         self._results: dict[str, StepResult] = {}
+        self._holding: set[str] = set()
+
+    def hold(self, step_id: str) -> None:
+        """Answer the step "still under way" (and report each ask in `held`) until released."""
+        self._holding.add(step_id)
+
+    def release(self, step_id: str) -> None:
+        self._holding.discard(step_id)
 
     @activity.defn(name="perform_step")
     async def perform_step(self, call: StepCall) -> GoalStepAnswer:
         self.calls.append(call)
         if self._refuse is not None and call.step.kind == self._refuse:
             raise ApplicationError("run refused", type="RemoteRequestError", non_retryable=True)
+        if call.step_id in self._holding:
+            await self.held.put(call.step_id)
+            return GoalStepAnswer(result=None)
         result = self._results.get(call.step_id)
         if result is None:
             result = self._results[call.step_id] = self._answer(call.step)
@@ -249,15 +261,14 @@ async def test_a_long_step_waits_for_the_servers_signal_and_holds_no_call(
         description = await handle.describe()
         assert description.status is not None and description.status.name == "RUNNING"
         assert len(stand_in.calls) == calls
-        await handle.signal(
-            STEP_ENDED,
-            StepEnded(step_id=waiting.step_id, result=RunEnded(status=Status.FINISHED)),
-        )
+        await handle.signal(STEP_ENDED, StepEnded(step_id=waiting.step_id))
         outcome = await handle.result()
         await run.replay(handle)
 
     assert outcome is not None and outcome.status == "complete"
-    assert [c.step.kind for c in stand_in.calls].count("run_agent") == 1  # asked once
+    # Woken by the signal, it asked for the result with the same step id.
+    runs = [c for c in stand_in.calls if c.step.kind == "run_agent"]
+    assert [c.step_id for c in runs] == [waiting.step_id] * 2
 
 
 async def test_a_lost_signal_is_made_up_by_asking_again_with_the_same_step_id(
@@ -306,9 +317,32 @@ async def test_time_counts_on_the_workflows_clock_and_caps_the_goal(
         # The judge takes longer than the goal may: the workflow's time when the signal
         # arrives is past the limit.
         await asyncio.sleep(1.5)
-        await handle.signal(STEP_ENDED, StepEnded(step_id=waiting.step_id, result=verdict(False)))
+        await handle.signal(STEP_ENDED, StepEnded(step_id=waiting.step_id))
         outcome = await handle.result()
         await run.replay(handle)
 
     assert outcome is not None and outcome.status == "capped" and outcome.iterations == 1
     assert outcome.reason is not None and "time" in outcome.reason
+
+
+async def test_a_signal_from_anyone_else_only_wakes_the_workflow_to_ask_again(
+    env: WorkflowEnvironment,
+) -> None:
+    """Whoever can signal in the namespace can say a step ended; the result still comes from
+    the server: a workflow woken early asks, hears "still under way", and waits again."""
+    stand_in = StandIn(answers(verdict(True)), long=frozenset({"run_agent"}))
+    run = Run(env, stand_in)
+    async with run.worker:
+        handle = await run.start(goal_run(GoalRequest(objective="fix it")))
+        waiting = await asyncio.wait_for(stand_in.waiting.get(), EVENT_WAIT)
+        stand_in.hold(waiting.step_id)  # the server's run is not over yet
+        await handle.signal(STEP_ENDED, StepEnded(step_id=waiting.step_id))  # forged
+        asked_again = await asyncio.wait_for(stand_in.held.get(), EVENT_WAIT)
+        assert asked_again == waiting.step_id
+        description = await handle.describe()
+        assert description.status is not None and description.status.name == "RUNNING"
+        stand_in.release(waiting.step_id)  # now it is over: the server's word
+        await handle.signal(STEP_ENDED, StepEnded(step_id=waiting.step_id))
+        outcome = await handle.result()
+
+    assert outcome is not None and outcome.status == "complete"

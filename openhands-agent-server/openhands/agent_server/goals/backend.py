@@ -4,7 +4,7 @@ The server makes its backend once at start-up (`make_goal_backend(config)`: None
 built-in driver), keeps it on the app (`app.state.goal_backend`) and hands it to every
 conversation's driver through the registry. A backend starts a remote run from the
 controller's snapshot (the goal's first status is already on disk), tells it when a step it
-stopped waiting for has ended, and cancels it; the run sends every step to POST /goal/steps,
+stopped waiting for has ended (it then asks for the result), and cancels it; the run sends every step to POST /goal/steps,
 where this server performs it exactly as the built-in driver would.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from openhands.agent_server.config import ServerConfig
-    from openhands.sdk.conversation.goal import GoalSnapshot, StepResult
+    from openhands.sdk.conversation.goal import GoalSnapshot
 
 
 class GoalBackend(Protocol):
@@ -31,11 +31,11 @@ class GoalBackend(Protocol):
         earlier run of it); it sends its steps with `run` as its token."""
         ...
 
-    async def step_ended(
-        self, conversation_id: uuid.UUID, step_id: str, result: StepResult
-    ) -> None:
-        """Give the conversation's remote run the result of step `step_id`: a step that
-        outlasted its request's `wait` (POST /goal/steps answered null) and has ended now."""
+    async def step_ended(self, conversation_id: uuid.UUID, step_id: str) -> None:
+        """Tell the conversation's remote run that step `step_id` has ended: a step that
+        outlasted its request's `wait` (POST /goal/steps answered null). The run then asks for
+        its result, so the word carries none (whoever else can reach the run's backend can
+        wake it early, never hand it a result)."""
         ...
 
     async def cancel(self, conversation_id: uuid.UUID) -> None:

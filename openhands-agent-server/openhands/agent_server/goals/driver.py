@@ -332,8 +332,8 @@ class GoalDriver:
         """Start the remote run from the controller's snapshot; on failure record the end."""
         conversation_id = self._host.id
 
-        async def notify(step_id: str, result: StepResult) -> None:
-            await backend.step_ended(conversation_id, step_id, result)
+        async def notify(step_id: str) -> None:
+            await backend.step_ended(conversation_id, step_id)
 
         remote = RemoteRun(steps, self._run_ended, notify)
         self._run = remote

@@ -3,9 +3,9 @@
 The remote interpreter sends each step to POST /goal/steps with an id of its own and a `wait`
 of a few seconds; the step is performed by the same `StepRun` as the built-in driver's. A
 step that ends within the wait is the answer; one that goes on (an agent's run, a judge call,
-a person's approval) is answered null, and its result is pushed to the interpreter when it
-ends (`GoalBackend.step_ended`: a signal to the workflow), so nobody holds a request or a
-thread while an agent works. Requests are idempotent: a retried id (a worker died, a lost
+a person's approval) is answered null, and the interpreter is told when it ends
+(`GoalBackend.step_ended`: a signal to the workflow, which then asks again and gets the
+result), so nobody holds a request or a thread while an agent works. Requests are idempotent: a retried id (a worker died, a lost
 signal) attaches to the step already under way, or gets its result.
 """
 
@@ -27,8 +27,8 @@ logger = logging.getLogger(__name__)
 KEPT_STEPS = 16
 """How many recent steps' results a remote run keeps for retried requests."""
 
-Notify = Callable[[str, StepResult], Awaitable[None]]
-"""Pushes a step's result to the remote interpreter (step id, result)."""
+Notify = Callable[[str], Awaitable[None]]
+"""Tells the remote interpreter that a step (by id) has ended."""
 
 
 class RemoteRun(StepRun):
@@ -77,13 +77,13 @@ class RemoteRun(StepRun):
         self._pushed.discard(step_id)
         if finished.cancelled():
             return
-        push = asyncio.ensure_future(self._send(step_id, finished.result()))
+        push = asyncio.ensure_future(self._send(step_id))
         self._pushes.add(push)
         push.add_done_callback(self._pushes.discard)
 
-    async def _send(self, step_id: str, result: StepResult) -> None:
+    async def _send(self, step_id: str) -> None:
         try:
-            await self._notify(step_id, result)
+            await self._notify(step_id)
         except Exception as exc:
-            # The interpreter asks again after a while (same id) and gets the kept result.
+            # The interpreter asks again after a while (same id) all the same.
             logger.warning("telling the goal run that step %s ended failed: %s", step_id, exc)

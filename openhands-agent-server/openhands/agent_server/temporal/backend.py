@@ -15,7 +15,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 if TYPE_CHECKING:
     from openhands.agent_server.config import ServerConfig
-    from openhands.sdk.conversation.goal import GoalSnapshot, StepResult
+    from openhands.sdk.conversation.goal import GoalSnapshot
 
 
 def run_id_for(conversation_id: uuid.UUID) -> str:
@@ -68,15 +68,13 @@ class TemporalGoalBackend:
             id_conflict_policy=WorkflowIDConflictPolicy.TERMINATE_EXISTING,
         )
 
-    async def step_ended(
-        self, conversation_id: uuid.UUID, step_id: str, result: StepResult
-    ) -> None:
-        """Signal the conversation's goal workflow that step `step_id` ended with `result`; a
-        workflow that is gone (ended, replaced by a newer run) needs nothing."""
+    async def step_ended(self, conversation_id: uuid.UUID, step_id: str) -> None:
+        """Signal the conversation's goal workflow that step `step_id` ended (it then asks for
+        the result); a workflow that is gone (ended, replaced by a newer run) needs nothing."""
         client = await self._connect()
         handle = client.get_workflow_handle(run_id_for(conversation_id))
         try:
-            await handle.signal(STEP_ENDED, StepEnded(step_id=step_id, result=result))
+            await handle.signal(STEP_ENDED, StepEnded(step_id=step_id))
         except RPCError as exc:
             if exc.status != RPCStatusCode.NOT_FOUND:
                 raise

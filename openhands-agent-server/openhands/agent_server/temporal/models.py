@@ -8,13 +8,15 @@ keys; workers only carry the server's session key (`OH_AGENT_SERVER_KEY`).
 from __future__ import annotations
 
 from openhands.sdk.conversation.goal import GoalSnapshot
-from openhands.sdk.conversation.goal.steps import DriverStep, RidingStep, StepResult
+from openhands.sdk.conversation.goal.steps import DriverStep, RidingStep
 from pydantic import BaseModel, Field
 
 TASK_QUEUE = "openhands-goals"
 
 STEP_ENDED = "step_ended"
-"""The workflow's signal carrying a long step's result (`StepEnded`), sent by the agent server."""
+"""The workflow's signal that a long step ended (`StepEnded`), sent by the agent server. It
+carries no result: the workflow then asks the server for it, so whoever else can signal in the
+namespace can wake a goal early, never hand it a result."""
 
 STEP_WAIT_SECONDS = 2.0
 """How long one step call waits on the server for its step to end: a local activity lasts
@@ -57,7 +59,6 @@ class StepCall(BaseModel):
 
 
 class StepEnded(BaseModel):
-    """The `STEP_ENDED` signal: the result of a step that outlasted its call's `wait`."""
+    """The `STEP_ENDED` signal: a step that outlasted its call's `wait` has ended."""
 
     step_id: str
-    result: StepResult

@@ -11,10 +11,12 @@ How a step travels, as Temporal recommends for short and long work:
 - the `perform_step` local activity asks the server to perform it and waits a few seconds
   (`GoalRun.step_wait`): a status, a checkpoint, a quick verify come back in it, with no
   round trip through Temporal's task matching;
-- a step that outlasts that (an agent's run, a judge call, a person's approval) is answered
-  by the server with a `STEP_ENDED` signal when it ends; meanwhile no worker thread and no
-  workflow task is held. Should a signal be lost, the workflow asks again after
-  `GoalRun.recheck` seconds with the same step id and gets the kept result.
+- a step that outlasts that (an agent's run, a judge call, a person's approval) is followed
+  by a `STEP_ENDED` signal from the server when it ends; meanwhile no worker thread and no
+  workflow task is held. The signal only wakes the workflow: it asks the server again with
+  the same step id and gets the kept result, so a result never comes from anyone but the
+  agent server. Should a signal be lost, the workflow asks again after `GoalRun.recheck`
+  seconds all the same.
 """
 
 from __future__ import annotations
@@ -63,13 +65,13 @@ class GoalWorkflow:
     """Drives one goal until it completes, caps or is interrupted; returns its outcome."""
 
     def __init__(self) -> None:
-        self._ended: dict[str, StepResult] = {}
+        self._ended: set[str] = set()
         self._count = 0
 
     @workflow.signal(name=STEP_ENDED)
     def step_ended(self, ended: StepEnded) -> None:
-        """The server's word that a long step ended (kept until the workflow asks for it)."""
-        self._ended[ended.step_id] = ended.result
+        """The server's word that a long step ended: ask it for the result."""
+        self._ended.add(ended.step_id)
 
     @workflow.run
     async def run(self, start: GoalRun) -> GoalOutcome | None:
@@ -124,13 +126,12 @@ class GoalWorkflow:
                 retry_policy=RETRY,
             )
             if answer.result is not None:
-                self._ended.pop(call.step_id, None)
+                self._ended.discard(call.step_id)
                 return answer.result
-            try:
+            # No result yet: wait for the server's word (or `recheck`), then ask again.
+            with contextlib.suppress(TimeoutError):
                 await workflow.wait_condition(
                     lambda: call.step_id in self._ended,
                     timeout=timedelta(seconds=start.recheck),
                 )
-            except TimeoutError:
-                continue  # no word from the server: ask again (the same id attaches)
-            return self._ended.pop(call.step_id)
+            self._ended.discard(call.step_id)
