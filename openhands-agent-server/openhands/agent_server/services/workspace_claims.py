@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from openhands.agent_server.services.live import LiveConversation
-from openhands.sdk.conversation import ConversationSummary
+from openhands.agent_server.services.summary_index import StoredEntry
 from openhands.sdk.workspace import claim_workspace, release_workspace
+from openhands.sdk.workspace.sandbox import claim_workspaces
 
 
 class WorkspaceClaims:
@@ -40,6 +41,17 @@ class WorkspaceClaims:
 
         readable, writable = sandbox_grants(worktree_git_dir)
         claim_workspace(working_dir, readable=readable, writable=writable)
+
+    def claim_all(self, entries: list[StoredEntry]) -> None:
+        """`claim` for the stored conversations found at start-up (resolved in one pass)."""
+        new = [e for e in entries if e.id not in self._claims]
+        plain = [e for e in new if e.worktree_git_dir is None]
+        for entry in plain:
+            self._claims[entry.id] = entry.working_dir
+        claim_workspaces(entry.working_dir for entry in plain)
+        for entry in new:
+            if entry.worktree_git_dir is not None:  # few: the children in a worktree
+                self.claim(entry.id, entry.working_dir, entry.worktree_git_dir)
 
     def release(self, conversation_id: uuid.UUID) -> None:
         """Give up a deleted conversation's claim (nothing if it had none)."""
@@ -74,17 +86,14 @@ class WorkspaceUse:
         return worktree_folder(self.working_dir, workspace_root)
 
 
-def workspace_of(
-    live: LiveConversation | None, summary: ConversationSummary | None
-) -> WorkspaceUse | None:
+def workspace_of(live: LiveConversation | None, entry: StoredEntry | None) -> WorkspaceUse | None:
     """Where a conversation being deleted works (and whether the server made that folder)."""
     if live is not None:
         state = live.conversation.state
         return WorkspaceUse(state.workspace.working_dir, state.created_workspace, state.worktree)
-    if summary is not None:
-        return WorkspaceUse(
-            summary.workspace.working_dir, summary.created_workspace, summary.worktree
-        )
+    if entry is not None:
+        worktree = entry.worktree_git_dir is not None
+        return WorkspaceUse(entry.working_dir, entry.created_workspace, worktree)
     return None
 
 
