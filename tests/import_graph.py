@@ -160,18 +160,23 @@ def module_name(path: Path, package: str, root: Path) -> str:
     return ".".join([package, *parts])
 
 
-def import_graph(package: str, root: Path, files: list[Path]) -> dict[str, set[str]]:
-    """module -> the modules of `package` it imports, by any of the ways above.
+def import_graph(
+    package: str, root: Path, files: list[Path], *, lazy: bool = False
+) -> dict[str, set[str]]:
+    """module -> the modules of `package` it imports: statements and dynamic imports, and
+    with `lazy` the lazy tables too.
 
     `from a import x` is an arrow to the module `a.x` when there is one, else to `a`. The
     parent packages Python runs before a module are no arrows: they have run before any
-    module of theirs does.
+    module of theirs does. A lazy table is left out by default: it hands on names, read once
+    both modules are loaded (an old path forwarding to its new home is one), so it ties no
+    loop of loading.
     """
     paths = {module_name(path, package, root): path for path in files}
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
         found = read_imports(path, package, root)
-        whole = found.modules | found.dynamic | found.lazy
+        whole = found.modules | found.dynamic | (found.lazy if lazy else set())
         targets = {module for module in whole if module in paths}
         for module, names in found.from_imports:
             submodules = {f"{module}.{n}" for n in names if f"{module}.{n}" in paths}

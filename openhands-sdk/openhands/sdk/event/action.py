@@ -20,9 +20,8 @@ from openhands.sdk.llm.message import (
     ThinkingBlock,
     scrub_surrogates,
 )
-from openhands.sdk.tool.schema import (
-    Action,
-    Observation,
+from openhands.sdk.tool.schema import Action, Observation
+from openhands.sdk.tool.stored import (
     action_from_data,
     dump_with_kind,
     observation_from_data,
