@@ -104,7 +104,9 @@ def create_app(
         running.append(started)
         keys.keys = initialized.session_api_keys
         if initialized.preload_litellm:
-            preload_litellm(started.pools.runs)
+            preload_litellm(
+                started.pools.runs, initialized, getattr(app.state, "server_settings", None)
+            )
 
     warm_start = WarmStart(config, box, activate) if config.deferred_init else None
 

@@ -50,6 +50,7 @@ LAZY_ROUTERS: tuple[LazyRouter, ...] = (
     _lazy("conversation_llms", "/api/conversations/"),
     _lazy("workspace_files", "/api/conversations/"),
     _lazy("llm_catalogue", "/api/llm/models", "/api/llm/providers"),
+    _lazy("llm_check", "/api/llm/check"),
     _lazy("provider_connections", "/api/llm/provider-connections"),
     _lazy("workspaces", "/api/workspaces"),
     _lazy("profile_changes", "/api/profiles/"),

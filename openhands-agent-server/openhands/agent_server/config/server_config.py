@@ -227,9 +227,11 @@ class ServerConfig(BaseSettings):
 
     preload_litellm: bool = Field(
         default=True,
-        description="Import litellm in a background thread once the server listens, so the "
-        "first LLM call does not wait seconds for that import (costs ~150 MB of memory "
-        "early). `false` imports it on the first LLM call instead.",
+        description="When a configured model needs litellm (LLM_MODEL, the stored settings' LLM "
+        "or an LLM profile whose model is not OpenAI-compatible: docs/llm.md), import litellm "
+        "in a background thread once the server listens, so the first LLM call does not wait "
+        "seconds for that import (costs ~150 MB of memory early). OpenAI-compatible models "
+        "never load it. `false` imports it on the first call of such a model instead.",
     )
     graceful_shutdown_seconds: int = Field(
         default=5,

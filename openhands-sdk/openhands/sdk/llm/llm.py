@@ -1,8 +1,10 @@
-"""`LLM`: one configured model, called through litellm (imported lazily).
+"""`LLM`: one configured model, called natively (OpenAI-compatible servers) or through litellm.
 
 One pydantic class holds every setting and the calls (a settings base class would cost every
-SDK import a copy of each field); which settings reach litellm is decided in `options.py`,
-the call itself in `transport.py`, its retries in `retry_policy.py`.
+SDK import a copy of each field); which settings are sent is decided in `options.py`, which
+transport carries them in `routing.py` (the `transport` field), the call itself behind
+`transport.py` (`openai_compat/` over httpx, or litellm, imported lazily), its retries in
+`retry_policy.py`.
 
 Metrics belong to a usage slot: an LLM and its copies under the same `usage_id` (e.g. a
 non-streaming copy made for one call) count into the same `Metrics`; a copy under another
@@ -21,6 +23,7 @@ from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm._litellm import import_litellm as _import_litellm
 from openhands.sdk.llm.errors import (
     ENV_HELP,
+    LLMBadRequestError,
     LLMConfigurationError,
     LLMResponseError,
     LLMTransientError,
@@ -28,6 +31,7 @@ from openhands.sdk.llm.errors import (
 from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.llm.routing import TransportName
 from openhands.sdk.llm.tool_schema import openai_tool_dicts
 from openhands.sdk.utils.skew import READING_WIRE_BODY
 from pydantic import (
@@ -66,10 +70,12 @@ def _default_log_folder() -> str:
 
 
 class LLM(BaseModel):
-    """A language model reachable through litellm, with retries and cost metrics.
+    """A language model with retries and cost metrics.
 
-    litellm is imported on the first real completion, never at import time. Settings the
-    reference SDK has but this one does not act on are accepted and documented as such.
+    OpenAI-compatible models are called over httpx (the native transport); other providers
+    through litellm, imported on their first real completion, never at import time (see
+    `transport`). Settings the reference SDK has but this one does not act on are accepted
+    and documented as such.
     """
 
     model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
@@ -104,7 +110,9 @@ class LLM(BaseModel):
         default=None, description="HTTP headers added to every request."
     )
     litellm_extra_body: dict[str, Any] = Field(
-        default_factory=dict, description="Passed to litellm as `extra_body` (proxies, vLLM)."
+        default_factory=dict,
+        description="Fields merged into the request body, e.g. vLLM's chat_template_kwargs "
+        "(litellm's `extra_body`).",
     )
     usage_id: str = Field(default="default", description="Name under which metrics are kept.")
     auth_type: Literal["api_key", "subscription"] = Field(
@@ -187,10 +195,20 @@ class LLM(BaseModel):
         "goal judge never streams).",
     )
     drop_params: bool = Field(
-        default=True, description="Let litellm drop parameters the provider does not accept."
+        default=True,
+        description="Leave out options the model does not take (litellm's rules, on both "
+        "transports); False: such an option is an LLMBadRequestError before anything is sent.",
     )
     modify_params: bool = Field(
         default=True, description="Accepted for the reference SDK; unused (deprecated there)."
+    )
+    transport: TransportName = Field(
+        default="auto",
+        description="Which client sends chat completions: 'native' (the SDK's own, over httpx, "
+        "for OpenAI-compatible servers), 'litellm', or 'auto': native for `openai/`, "
+        "`hosted_vllm/`, `lm_studio/`, `llamafile/`, `litellm_proxy/` models and names without "
+        "a provider prefix that are OpenAI models or have a base_url; litellm otherwise and for "
+        "the Responses API (docs/llm.md).",
     )
     api_mode: Literal["auto", "chat", "responses"] = Field(
         default="auto",
@@ -199,8 +217,9 @@ class LLM(BaseModel):
     )
     native_tool_calling: bool = Field(
         default=True,
-        description="Send tools natively. False (prompt-based tool calling) is not supported: "
-        "a completion with tools then fails with a clear error.",
+        description="Send tools natively. False: for models or servers without tool calling, "
+        "the tools are described in the system prompt and the calls read back from the reply's "
+        "text (chat completions; docs/llm.md).",
     )
     force_string_serializer: bool | None = Field(
         default=None, description="Send message content as one string (drops images)."
@@ -212,7 +231,9 @@ class LLM(BaseModel):
         default=None, description="Never send images, even to a vision model."
     )
     disable_stop_word: bool | None = Field(
-        default=False, description="Accepted for the reference SDK; no stop words are sent."
+        default=False,
+        description="With native_tool_calling=False, do not send the stop word that ends a reply "
+        "after its first call (for servers that refuse `stop`).",
     )
     caching_prompt: bool = Field(
         default=True, description="Mark prompt-cache breakpoints for models that need them."
@@ -379,6 +400,12 @@ class LLM(BaseModel):
 
     # -- what the model can do -----------------------------------------------------------------
 
+    def uses_native_transport(self) -> bool:
+        """Whether chat completions go through the native transport (`transport`)."""
+        from openhands.sdk.llm.routing import uses_native_transport
+
+        return uses_native_transport(self)
+
     def _supports(self, feature: Any) -> bool | None:
         from openhands.sdk.llm.capabilities import supports
 
@@ -387,6 +414,7 @@ class LLM(BaseModel):
             feature,
             overrides=self.capability_overrides,
             provider=self.custom_llm_provider,
+            native=self.uses_native_transport(),
         )
 
     def vision_is_active(self) -> bool:
@@ -411,10 +439,14 @@ class LLM(BaseModel):
 
     @property
     def model_info(self) -> dict[str, Any] | None:
-        """litellm's information on this model (context window, prices), or None."""
+        """litellm's model-map information on this model (context window, prices), or None."""
         from openhands.sdk.llm.capabilities import model_info
 
-        return model_info(self.model_canonical_name or self.model, self.custom_llm_provider)
+        return model_info(
+            self.model_canonical_name or self.model,
+            self.custom_llm_provider,
+            native=self.uses_native_transport(),
+        )
 
     @property
     def effective_max_input_tokens(self) -> int | None:
@@ -433,7 +465,8 @@ class LLM(BaseModel):
         return output_token_cap(self)
 
     def get_token_count(self, messages: list[Message]) -> int:
-        """Tokens `messages` take for this model (litellm's counter; 0 if it cannot tell)."""
+        """Tokens `messages` take for this model (litellm's counter, so it imports litellm
+        whatever the transport; 0 if it cannot tell)."""
         try:
             return int(
                 _import_litellm().token_counter(
@@ -484,22 +517,17 @@ class LLM(BaseModel):
         """Ask the model for the next assistant message (tool calls included).
 
         `tools` are tool definitions or OpenAI tool dicts. The call streams when `stream`
-        (or, if None, the `stream` field) says so; `on_token` then receives every raw chunk
-        (a litellm `ModelResponseStream`) as it arrives. Extra keyword arguments go to
-        litellm as they are. On a persistent failure, `fallback_strategy` is tried.
+        (or, if None, the `stream` field) says so; `on_token` then receives every chunk as
+        it arrives, in the OpenAI chunk shape (`chunk.choices[0].delta.content`): an
+        `LLMStreamChunk` from the native transport, litellm's `ModelResponseStream` from
+        litellm. Extra keyword arguments are sent as request options (litellm's rules: see
+        docs/llm.md). On a persistent failure, `fallback_strategy` is tried.
         """
         if not messages:
             raise InvalidArgumentError(
                 "completion() needs at least one message, e.g. [Message(role='user', ...)]"
             )
         tool_dicts = openai_tool_dicts(tools, add_security_risk_prediction)
-        if tool_dicts and not self.native_tool_calling:
-            raise LLMConfigurationError(
-                f"LLM {self.model!r} has native_tool_calling=False, but prompt-based tool "
-                "calling is not supported: use a model with tool calling and leave "
-                "native_tool_calling=True.",
-                model=self.model,
-            )
         if self.auth_type != "api_key":
             raise LLMConfigurationError(
                 f"LLM {self.model!r}: auth_type={self.auth_type!r} is not supported; use "
@@ -515,7 +543,16 @@ class LLM(BaseModel):
         if kwargs:
             extra["params"] = kwargs
         try:
-            response = self._complete(messages, tool_dicts, use_stream, **extra)
+            response = self._complete_chat_or_prompt(messages, tool_dicts, use_stream, extra)
+        except LLMBadRequestError as error:
+            if not tool_dicts or not self.native_tool_calling:
+                raise
+            from openhands.sdk.llm.prompt_tools import hint_tools_refused
+
+            hinted = hint_tools_refused(error)
+            if hinted is error:
+                raise
+            raise hinted from error
         except (LLMTransientError, LLMResponseError) as error:
             fallback = self.fallback_strategy
             if fallback is None or not fallback.should_fallback(error):
@@ -546,6 +583,26 @@ class LLM(BaseModel):
         response.metrics = self._metrics.get_snapshot()
         return response
 
+    def _complete_chat_or_prompt(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        stream: bool,
+        extra: dict[str, Any],
+    ) -> LLMResponse:
+        """`_complete`, with the tools moved into the prompt and the calls read back out of
+        the reply when `native_tool_calling` is off (`prompt_tools/`, loaded only then)."""
+        if not tools or self.native_tool_calling or self.uses_responses_api():
+            return self._complete(messages, tools, stream, **extra)
+        from openhands.sdk.llm.prompt_tools import PromptToolCalling
+
+        prompt = PromptToolCalling(self, tools)
+        extra = {**extra, "params": prompt.params(extra.get("params"))}
+        if extra["params"] is None:
+            del extra["params"]
+        response = self._complete(prompt.messages(messages), None, stream, **extra)
+        return prompt.read(response)
+
     def _context_window(self, response: LLMResponse) -> int:
         # litellm's figure only for real calls: a scripted reply must not import litellm.
         if self.max_input_tokens or response.raw_response is None:
@@ -568,6 +625,14 @@ class LLM(BaseModel):
 
         if self.uses_responses_api():
             from openhands.sdk.llm.responses_api import complete_responses
+
+            if self.transport == "native":
+                raise LLMConfigurationError(
+                    f"LLM {self.model!r}: the Responses API (api_mode='responses') goes through "
+                    "litellm; set transport='auto' (or 'litellm'), or api_mode='chat' to keep "
+                    "the native transport.",
+                    model=self.model,
+                )
 
             request = chat_params(self, stream=False, call_context=call_context, overrides=params)
             response = complete_responses(self, messages, tools, request)
