@@ -64,7 +64,7 @@ async def navigate(live: LiveConversation, event_id: str | None) -> None:
     try:
         await live.control(live.conversation.navigate_to, event_id)
     except UnknownEventError as exc:
-        raise NotFoundError(str(exc)) from None
+        raise NotFoundError(str(exc), code="unknown_event") from None
     except ConversationAlreadyRunningError as exc:
         raise ConflictError(str(exc)) from None
 
@@ -112,7 +112,8 @@ async def condense(live: LiveConversation) -> bool:
         )
         raise ConflictError(
             f"Cannot condense conversation: {what}. Give the agent an LLMSummarizingCondenser "
-            "(agent.condenser) to condense on request."
+            "(agent.condenser) to condense on request.",
+            code="no_condenser",
         )
     await live.settle()
     if live.is_busy:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from openhands.sdk.remote.errors import (
     RemoteAuthenticationError,
+    RemoteConflictError,
     RemoteConnectionError,
     RemoteConversationError,
     RemoteConversationNotFoundError,
@@ -37,6 +38,7 @@ __getattr__, __dir__ = lazy_exports(
 __all__ = [
     "Conversation",
     "RemoteAuthenticationError",
+    "RemoteConflictError",
     "RemoteConnectionError",
     "RemoteConversation",
     "RemoteConversationError",

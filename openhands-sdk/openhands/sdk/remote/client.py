@@ -49,7 +49,7 @@ class RemoteClient(ServerClient):
     def _conv(self, conversation_id: uuid.UUID) -> str:
         return f"/api/conversations/{conversation_id}"
 
-    def _answer(self, model: type[M], body: Any, what: str) -> M:
+    def read_as(self, model: type[M], body: Any, what: str) -> M:
         """`body` read as `model`; a RemoteServerError if the server answered another shape."""
         try:
             return model.model_validate(body)
@@ -60,13 +60,13 @@ class RemoteClient(ServerClient):
     def create_conversation(self, request: StartConversationRequest) -> ConversationInfo:
         """POST /api/conversations: create (or return the existing) conversation."""
         body = self.request("POST", "/api/conversations", json=to_wire(request))
-        return self._answer(ConversationInfo, body, "POST /api/conversations")
+        return self.read_as(ConversationInfo, body, "POST /api/conversations")
 
     def get_conversation(self, conversation_id: uuid.UUID) -> ConversationInfo:
         """GET /api/conversations/{id}: the ConversationInfo."""
         path = self._conv(conversation_id)
         body = self.request("GET", path, not_found=f"Conversation {conversation_id}")
-        return self._answer(ConversationInfo, body, f"GET {path}")
+        return self.read_as(ConversationInfo, body, f"GET {path}")
 
     def send_message(self, conversation_id: uuid.UUID, message: SendMessageRequest) -> None:
         """POST /{id}/events: append a user message."""
@@ -123,7 +123,7 @@ class RemoteClient(ServerClient):
             body = self.request(
                 "GET", path, params=params, not_found=f"Conversation {conversation_id}"
             )
-            page = self._answer(EventPage, body, f"GET {path}")
+            page = self.read_as(EventPage, body, f"GET {path}")
             yield from page.items
             page_id = page.next_page_id
             if not page_id:
@@ -167,7 +167,7 @@ class RemoteClient(ServerClient):
         body = self.request(
             "POST", path, json=to_wire(request), not_found=f"Conversation {conversation_id}"
         )
-        return self._answer(GoalStepAnswer, body, f"POST {path}")
+        return self.read_as(GoalStepAnswer, body, f"POST {path}")
 
     def goal_action(
         self, conversation_id: uuid.UUID, action: str, body: dict[str, Any] | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import Message
 from openhands.sdk.remote.checkpoints import RemoteCheckpoints
 from openhands.sdk.remote.client import RemoteClient
+from openhands.sdk.remote.controls import RemoteControls, secret_specs
 from openhands.sdk.remote.events import Callback, EventStream, RemoteEventCache
 from openhands.sdk.remote.goals import RemoteGoals
 from openhands.sdk.remote.state import RemoteState
@@ -51,7 +52,9 @@ from openhands.sdk.workspace.checkpoints import Checkpoint, CheckpointDiff, Rewi
 if TYPE_CHECKING:
     from openhands.sdk.conversation.goal import GoalStatus
     from openhands.sdk.plugin.types import PluginSource
+    from openhands.sdk.secret import SecretValue
     from openhands.sdk.tool.client_tool import ClientToolSpec
+    from openhands.sdk.tool.schema import Action, Observation
 
 logger = logging.getLogger(__name__)
 
@@ -84,13 +87,15 @@ class RemoteConversation(BaseConversation):
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
         client_tools: Sequence[ClientToolSpec] | None = None,
         plugins: Sequence[PluginSource] | None = None,
+        secrets: Mapping[str, SecretValue] | None = None,
     ) -> None:
         """Create the conversation on the server (or attach to `conversation_id`) and subscribe.
 
         `visualizer` (an instance or a class) is shown every mirrored event, after the
         callbacks. `client_tools` are tools this client runs (their calls arrive as
         ActionEvents; answer a waiting one with `respond_to_client_tool`); `plugins` are
-        fetched and merged into the agent by the server (sources are the server's).
+        fetched and merged into the agent by the server (sources are the server's);
+        `secrets` are given to the agent's commands as by `update_secrets`.
         """
         del persistence_dir  # the server owns persistence
         if isinstance(visualizer, type):
@@ -118,6 +123,7 @@ class RemoteConversation(BaseConversation):
                     hook_config=hook_config,
                     client_tools=list(client_tools or ()),
                     plugins=list(plugins or ()),
+                    secrets=secret_specs(secrets or {}),
                 )
             )
             self._id = info.id
@@ -134,6 +140,7 @@ class RemoteConversation(BaseConversation):
         self._state = RemoteState(self._id, agent, self._client, self._events)
         self._goals = RemoteGoals(self._client, self._id, self._events)
         self._checkpoints = RemoteCheckpoints(self._client, self._id)
+        self._controls = RemoteControls(self._client, self._id)
         if visualizer is not None:
             visualizer.initialize(self._state)
 
@@ -187,6 +194,93 @@ class RemoteConversation(BaseConversation):
     def pause(self) -> None:
         self._check_open()
         self._client.pause(self._id)
+
+    def interrupt(self) -> None:
+        """Stop the run now, not after its step: an LLM reply still on its way is dropped (a
+        tool call already running finishes first); the run ends `paused`, and `run()`
+        returns. Without a run, the same as `pause()`."""
+        self._check_open()
+        self._controls.interrupt()
+
+    # -- what the server changes on the conversation ------------------------------------------
+
+    def set_title(self, title: str) -> None:
+        """Name the conversation (saved on the server, kept across its restarts; `state.title`
+        reads it back). `InvalidArgumentError` for a blank title or one over 200 characters."""
+        self._check_open()
+        self._controls.set_title(title)
+
+    def navigate_to(self, event_id: str | None) -> None:
+        """Move the HEAD of the event tree to `event_id` (None: an empty tree): the agent's
+        context becomes the branch from the root to it, and the next event starts a sibling
+        branch there; nothing is deleted. `UnknownEventError` for an event not in the log,
+        `ConversationAlreadyRunningError` during a run (as for a local conversation)."""
+        self._check_open()
+        self._controls.navigate_to(event_id)
+
+    def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
+        """Add or replace secrets: a terminal command naming `$NAME` gets the value, and its
+        output shows `<secret-hidden>` instead. Values travel to the server (which seals them
+        in the conversation's folder, so a restart or a fork keeps them); they never enter
+        the events. `InvalidArgumentError` for a name that is not an environment variable
+        name or a value that is neither a string nor a `SecretSource`."""
+        self._check_open()
+        self._controls.update_secrets(secrets)
+
+    def condense(self) -> None:
+        """Condense the history now with the agent's condenser (the log keeps every event;
+        the LLM's view gets a summary). `RemoteConflictError` (code `no_condenser`) when the
+        agent has none that condenses on request; `ConversationAlreadyRunningError` during a
+        run."""
+        self._check_open()
+        self._controls.condense()
+
+    def load_plugin(self, plugin_ref: PluginSource | str) -> None:
+        """Load a plugin between runs (a folder on the server, a git URL, `github:owner/repo`,
+        or `name@marketplace`): its skills, MCP servers and hooks apply from the next message
+        on. `RemoteRequestError` for one that cannot be fetched or read."""
+        self._check_open()
+        self._controls.load_plugin(plugin_ref)
+
+    def switch_llm(self, llm: LLM) -> None:
+        """Drive the agent with `llm` from its next LLM call on (the history is kept). Its key,
+        if it has one, is sealed on the server; without one the server's stored key for the
+        same model and base URL is used. `conversation.agent.llm` is `llm` afterwards."""
+        self._check_open()
+        self._controls.switch_llm(llm)
+        self._use_agent(self._agent.model_copy(update={"llm": llm}))
+
+    def switch_profile(self, profile_name: str) -> None:
+        """Drive the agent with the server's stored LLM profile `profile_name` (its usage is
+        counted under `profile:<name>`; `conversation.agent.llm` is the profile's LLM as the
+        server shows it, without its key). `NotFoundError` (a FileNotFoundError, as for a
+        local conversation) naming the profiles there are, for an unknown one."""
+        self._check_open()
+        self._controls.switch_profile(profile_name)
+        llm = self._state.info().agent.llm
+        self._use_agent(self._agent.model_copy(update={"llm": llm}))
+
+    def ask_agent(self, question: str) -> str:
+        """The agent's LLM's answer to `question` about the conversation so far. Nothing is
+        recorded (no event, no status change) and it is safe during a run.
+        `InvalidArgumentError` for a blank question; `RemoteServerError` (502) when the LLM
+        call fails."""
+        self._check_open()
+        return self._controls.ask_agent(question)
+
+    def execute_tool(self, tool_name: str, action: Action) -> Observation:
+        """Not offered for a remote conversation (as in the reference): the server runs tools
+        within the agent's steps. Use a `LocalConversation` to run one directly."""
+        raise NotImplementedError(
+            "execute_tool is not available on a RemoteConversation: tools run on the server "
+            "within the agent's steps. Use a LocalConversation to run a tool directly."
+        )
+
+    def _use_agent(self, agent: AgentBase) -> None:
+        """Show `agent` as this conversation's agent from now on (after the server changed
+        it), here and in `state.agent`."""
+        self._agent = agent
+        self._state.use_agent(agent)
 
     def fork(
         self,

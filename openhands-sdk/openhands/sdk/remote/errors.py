@@ -7,10 +7,11 @@ ConversationError (openhands.sdk.conversation.errors)
     ├── RemoteAuthenticationError     401/403: missing or wrong session key (also PermissionError)
     ├── RemoteConversationNotFoundError   404: no such conversation (also LookupError)
     ├── RemoteRequestError            400/422: the server rejected the request (also ValueError)
+    ├── RemoteConflictError           409 with a code: the conversation's state forbids it now
     └── RemoteServerError             any other unexpected answer (5xx, bad JSON)
 
 `ConversationRunError` and `ConversationAlreadyRunningError` are raised as for a local
-conversation: a failed run and a run while another one is in progress.
+conversation: a failed run, and a 409 without a code (a run or a goal in progress).
 """
 
 from __future__ import annotations
@@ -55,7 +56,14 @@ class RemoteAuthenticationError(RemoteConversationError, PermissionError):
 
 
 class RemoteConversationNotFoundError(RemoteConversationError, LookupError):
-    """The server does not know the conversation (HTTP 404)."""
+    """The server does not know the conversation (HTTP 404), or what a request named in it;
+    `code` is the server's stable reason when it gave one (e.g. `unknown_event`), `detail`
+    its message."""
+
+    def __init__(self, message: str, *, code: str | None = None, detail: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.detail = detail or message
 
 
 class RemoteRequestError(RemoteConversationError, ValueError):
@@ -64,6 +72,17 @@ class RemoteRequestError(RemoteConversationError, ValueError):
     def __init__(self, status_code: int, detail: str) -> None:
         super().__init__(f"The agent server rejected the request (HTTP {status_code}): {detail}")
         self.status_code = status_code
+        self.detail = detail
+
+
+class RemoteConflictError(RemoteConversationError):
+    """The server refused the request in the conversation's present state (HTTP 409), for the
+    reason its `code` names (e.g. `no_condenser`, `workspace_changing`); the message says
+    what would make it possible."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"The agent server refused the request ({code}): {detail}")
+        self.code = code
         self.detail = detail
 
 

@@ -43,6 +43,10 @@ class RemoteState:
         """The agent this client was created with (the server redacts its key in answers)."""
         return self._agent
 
+    def use_agent(self, agent: AgentBase) -> None:
+        """Show `agent` from now on (the server switched its LLM)."""
+        self._agent = agent
+
     @property
     def events(self) -> RemoteEventCache:
         """The conversation's events, oldest first, mirrored from the server."""

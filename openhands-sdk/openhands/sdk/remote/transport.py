@@ -6,12 +6,14 @@ JSON bodies, and each failure as a specific `RemoteConversationError` naming the
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
 from openhands.sdk.conversation.errors import ConversationAlreadyRunningError
 from openhands.sdk.remote.errors import (
     RemoteAuthenticationError,
+    RemoteConflictError,
     RemoteConnectionError,
     RemoteConversationNotFoundError,
     RemoteRequestError,
@@ -24,12 +26,18 @@ API_KEY_HEADER = "X-Session-API-Key"
 """The header that carries the session API key."""
 
 
-def _detail(response: httpx.Response) -> str:
-    """The server's error as one readable line: its `message`, else the body as text."""
+_CODE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _detail(response: httpx.Response) -> tuple[str, str | None]:
+    """The server's error as one readable line (its `message`, else the body as text), and
+    its stable code when it gives one (`detail`, e.g. "no_condenser")."""
     try:
-        return ErrorResponse.model_validate_json(response.content).message
+        error = ErrorResponse.model_validate_json(response.content)
     except ValidationError:
-        return response.text.strip()[:500] or response.reason_phrase
+        return response.text.strip()[:500] or response.reason_phrase, None
+    code = error.detail if isinstance(error.detail, str) and _CODE.match(error.detail) else None
+    return error.message, code
 
 
 class ServerClient:
@@ -83,7 +91,7 @@ class ServerClient:
                 return response.json()
             except ValueError as exc:
                 raise RemoteServerError(status, f"not JSON: {response.text[:200]!r}") from exc
-        detail = _detail(response)
+        detail, code = _detail(response)
         if status in (401, 403):
             raise RemoteAuthenticationError(self.host, status, self._api_key is not None)
         if status == 404:
@@ -96,9 +104,13 @@ class ServerClient:
             raise RemoteConversationNotFoundError(
                 f"{not_found} was not found on the agent server at {self.host} "
                 f"({method} {path}: {detail}). It was deleted or never existed; create a new "
-                "conversation."
+                "conversation.",
+                code=code,
+                detail=detail,
             )
         if status == 409:
+            if code is not None:
+                raise RemoteConflictError(code, detail)
             raise ConversationAlreadyRunningError(detail)
         if status in (400, 422):
             raise RemoteRequestError(status, detail)
