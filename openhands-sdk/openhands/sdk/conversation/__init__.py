@@ -9,6 +9,7 @@ from openhands.sdk.conversation.base import BaseConversation
 from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
+    CondenserUnavailableError,
     ConversationAlreadyRunningError,
     ConversationClosedError,
     ConversationError,
@@ -48,6 +49,7 @@ __getattr__, __dir__ = lazy_exports(
 
 __all__ = [
     "BaseConversation",
+    "CondenserUnavailableError",
     "ConversationAlreadyRunningError",
     "ConversationCallbackType",
     "ConversationClosedError",

@@ -15,10 +15,10 @@ import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from openhands.sdk.conversation.errors import UnknownEventError
+from openhands.sdk.conversation.errors import CondenserUnavailableError, UnknownEventError
 from openhands.sdk.errors import InvalidArgumentError, NotFoundError
 from openhands.sdk.remote.client import RemoteClient
-from openhands.sdk.remote.errors import RemoteConversationNotFoundError
+from openhands.sdk.remote.errors import RemoteConflictError, RemoteConversationNotFoundError
 from openhands.sdk.wire import (
     AskAgentRequest,
     AskAgentResponse,
@@ -79,7 +79,12 @@ class RemoteControls:
 
     def condense(self) -> None:
         """POST /condense."""
-        self._post("condense")
+        try:
+            self._post("condense")
+        except RemoteConflictError as exc:
+            if exc.code == CondenserUnavailableError.code:
+                raise CondenserUnavailableError(exc.detail) from None
+            raise
 
     def load_plugin(self, plugin: PluginSource | str) -> None:
         """POST /load_plugin with the plugin's reference (a folder on the server, a git URL,

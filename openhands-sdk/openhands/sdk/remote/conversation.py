@@ -229,9 +229,9 @@ class RemoteConversation(BaseConversation):
 
     def condense(self) -> None:
         """Condense the history now with the agent's condenser (the log keeps every event;
-        the LLM's view gets a summary). `RemoteConflictError` (code `no_condenser`) when the
-        agent has none that condenses on request; `ConversationAlreadyRunningError` during a
-        run."""
+        the LLM's view gets a summary), as `LocalConversation.condense`.
+        `CondenserUnavailableError` (a ValueError) when the agent has none that condenses on
+        request; `ConversationAlreadyRunningError` during a run."""
         self._check_open()
         self._controls.condense()
 
