@@ -44,12 +44,16 @@ from openhands.agent_server.edge.dormant import DormantGate, dormant_message
 from openhands.agent_server.edge.error_handlers import install_error_handlers
 from openhands.agent_server.edge.guard import EdgeGuard
 from openhands.agent_server.edge.openai_errors import OpenAIErrors
-from openhands.agent_server.goals.backend import configure_goal_backend
+from openhands.agent_server.goals.backend import make_goal_backend
 from openhands.agent_server.litellm_preload import preload_litellm
 from openhands.agent_server.services.bash_events import BashEvents
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.registry import ConversationRegistry
-from openhands.agent_server.services.sandboxing import start_sandbox, stop_sandbox
+from openhands.agent_server.services.sandboxing import (
+    sandbox_policy_of,
+    start_sandbox,
+    stop_sandbox,
+)
 from openhands.agent_server.services.sealed_credentials import SealedCredentials
 from openhands.agent_server.services.sealing import SecretBox
 from openhands.agent_server.services.server_settings import ServerSettings
@@ -79,6 +83,7 @@ def create_app(
     """
     config = config or ServerConfig.from_env()
     box = SecretBox.from_config(config)  # the bootstrap key of a dormant server
+    sandbox_policy_of(config)  # an unsafe OH_SANDBOX_WRITABLE stops the server here, in words
     keys = SessionKeys(config.session_api_keys)
     running: list[_Running] = []
 
@@ -164,7 +169,6 @@ async def _start(
     conversations."""
     # The agent's terminal, verify and hooks get the variables OH_AGENT_ENV names.
     configure_agent_environment(passthrough=config.agent_env)
-    configure_goal_backend(config)
     pools = Pools.create(config.max_run_threads, config.control_threads, nice=config.worker_nice)
     try:
         app.state.sandbox = await pools.controls.run(start_sandbox, config)
@@ -176,14 +180,23 @@ async def _start(
         await pools.controls.run(settings.load)
         if credentials is None:
             credentials = SealedCredentials(config, box, defaults=settings.llm_defaults)
+        # Who interprets goal steps (None: this server); one per server, on the app.
+        app.state.goal_backend = goal_backend = make_goal_backend(config)
         conversations = ConversationRegistry(
-            config, pools, credentials, secrets=settings.conversation_secrets
+            config,
+            pools,
+            credentials,
+            secrets=settings.conversation_secrets,
+            goal_backend=goal_backend,
         )
         app.state.pools = pools
         app.state.conversations = conversations
         app.state.server_settings = settings
         app.state.bash_events = BashEvents(
-            pools.runs, config.workspace_path, config.max_bash_events
+            pools.runs,
+            config.workspace_path,
+            config.max_bash_events,
+            stream_seconds=config.bash_stream_seconds,
         )
         # Thousands of summaries are read at once and kept: collecting garbage meanwhile
         # only costs time, and freezing them keeps later collections short.

@@ -67,6 +67,27 @@ def _default_log_folder() -> str:
     return os.path.join(os.environ.get("LOG_DIR", "logs"), "completions")
 
 
+NATIVE_TOOL_CALLING_ENV = "LLM_NATIVE_TOOL_CALLING"
+"""`false` (or 0, no, off): describe the tools in the prompt instead of sending them (a local
+model without tool calls); `true`: native calls; unset: the LLM's default."""
+
+
+def native_tool_calling_from_env() -> bool | None:
+    """`LLM_NATIVE_TOOL_CALLING` as a flag (None when unset); `LLMConfigurationError` for a
+    value that is not a yes or a no."""
+    raw = os.environ.get(NATIVE_TOOL_CALLING_ENV, "").strip().lower()
+    if not raw:
+        return None
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise LLMConfigurationError(
+        f"{NATIVE_TOOL_CALLING_ENV}={raw!r}: give true (native tool calls) or false (tools "
+        "described in the prompt, for a model without tool calls)"
+    )
+
+
 class LLM(BaseModel):
     """A language model with retries and cost metrics.
 
@@ -333,12 +354,16 @@ class LLM(BaseModel):
 
     @classmethod
     def from_env(cls, usage_id: str = "default", **overrides: Any) -> "LLM":
-        """Build an LLM from LLM_MODEL, LLM_API_KEY and LLM_BASE_URL, or say what to set."""
+        """Build an LLM from LLM_MODEL, LLM_API_KEY and LLM_BASE_URL (and
+        LLM_NATIVE_TOOL_CALLING=false for a model without tool calls), or say what to set."""
         model = os.environ.get("LLM_MODEL", "").strip()
         if not model:
             raise LLMConfigurationError(f"No LLM configured. {ENV_HELP}")
         api_key = os.environ.get("LLM_API_KEY") or None
         base_url = os.environ.get("LLM_BASE_URL") or None
+        native = native_tool_calling_from_env()
+        if native is not None:
+            overrides.setdefault("native_tool_calling", native)
         return cls(
             model=model,
             api_key=SecretStr(api_key) if api_key else None,
