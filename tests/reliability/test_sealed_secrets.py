@@ -157,7 +157,7 @@ def test_a_wrong_secret_key_after_a_restart_answers_409_naming_the_fix_and_the_o
             assert answer["detail"] == "sealed_keys_unreadable"
             assert "OH_SECRET_KEY" in answer["message"] and "LLM_API_KEY" in answer["message"]
         assert http.get("/health").status_code == 200
-    assert "Traceback" not in wrong.log()
+    assert "Traceback" not in wrong.log(), wrong.log()
     wrong.stop()
 
     # The fix the answer names: the old key listed after the new one.

@@ -24,7 +24,7 @@ from openhands.agent_server.services.summary_index import (
     StoredEntry,
     check_index,
     read_index,
-    remove_index_leftovers,
+    tidy_index,
     write_index,
 )
 from openhands.sdk.conversation import list_conversation_ids
@@ -67,10 +67,10 @@ async def scan_store(path: Path, controls: BlockingPool) -> StoreScan:
         entries += part_entries
         broken += part_broken
     scan = StoreScan(entries=entries, broken=broken, read=len(to_read))
-    if to_read or len(entries) != len(index):  # out of date: write it again
-        scan.cleanups.append(functools.partial(controls.run, write_index, path, list(entries)))
+    stale = bool(to_read) or len(entries) != len(index)  # out of date: write it again
+    rewrite = list(entries) if stale else None
+    scan.cleanups.append(functools.partial(controls.run, tidy_index, path, rewrite))
     scan.cleanups.append(functools.partial(controls.run, remove_trash, path))
-    scan.cleanups.append(functools.partial(controls.run, remove_index_leftovers, path))
     return scan
 
 

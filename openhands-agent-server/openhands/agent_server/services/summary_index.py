@@ -192,6 +192,20 @@ def check_index(
     return current, to_read
 
 
+def tidy_index(persistence_dir: Path, entries: list[StoredEntry] | None) -> None:
+    """Remove a crashed write's leftovers, then write `entries` (None: the index is current).
+
+    One after the other: the leftovers' removal would take the new write's temp file too. A
+    failed write is only logged: the next start reads what the index lacks."""
+    remove_index_leftovers(persistence_dir)
+    if entries is None:
+        return
+    try:
+        write_index(persistence_dir, entries)
+    except OSError as exc:  # StorageError is one too: a full or read-only disk
+        logger.warning("The conversation index was not written: %s", exc)
+
+
 def remove_index_leftovers(persistence_dir: Path) -> None:
     """Remove temp files an index write cut short by a crash left behind."""
     prefix = f"{INDEX_FILE}."
