@@ -289,4 +289,7 @@ def test_steps_longer_than_a_call_are_signalled_and_each_runs_once(
             if e.HasField("workflow_execution_signaled_event_attributes")
         ]
 
-    assert asyncio.run(signals()) == ["step_ended", "step_ended"]  # the run, the judge
+    # The run and the judge outlast the wait, so at least they are signalled; on a busy
+    # machine a short step may outlast 0.2 s too. Each step still ran once (checked above).
+    sent = asyncio.run(signals())
+    assert len(sent) >= 2 and set(sent) == {"step_ended"}, sent

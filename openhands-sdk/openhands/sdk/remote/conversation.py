@@ -519,12 +519,24 @@ class RemoteConversation(BaseConversation):
         return True
 
     def _raise_run_error(self, start: int) -> None:
-        for event in reversed(self._events.read(start)):
-            if isinstance(event, ConversationErrorEvent):
-                if event.code == MAX_ITERATIONS_REACHED:
-                    return  # the step cap ends the run without raising, as a local run does
-                raise ConversationRunError(self._id, event.code, event.detail)
-        raise ConversationRunError(self._id, "Error", "The run ended with status error.")
+        error = _last_error(self._events.read(start))
+        if error is None:
+            # The status was read by REST before the socket brought the error's event (a
+            # restarted server records RunLost as it reopens): ask the server for its events.
+            error = _last_error(list(self._client.iter_events(self._id))[start:])
+        if error is None:
+            raise ConversationRunError(self._id, "Error", "The run ended with status error.")
+        if error.code == MAX_ITERATIONS_REACHED:
+            return  # the step cap ends the run without raising, as a local run does
+        raise ConversationRunError(self._id, error.code, error.detail)
+
+
+def _last_error(events: Sequence[object]) -> ConversationErrorEvent | None:
+    """The latest `ConversationErrorEvent` of `events`, if any."""
+    for event in reversed(events):
+        if isinstance(event, ConversationErrorEvent):
+            return event
+    return None
 
 
 def _wire_agent(agent: AgentBase) -> Agent:
