@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-TARGET_S = 0.3
+TARGET_S = 0.25
 
 
 def _time_import(module: str, env: dict[str, str], extra_args: list[str]) -> float:

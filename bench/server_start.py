@@ -7,11 +7,12 @@ updates; fsync is skipped while generating), copied under fresh ids, plus one co
 of 10,000 events. Every server start runs under `ulimit -n 1024` (like a default shell) and
 is timed from spawn to the first 200 on /health; at 5,000 the first search page and a GET of
 one conversation are timed too. Idle RSS (VmRSS one second after start-up) is measured with
-`OH_PRELOAD_LITELLM=false` and with the default preload (once its import is done), and at
-5,000 conversations.
-Prints one JSON line. Targets: start <= 1 s with no conversation, <= 1.5 s with 1,000 and
-<= 2.5 s with 5,000 (about 0.2 ms per conversation, whatever its length); idle RSS <= 80 MB
-without the preload, <= 120 MB with 5,000 conversations.
+no conversation and at 5,000 (`OH_PRELOAD_LITELLM=false` throughout: with no model
+configured the preload has nothing to import anyway; bench/server_idle_rss.py measures a
+server with a model).
+Prints one JSON line. Targets: start <= 0.7 s with no conversation, <= 1.5 s with 1,000 and
+<= 2.5 s with 5,000 (about 0.2 ms per conversation, whatever its length); idle RSS <= 80 MB,
+<= 120 MB with 5,000 conversations.
 Usage: `uv run python bench/server_start.py [--runs N] [--sizes 0,1000,5000]`.
 """
 
@@ -36,7 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-TARGET_START_S = {0: 1.0, 1000: 1.5, 5000: 2.5}
+TARGET_START_S = {0: 0.7, 1000: 1.5, 5000: 2.5}
 """Median seconds to the first /health, by stored conversations."""
 TARGET_RSS_MB = 80.0
 TARGET_RSS_5000_MB = 120.0
@@ -166,15 +167,13 @@ def make_store(root: Path, count: int) -> Path:
 # -- starts -----------------------------------------------------------------------------------
 
 
-def _start(
-    folder: Path, root: Path, *, preload: bool
-) -> tuple[subprocess.Popen[bytes], int, float]:
+def _start(folder: Path, root: Path) -> tuple[subprocess.Popen[bytes], int, float]:
     port = _free_port()
     env = {
         **os.environ,
         "OH_CONVERSATIONS_PATH": str(folder),
         "OH_WORKSPACE_PATH": str(root / "workspaces"),
-        "OH_PRELOAD_LITELLM": "true" if preload else "false",
+        "OH_PRELOAD_LITELLM": "false",
     }
     env.pop("OH_SESSION_API_KEYS", None)
     start = time.perf_counter()
@@ -226,7 +225,7 @@ def measure(folder: Path, root: Path, runs: int, count: int) -> dict[str, Any]:
     starts: list[float] = []
     extra: dict[str, Any] = {}
     for run in range(runs):
-        process, port, elapsed = _start(folder, root, preload=False)
+        process, port, elapsed = _start(folder, root)
         try:
             starts.append(elapsed)
             if run == 0:
@@ -252,9 +251,9 @@ def measure(folder: Path, root: Path, runs: int, count: int) -> dict[str, Any]:
     }
 
 
-def idle_rss(folder: Path, root: Path, *, preload: bool) -> float:
-    """VmRSS once start-up (and the litellm preload, if on) is over: stable for 2 s."""
-    process, _, _ = _start(folder, root, preload=preload)
+def idle_rss(folder: Path, root: Path) -> float:
+    """VmRSS once start-up is over: stable for 2 s."""
+    process, _, _ = _start(folder, root)
     try:
         time.sleep(1.0)
         samples = [_rss_mb(process.pid)]
@@ -285,8 +284,7 @@ def main() -> None:
         generated_s = time.perf_counter() - generate_start
         results = {str(size): measure(stores[size], root, args.runs, size) for size in sizes}
         empty = stores.get(0) or make_store(root, 0)
-        rss_off = idle_rss(empty, root, preload=False)
-        rss_on = idle_rss(empty, root, preload=True)
+        rss_off = idle_rss(empty, root)
     by_size = {size: results[str(size)]["median_s"] for size in sizes}
     meets = rss_off <= TARGET_RSS_MB and all(
         seconds <= TARGET_START_S[size]
@@ -302,8 +300,7 @@ def main() -> None:
                 "runs": args.runs,
                 "fd_limit": FD_LIMIT,
                 "start_to_health": results,
-                "idle_rss_mb_preload_off": rss_off,
-                "idle_rss_mb_preload_on": rss_on,
+                "idle_rss_mb": rss_off,
                 "generated_s": round(generated_s, 1),
                 "target_start_s": {str(size): s for size, s in TARGET_START_S.items()},
                 "target_rss_mb": TARGET_RSS_MB,
