@@ -5,7 +5,8 @@ Conversations are generated on disk first: a few templates written by the SDK (r
 small logs of 50 to 200 events: a message, `think` calls and their observations, status
 updates; fsync is skipped while generating), copied under fresh ids, plus one conversation
 of 10,000 events. Every server start runs under `ulimit -n 1024` (like a default shell) and
-is timed from spawn to the first 200 on /health. The first start of a store has no index yet
+is timed from spawn to the first 200 on /health (with the server's CPU time up to then: on a
+shared machine it varies less than the wall time). The first start of a store has no index yet
 (`first_start_s`: every conversation's summary is read, and the index written); the `--runs`
 starts after it read the index the previous one left (`median_s`, `best_s`: the usual start).
 At 5,000 the first search page and a GET of one conversation are timed too. Idle RSS (VmRSS
@@ -79,6 +80,12 @@ def _rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU time (user + system) the process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _low_fd_limit() -> None:
@@ -229,10 +236,12 @@ def measure(folder: Path, root: Path, runs: int, count: int) -> dict[str, Any]:
     process, _, first = _start(folder, root)
     _stop(process)  # a clean stop: the index is written (the first start wrote it too)
     starts: list[float] = []
+    cpu: list[float] = []
     for run in range(runs):
         process, port, elapsed = _start(folder, root)
         try:
             starts.append(elapsed)
+            cpu.append(_cpu_s(process.pid))
             if run == 0:
                 info = _timed_get(port, "/server_info")[1]
                 if info["conversations"] != count:
@@ -253,6 +262,7 @@ def measure(folder: Path, root: Path, runs: int, count: int) -> dict[str, Any]:
         "median_s": round(statistics.median(starts), 3),
         "best_s": round(min(starts), 3),
         "runs_s": [round(seconds, 3) for seconds in starts],
+        "cpu_median_s": round(statistics.median(cpu), 2),
         "first_start_s": round(first, 3),
         **extra,
     }
