@@ -47,38 +47,32 @@ if TYPE_CHECKING:
     from openhands.sdk.plugin.loader import LoadedPlugins, load_plugins, resolve_plugins
     from openhands.sdk.plugin.plugin import Plugin, PluginError
 
-_SOURCES = "openhands.sdk.extensions.sources"
-_FETCH = "openhands.sdk.plugin.fetch"
-_INSTALLED = "openhands.sdk.plugin.installed"
-_LOADER = "openhands.sdk.plugin.loader"
-_PLUGIN = "openhands.sdk.plugin.plugin"
-
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "resolve_source_path": "openhands.sdk.extensions.fetch",
-        "GitHubURLComponents": _SOURCES,
-        "is_local_path": _SOURCES,
-        "parse_github_url": _SOURCES,
-        "validate_source_path": _SOURCES,
-        "PluginFetchError": _FETCH,
-        "fetch_plugin": _FETCH,
-        "fetch_plugin_with_resolution": _FETCH,
-        "InstalledPluginInfo": _INSTALLED,
-        "disable_plugin": _INSTALLED,
-        "enable_plugin": _INSTALLED,
-        "get_installed_plugin": _INSTALLED,
-        "get_installed_plugins_dir": _INSTALLED,
-        "install_plugin": _INSTALLED,
-        "list_installed_plugins": _INSTALLED,
-        "load_installed_plugins": _INSTALLED,
-        "uninstall_plugin": _INSTALLED,
-        "update_plugin": _INSTALLED,
-        "LoadedPlugins": _LOADER,
-        "load_plugins": _LOADER,
-        "resolve_plugins": _LOADER,
-        "Plugin": _PLUGIN,
-        "PluginError": _PLUGIN,
+        "GitHubURLComponents": "openhands.sdk.extensions.sources",
+        "is_local_path": "openhands.sdk.extensions.sources",
+        "parse_github_url": "openhands.sdk.extensions.sources",
+        "validate_source_path": "openhands.sdk.extensions.sources",
+        "PluginFetchError": "openhands.sdk.plugin.fetch",
+        "fetch_plugin": "openhands.sdk.plugin.fetch",
+        "fetch_plugin_with_resolution": "openhands.sdk.plugin.fetch",
+        "InstalledPluginInfo": "openhands.sdk.plugin.installed",
+        "disable_plugin": "openhands.sdk.plugin.installed",
+        "enable_plugin": "openhands.sdk.plugin.installed",
+        "get_installed_plugin": "openhands.sdk.plugin.installed",
+        "get_installed_plugins_dir": "openhands.sdk.plugin.installed",
+        "install_plugin": "openhands.sdk.plugin.installed",
+        "list_installed_plugins": "openhands.sdk.plugin.installed",
+        "load_installed_plugins": "openhands.sdk.plugin.installed",
+        "uninstall_plugin": "openhands.sdk.plugin.installed",
+        "update_plugin": "openhands.sdk.plugin.installed",
+        "LoadedPlugins": "openhands.sdk.plugin.loader",
+        "load_plugins": "openhands.sdk.plugin.loader",
+        "resolve_plugins": "openhands.sdk.plugin.loader",
+        "Plugin": "openhands.sdk.plugin.plugin",
+        "PluginError": "openhands.sdk.plugin.plugin",
     },
 )
 
