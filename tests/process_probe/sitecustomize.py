@@ -1,5 +1,7 @@
 """Loaded by every Python process the test suite starts (tests/litellm_guard.py puts this
 folder on PYTHONPATH): it records, at the moment it happens, a process importing litellm.
+With `OH_TEST_MODULES_DUMP` set (tests/import_budget.py), it also writes the modules the
+process has loaded to that file when the process gets SIGUSR1.
 
 A record is one JSON file in `$OH_TEST_IMPORT_REPORT`: the process id, its command line, the
 test that was running (`PYTEST_CURRENT_TEST`) and the stack that imported litellm. Processes
@@ -71,4 +73,28 @@ def _install() -> None:
     sys.meta_path.insert(0, _LitellmImportProbe(folder))
 
 
+def _install_module_dump() -> None:
+    """On SIGUSR1, write the loaded modules (and those loaded before the program began) to
+    `$OH_TEST_MODULES_DUMP` as JSON: how the import budget looks inside a running server."""
+    path = os.environ.get("OH_TEST_MODULES_DUMP")
+    if not path:
+        return
+    import signal  # only in the processes of the import-budget test
+
+    # Taken after `signal`: what this probe loads is no part of what the program loads.
+    baseline = sorted(sys.modules)
+
+    def dump(signum, frame):
+        loaded = sorted(sys.modules)  # before `json`, which only this probe needs here
+        import json
+
+        partial = f"{path}.partial"
+        with open(partial, "w", encoding="utf-8") as handle:
+            json.dump({"baseline": baseline, "loaded": loaded}, handle)
+        os.replace(partial, path)
+
+    signal.signal(signal.SIGUSR1, dump)
+
+
 _install()
+_install_module_dump()

@@ -138,6 +138,14 @@ def main(argv: list[str] | None = None) -> None:
     # Where tools running in this process reach it (start_child_conversation's launcher).
     os.environ.setdefault("OH_INTERNAL_SERVER_URL", own_url(config.host, listener.getsockname()[1]))
 
+    # The sandbox's self-check waits for bubblewrap's processes: begun now, that wait passes
+    # while the app's modules load (a dormant server starts it when its init comes).
+    sandbox_start = None
+    if not config.deferred_init:
+        from openhands.agent_server.services.sandboxing import start_sandbox_soon
+
+        sandbox_start = start_sandbox_soon(config)
+
     # Start-up builds many long-lived objects (pydantic schemas, routes): collecting garbage
     # meanwhile only costs time, and freezing them afterwards keeps later collections short.
     gc.disable()
@@ -149,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     from openhands.agent_server.ws_protocol import DenialAwareWebSocketProtocol
 
     try:
-        app = create_app(config)
+        app = create_app(config, sandbox_start=sandbox_start)
     except ValueError as exc:  # ServerConfigError: e.g. a key file that cannot be read
         sys.exit(f"openhands-agent-server: invalid setting: {exc}")
     gc.freeze()

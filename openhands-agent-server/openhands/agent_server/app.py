@@ -20,6 +20,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
+from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +60,7 @@ from openhands.agent_server.services.sealed_credentials import SealedCredentials
 from openhands.agent_server.services.sealing import SecretBox
 from openhands.agent_server.services.server_settings import ServerSettings
 from openhands.agent_server.services.warm_start import WarmStart
-from openhands.sdk.workspace import configure_agent_environment
+from openhands.sdk.workspace import SandboxStatus, configure_agent_environment
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +73,10 @@ PLACEHOLDER_PAGE = (
 
 
 def create_app(
-    config: ServerConfig | None = None, *, credentials: Credentials | None = None
+    config: ServerConfig | None = None,
+    *,
+    credentials: Credentials | None = None,
+    sandbox_start: Future[SandboxStatus] | None = None,
 ) -> FastAPI:
     """Build the server app; it reads the stored conversations when it starts (lifespan).
 
@@ -81,12 +85,16 @@ def create_app(
     settings and profiles, then LLM_API_KEY, fill in where none was sent. Raises
     `ServerConfigError` if the key is unusable. With OH_DEFERRED_INIT the services start
     only once POST /api/init delivers their configuration (services/warm_start.py).
+    `sandbox_start`: the sandbox's start for `config`, already under way
+    (`start_sandbox_soon`, begun by the command line); the first start of a server that is
+    not dormant takes its result instead of starting the sandbox itself.
     """
     config = config or ServerConfig.from_env()
     box = SecretBox.from_config(config)  # the bootstrap key of a dormant server
     sandbox_policy_of(config)  # an unsafe OH_SANDBOX_WRITABLE stops the server here, in words
     keys = SessionKeys(config.session_api_keys)
     running: list[_Running] = []
+    begun = [sandbox_start] if sandbox_start is not None and not config.deferred_init else []
 
     app = FastAPI(
         title="OpenHands agent server",
@@ -123,7 +131,8 @@ def create_app(
         app.state.steps_left_running = 0
         try:
             if warm_start is None:
-                running.append(await _start(app, config, box, credentials))
+                early = begun.pop() if begun else None  # a later start starts it again
+                running.append(await _start(app, config, box, credentials, early))
             else:
                 try:
                     await warm_start.restore()
@@ -164,15 +173,22 @@ class _Running:
 
 
 async def _start(
-    app: FastAPI, config: ServerConfig, box: SecretBox, credentials: Credentials | None
+    app: FastAPI,
+    config: ServerConfig,
+    box: SecretBox,
+    credentials: Credentials | None,
+    sandbox_start: Future[SandboxStatus] | None = None,
 ) -> _Running:
-    """Configure the agent environment and sandbox, create the pools and stores, read the
-    conversations."""
+    """Configure the agent environment and sandbox (or await `sandbox_start`, its start
+    already under way), create the pools and stores, read the conversations."""
     # The agent's terminal, verify and hooks get the variables OH_AGENT_ENV names.
     configure_agent_environment(passthrough=config.agent_env)
     pools = Pools.create(config.max_run_threads, config.control_threads, nice=config.worker_nice)
     try:
-        app.state.sandbox = await pools.controls.run(start_sandbox, config)
+        if sandbox_start is None:
+            app.state.sandbox = await pools.controls.run(start_sandbox, config)
+        else:
+            app.state.sandbox = await asyncio.wrap_future(sandbox_start)
     except BaseException:
         pools.shutdown()
         raise

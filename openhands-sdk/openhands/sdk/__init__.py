@@ -50,7 +50,6 @@ from openhands.sdk.llm import (
 )
 from openhands.sdk.logger import get_logger
 from openhands.sdk.remote import Conversation, RemoteWorkspace, Workspace
-from openhands.sdk.subagent import agent_definition_to_factory, register_agent
 from openhands.sdk.tool import (
     Action,
     FinishTool,
@@ -79,9 +78,11 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from openhands.sdk.remote import RemoteConversation
     from openhands.sdk.settings import OpenHandsAgentSettings
+    from openhands.sdk.subagent import agent_definition_to_factory, register_agent
 
 # Loaded on first use, like in `openhands.sdk.llm` (rarely used classes); the remote
-# conversation brings its HTTP and WebSocket clients; settings are for UIs and files.
+# conversation brings its HTTP and WebSocket clients; settings are for UIs and files; the
+# sub-agent registry for programs that define sub-agents.
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
@@ -93,6 +94,8 @@ __getattr__, __dir__ = lazy_exports(
         "TokenUsage": "openhands.sdk.llm",
         "RemoteConversation": "openhands.sdk.remote",
         "OpenHandsAgentSettings": "openhands.sdk.settings",
+        "agent_definition_to_factory": "openhands.sdk.subagent",
+        "register_agent": "openhands.sdk.subagent",
     },
 )
 

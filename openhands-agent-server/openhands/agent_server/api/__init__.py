@@ -8,37 +8,23 @@ first request (lazy.py): a route family most requests never use belongs there.
 """
 
 from fastapi import APIRouter
-from openhands.agent_server.api.bash import router as bash
 from openhands.agent_server.api.bash_sockets import router as bash_sockets
-from openhands.agent_server.api.checkpoints import router as checkpoints
-from openhands.agent_server.api.children import router as children
-from openhands.agent_server.api.client_tools import router as client_tools
 from openhands.agent_server.api.conversations import router as conversations
 from openhands.agent_server.api.events import router as events
-from openhands.agent_server.api.gateway import router as gateway
 from openhands.agent_server.api.goals import router as goals
 from openhands.agent_server.api.init import router as init
 from openhands.agent_server.api.lazy import LazyRouter
-from openhands.agent_server.api.profiles import router as profiles
 from openhands.agent_server.api.server import router as server
-from openhands.agent_server.api.settings import router as settings
 from openhands.agent_server.api.sockets import router as sockets
 
 ROUTERS: tuple[APIRouter, ...] = (
     conversations,
-    children,
     events,
     goals,
-    checkpoints,
-    client_tools,
-    bash,
     bash_sockets,
     sockets,
     server,
-    settings,
-    profiles,
     init,
-    gateway,
 )
 """Every router, in mounting order (sockets check the session key themselves)."""
 
@@ -55,9 +41,11 @@ LAZY_ROUTERS: tuple[LazyRouter, ...] = (
     _lazy("llm_check", "/api/llm/check"),
     _lazy("provider_connections", "/api/llm/provider-connections"),
     _lazy("workspaces", "/api/workspaces"),
+    _lazy("profiles", "/api/profiles"),
     _lazy("profile_changes", "/api/profiles/"),
     _lazy("agent_profiles", "/api/agent-profiles"),
     _lazy("meta_profiles", "/api/meta-profiles"),
+    _lazy("settings", "/api/settings"),
     _lazy(
         "settings_extras",
         "/api/settings/agent-schema",
@@ -65,11 +53,16 @@ LAZY_ROUTERS: tuple[LazyRouter, ...] = (
         "/api/settings/mcp/",
     ),
     _lazy("mcp", "/api/mcp/"),
+    _lazy("gateway", "/v1/chat/completions", "/v1/models"),
     _lazy("responses", "/v1/responses"),
     _lazy("git", "/api/git/", "/api/conversations/"),
     _lazy("files", "/api/file/", "/api/conversations/"),
     _lazy("skills", "/api/skills"),
     _lazy("plugins", "/api/plugins"),
     _lazy("agent_parts", "/api/hooks", "/api/tools/", "/api/sub-agents"),
+    _lazy("bash", "/api/bash/", "/api/conversations/"),
+    _lazy("checkpoints", "/api/conversations/"),
+    _lazy("children", "/api/conversations/"),
+    _lazy("client_tools", "/api/conversations/"),
 )
 """Routers loaded on their first request, by module and the path prefixes of their routes."""

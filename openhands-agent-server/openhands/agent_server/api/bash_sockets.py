@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
-from openhands.agent_server.api.bash import server_command
 from openhands.agent_server.auth import (
     API_KEY_HEADER,
     API_KEY_QUERY,
@@ -75,6 +74,9 @@ async def _send(websocket: WebSocket, commands: BashEvents, replay: bool) -> Non
 
 async def _receive(websocket: WebSocket) -> None:
     """Start each command the client sends; answer a bad one with a BashError frame."""
+    # The /api/bash routes load on their first use (api.LAZY_ROUTERS), and so here.
+    from openhands.agent_server.api.bash import server_command
+
     while True:
         try:
             raw = await websocket.receive_text()

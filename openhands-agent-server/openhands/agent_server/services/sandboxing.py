@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 from openhands.agent_server.config import ServerConfig, ServerConfigError
 from openhands.agent_server.errors import InvalidRequestError
 from openhands.agent_server.services.sealing import key_file_path
+from openhands.sdk.workspace.agent_env import configure_agent_environment
 from openhands.sdk.workspace.sandbox import (
     SANDBOX_WRITABLE_ENV,
     SandboxPolicy,
@@ -66,6 +69,30 @@ def start_sandbox(config: ServerConfig) -> SandboxStatus:
     elif status.active:
         logger.info("Sandbox: bubblewrap, network %s, self-check passed", status.network)
     return status
+
+
+def start_sandbox_soon(config: ServerConfig) -> Future[SandboxStatus]:
+    """`start_sandbox(config)` begun now, in a thread of its own; the future holds its status
+    or its error.
+
+    Its self-check mostly waits for bubblewrap's processes: the command line begins it before
+    it imports the app, so that wait passes while the routes load instead of after them (the
+    app's start then takes this result: `create_app(sandbox_start=...)`).
+    """
+    future: Future[SandboxStatus] = Future()
+
+    def start() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            # What the app's start sets first: the self-check's commands get that environment.
+            configure_agent_environment(passthrough=config.agent_env)
+            future.set_result(start_sandbox(config))
+        except BaseException as exc:  # handed to whoever awaits the start
+            future.set_exception(exc)
+
+    threading.Thread(target=start, name="sandbox-start", daemon=True).start()
+    return future
 
 
 def stop_sandbox(config: ServerConfig) -> None:

@@ -18,18 +18,17 @@ from typing import TYPE_CHECKING
 from openhands.sdk.conversation.core import require_open
 from openhands.sdk.conversation.errors import ConversationAlreadyRunningError
 from openhands.sdk.event.state import ConversationStateUpdateEvent
-from openhands.sdk.workspace.checkpoints import (
-    Checkpoint,
-    CheckpointDiff,
-    CheckpointSettings,
-    CheckpointStore,
-    CheckpointUnavailableError,
-    RewindResult,
-)
 from openhands.sdk.workspace.freeze import frozen
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.core import ConversationCore
+    from openhands.sdk.workspace.checkpoints import (
+        Checkpoint,
+        CheckpointDiff,
+        CheckpointSettings,
+        CheckpointStore,
+        RewindResult,
+    )
 
 CHECKPOINT_KEY = "checkpoint"
 """The `key` of the state-update event that records a checkpoint."""
@@ -58,6 +57,14 @@ class Checkpointing:
         store = self._store
         if store is not None:
             return store
+        # The store (git, the agent's file access) is loaded by a conversation's first
+        # checkpoint, not by every conversation (import time).
+        from openhands.sdk.workspace.checkpoints import (
+            CheckpointSettings,
+            CheckpointStore,
+            CheckpointUnavailableError,
+        )
+
         settings = self.settings or CheckpointSettings.from_env()
         if not settings.enabled:
             raise CheckpointUnavailableError(
@@ -97,6 +104,8 @@ class Checkpointing:
 
     def list_all(self) -> list[Checkpoint]:
         """The workspace's checkpoints, oldest first ([] when none was taken)."""
+        from openhands.sdk.workspace.checkpoints import CheckpointUnavailableError
+
         try:
             store = self.store
         except CheckpointUnavailableError:

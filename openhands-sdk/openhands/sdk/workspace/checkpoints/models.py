@@ -115,6 +115,8 @@ class CheckpointSettings(BaseModel):
 class FileChange(BaseModel):
     """One file that differs between two snapshots."""
 
+    model_config = ConfigDict(defer_build=True)
+
     path: str = Field(description="The path relative to the workspace, with / separators.")
     change: ChangeKind
     additions: int | None = Field(
@@ -128,6 +130,8 @@ class FileChange(BaseModel):
 class Checkpoint(BaseModel):
     """A snapshot of the workspace: its id (a commit of the shadow repository) and what
     changed since the snapshot before it."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str = Field(description="The snapshot's id (40 hex digits).")
     label: str = Field(description="What the snapshot marks, e.g. 'goal start' or 'round 2'.")
@@ -152,6 +156,8 @@ class Checkpoint(BaseModel):
 class CheckpointDiff(BaseModel):
     """The difference between two snapshots: the files, and a unified diff of them."""
 
+    model_config = ConfigDict(defer_build=True)
+
     base: str | None = Field(description="The older snapshot (None: an empty workspace).")
     target: str = Field(description="The newer snapshot.")
     files: list[FileChange] = Field(default_factory=list)
@@ -164,6 +170,8 @@ class CheckpointDiff(BaseModel):
 class RewindResult(BaseModel):
     """What a rewind did: the snapshot it restored, and the snapshot taken just before it
     (rewind to that one to undo the rewind)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     checkpoint: str = Field(description="The snapshot the workspace now matches.")
     label: str = Field(description="That snapshot's label.")
