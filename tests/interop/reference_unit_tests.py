@@ -224,9 +224,7 @@ def tally(files: list[str], reports: list[dict]) -> dict[str, Counter]:
             )
         elif report["outcome"] == "skipped":
             outcome.setdefault(nodeid, "skipped")
-        elif report["when"] == "setup" or nodeid not in outcome:
-            outcome[nodeid] = "errors"
-        elif outcome[nodeid] == "passed":  # a failed teardown after a passed call
+        elif outcome.get(nodeid) != "failed":  # a failed set-up, or teardown after a pass
             outcome[nodeid] = "errors"
     for nodeid, result in outcome.items():
         per_file[nodeid.split("::")[0]][result] += 1
