@@ -232,7 +232,9 @@ def tally(files: list[str], reports: list[dict]) -> dict[str, Counter]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="Run the reference's unit tests against this project."
+    )
     parser.add_argument("--repo", default=os.environ.get("OH_REFERENCE_REPO", DEFAULT_REPO))
     parser.add_argument("--only", nargs="*", default=[], help="path prefixes to keep")
     parser.add_argument("--workers", type=int, default=2)
