@@ -203,8 +203,15 @@ class LocalConversation(
             # Imported here: skill files and memory are only read when a conversation starts.
             from openhands.sdk.context.conversation_context import ConversationContext
 
+            agent_context = state.agent.agent_context
+            if agent_context is not None and agent_context.secrets:
+                state.secret_registry.update_secrets(agent_context.usable_secrets())
+            if secrets:  # before the system prompt, which names them; they win a name
+                state.secret_registry.update_secrets(secrets)
             self.context = ConversationContext(
-                state.agent.agent_context, state.workspace.working_dir
+                agent_context,
+                state.workspace.working_dir,
+                state.secret_registry.get_secret_infos(),
             )
             self.hook_runner = HookRunner(
                 state.hook_config,
@@ -223,8 +230,6 @@ class LocalConversation(
                 self._emit(state.agent.system_prompt_event(records, self.context))
             elif state.execution_status == Status.RUNNING:
                 self._recorder.record_interruption()
-            if secrets:
-                state.secret_registry.update_secrets(secrets)
             self.hook_runner.run(HookEventType.SESSION_START, {})
         except BaseException:
             # An unknown tool, bad params or a refusing disk: release the log, and leave no
