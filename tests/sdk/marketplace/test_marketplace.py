@@ -14,8 +14,8 @@ from openhands.sdk.marketplace import (
     MarketplacePluginEntry,
 )
 from openhands.sdk.plugin.types import PluginAuthor
-from pydantic import ValidationError
 from openhands.sdk.skills import install_skills_from_marketplace, list_installed_skills
+from pydantic import ValidationError
 
 
 def make_marketplace(root: Path, skills: list[dict], plugins: list[dict] | None = None) -> Path:
