@@ -78,6 +78,15 @@ class ReasoningItemModel(BaseModel):
     status: str | None = None
 
 
+def _arguments_text(arguments: Any) -> str:
+    """Tool-call arguments as the JSON object text the APIs carry (a dict is serialized)."""
+    if isinstance(arguments, str):
+        return arguments or "{}"
+    if arguments is None:
+        return "{}"
+    return json.dumps(arguments)
+
+
 class MessageToolCall(BaseModel):
     """A tool call requested by the assistant: the tool name and its JSON arguments."""
 
@@ -107,16 +116,52 @@ class MessageToolCall(BaseModel):
         kind = part(tool_call, "type") or "function"
         function = part(tool_call, "function")
         if kind != "function":
-            raise InvalidArgumentError(f"tool call type must be 'function', got {kind!r}")
-        name = part(function, "name") if function is not None else None
+            raise InvalidArgumentError(
+                f"Unsupported tool call type {kind!r}: only 'function' tool calls are read"
+            )
+        if function is None:
+            raise InvalidArgumentError(
+                f"tool_call.function is None: tool call {part(tool_call, 'id')!r} names no function"
+            )
+        name = part(function, "name")
         if not name:
-            raise InvalidArgumentError(f"tool call {part(tool_call, 'id')!r} has no function name")
-        arguments = part(function, "arguments")
+            raise InvalidArgumentError(
+                f"tool_call.function.name is None: tool call {part(tool_call, 'id')!r} has no "
+                "function name"
+            )
         return cls(
             id=str(part(tool_call, "id") or ""),
             name=str(name),
-            arguments=arguments if isinstance(arguments, str) and arguments else "{}",
+            arguments=_arguments_text(part(function, "arguments")),
             origin="completion",
+        )
+
+    @classmethod
+    def from_responses_function_call(cls, item: Any) -> "MessageToolCall":
+        """The call from a Responses API `function_call` output item (the openai or litellm
+        model, any object with `call_id`, `id`, `name` and `arguments`, or the same as a dict).
+
+        Its `call_id` (or, lacking one, its `id`) is the call's id; the item `id` is kept as
+        `responses_item_id` so the call is replayed unchanged. ValueError for an item with
+        neither id, or without a name.
+        """
+
+        def part(name: str) -> Any:
+            return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+        call_id, item_id, name = part("call_id"), part("id"), part("name")
+        if not call_id and not item_id:
+            raise InvalidArgumentError("Responses function_call item is missing call_id/id")
+        if not name:
+            raise InvalidArgumentError(
+                f"Responses function_call item {call_id or item_id!r} is missing name"
+            )
+        return cls(
+            id=str(call_id or item_id),
+            name=str(name),
+            arguments=_arguments_text(part("arguments")),
+            origin="responses",
+            responses_item_id=str(item_id) if item_id else None,
         )
 
     def to_chat_dict(self) -> dict[str, Any]:
@@ -137,7 +182,7 @@ class MessageToolCall(BaseModel):
             "id": item_id,
             "call_id": self.id,
             "name": self.name,
-            "arguments": self.arguments,
+            "arguments": _arguments_text(self.arguments),
         }
 
 

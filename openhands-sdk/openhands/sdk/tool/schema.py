@@ -181,7 +181,9 @@ def dump_with_kind(value: BaseModel, mode: str = "json") -> dict[str, Any]:
 _entry_points_loaded = False
 
 
-def _find_kind(base: type[SchemaT], kind: str) -> type[SchemaT] | None:
+def find_kind(base: type[SchemaT], kind: str) -> type[SchemaT] | None:
+    """The loaded subclass of `base` named `kind` (loading the tool packages that declare
+    entry points, once, if none is), or None."""
     global _entry_points_loaded
     found = base.kind_class(kind)
     if found is None and not _entry_points_loaded:
@@ -205,7 +207,7 @@ def _from_data(base: type[SchemaT], unknown_name: str, data: Any) -> SchemaT:
             )
     fields = dict(data)
     kind = fields.pop("kind", None)
-    cls = _find_kind(base, kind) if isinstance(kind, str) else None
+    cls = find_kind(base, kind) if isinstance(kind, str) else None
     if cls is not None:
         try:
             return cls.__pydantic_validator__.validate_python(fields)

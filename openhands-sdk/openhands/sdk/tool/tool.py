@@ -26,7 +26,15 @@ from openhands.sdk.errors import InvalidArgumentError, InvalidArgumentTypeError
 from openhands.sdk.tool.resources import DeclaredResources
 from openhands.sdk.tool.schema import Action, Observation
 from openhands.sdk.tool.spec import Tool
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    computed_field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 from pydantic._internal._model_construction import ModelMetaclass
 from pydantic.json_schema import SkipJsonSchema
 
@@ -283,6 +291,51 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
                 data["executor"] = executor
             super().__init__(**data)
 
+    # -- JSON (the reference's shape: tool_json.py) -----------------------------------------
+
+    @computed_field
+    @property
+    def kind(self) -> str:
+        """The tool's class name: what its JSON is read back by."""
+        return type(self).__name__
+
+    @computed_field
+    @property
+    def title(self) -> str:
+        """The annotations' title, or the tool's name."""
+        if self.annotations is not None and self.annotations.title:
+            return self.annotations.title
+        return self.name
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _by_kind(cls, data: Any, handler: Any) -> Any:
+        from openhands.sdk.tool.tool_json import read_tool
+
+        return read_tool(cls, data, handler)
+
+    @field_validator("action_type", mode="before")
+    @classmethod
+    def _action_class(cls, value: Any) -> Any:
+        from openhands.sdk.tool.tool_json import schema_class
+
+        return schema_class(value, Action)
+
+    @field_validator("observation_type", mode="before")
+    @classmethod
+    def _observation_class(cls, value: Any) -> Any:
+        from openhands.sdk.tool.tool_json import schema_class
+
+        return schema_class(value, Observation)
+
+    @field_serializer("action_type")
+    def _action_name(self, value: type[Action]) -> str:
+        return value.__name__
+
+    @field_serializer("observation_type")
+    def _observation_name(self, value: type[Observation] | None) -> str | None:
+        return None if value is None else value.__name__
+
     @field_validator("executor")
     @classmethod
     def _callable_executor(cls, value: Any) -> Any:
@@ -331,11 +384,6 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
             own = set(self.action_type.model_json_schema().get("properties", {}))
             rs.check_response_schema(response_schema, own)
         return self.model_copy(update={"response_schema": response_schema})
-
-    @property
-    def title(self) -> str:
-        """The annotations' title, else the tool's name."""
-        return (self.annotations.title if self.annotations else None) or self.name
 
     # -- the LLM's view ------------------------------------------------------------------------
 
