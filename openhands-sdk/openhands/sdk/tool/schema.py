@@ -214,8 +214,9 @@ def _from_data(base: type[SchemaT], unknown_name: str, data: Any) -> SchemaT:
         except ValidationError as exc:
             unset = _unset_extras(fields, exc)
             if unset:
-                # Another version's field left at its empty default (the reference's
-                # `TerminalAction.reset=false`): it asks for nothing, so the class still fits.
+                # Another version's field left at its empty default (a field the reference's
+                # class has and this one lacks, false or null): it asks for nothing, so the
+                # class still fits.
                 kept = {name: value for name, value in fields.items() if name not in unset}
                 try:
                     return cls.__pydantic_validator__.validate_python(kept)

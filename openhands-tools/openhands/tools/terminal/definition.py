@@ -8,11 +8,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.conversation.secret_registry import SecretRegistry, secret_registry_of
-from openhands.sdk.llm import ImageContent, TextContent
-from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition, ToolExecutor
+from openhands.sdk.errors import InvalidArgumentError
+from openhands.sdk.llm import TextContent
+from openhands.sdk.tool import Action, ToolContext, ToolDefinition, ToolExecutor
 from openhands.sdk.utils.truncate import truncate_middle
 from openhands.tools.params import parse_params
 from openhands.tools.terminal.launch import resolve_user
+from openhands.tools.terminal.observation import TerminalObservation
 from openhands.tools.terminal.output import clean_output
 from openhands.tools.terminal.session import (
     ShellOutput,
@@ -23,10 +25,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
     field_validator,
-    model_serializer,
-    model_validator,
 )
 
 if TYPE_CHECKING:
@@ -50,7 +49,8 @@ DESCRIPTION = """Run a bash command in a persistent shell in the workspace.
   (`C-d`, `C-z` and other `C-<letter>` keys work too).
 * Long output is truncated in the middle; redirect it to a file and read parts of it.
 * Run long-lived servers in the background (`cmd > server.log 2>&1 &`).
-* Interactive full-screen programs (editors, pagers) are not supported; pagers are off."""
+* Interactive full-screen programs (editors, pagers) are not supported; pagers are off.
+* A shell that no longer answers can be replaced: `reset=true` starts a new one."""
 
 
 class TerminalAction(Action):
@@ -72,73 +72,12 @@ class TerminalAction(Action):
         le=86_400,
         description="Seconds to wait before returning with the command still running.",
     )
-
-
-_NOTE = re.compile(r"^\[(.*)\]$", re.MULTILINE)
-
-
-class TerminalObservation(Observation):
-    """The output of a terminal call and how the command ended.
-
-    `content` (and so `text`) is the command's output; `notes` say how it ended (exit code,
-    still running, truncation...). The LLM reads the output followed by the notes.
-
-    Its JSON is the reference SDK's (`timeout`, and `metadata` holding the exit code, the
-    working directory and the notes as `suffix`), so the reference's clients read it; both
-    that shape and this class's field names are read back.
-    """
-
-    command: str = ""
-    exit_code: int | None = Field(
-        default=None, description="The command's exit status; None while it is still running."
+    reset: bool = Field(
+        default=False,
+        description="Kill the shell and everything it runs and start a new one in the "
+        "workspace (cd, variables and background jobs are lost), then run `command` if given. "
+        "For a stuck shell; not with is_input.",
     )
-    timed_out: bool = False
-    working_dir: str | None = None
-    notes: list[str] = Field(
-        default_factory=list, description="How the call ended, shown to the LLM after the output."
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_reference_shape(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or ("metadata" not in data and "timeout" not in data):
-            return data
-        data = dict(data)
-        metadata = data.pop("metadata", None) or {}
-        data.pop("full_output_save_dir", None)
-        if "timeout" in data:
-            data.setdefault("timed_out", bool(data.pop("timeout")))
-        if isinstance(metadata, dict):
-            data.setdefault("working_dir", metadata.get("working_dir"))
-            suffix = metadata.get("suffix") or ""
-            data.setdefault("notes", _NOTE.findall(suffix))
-        if data.get("command") is None:
-            data["command"] = ""
-        return data
-
-    @model_serializer(mode="wrap")
-    def _to_reference_shape(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
-        notes = data.pop("notes", [])
-        working_dir = data.pop("working_dir", None)
-        data["timeout"] = data.pop("timed_out", False)
-        data["metadata"] = {
-            "exit_code": -1 if self.exit_code is None else self.exit_code,
-            "working_dir": working_dir,
-            "suffix": "\n".join(f"[{note}]" for note in notes),
-        }
-        return data
-
-    @property
-    def to_llm_content(self) -> list[TextContent | ImageContent]:
-        """The output, then each note in brackets (an error gets a header line first)."""
-        lines = [self.text] if self.text else []
-        lines.extend(f"[{note}]" for note in self.notes)
-        parts: list[TextContent | ImageContent] = []
-        if self.is_error:
-            parts.append(TextContent(text=self.ERROR_MESSAGE_HEADER))
-        parts.append(TextContent(text="\n".join(lines)))
-        return parts
 
 
 class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
@@ -174,6 +113,8 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
                 return self._error(action, "The terminal was closed with its conversation.")
             notes: list[str] = []
             self._secrets = secret_registry_of(conversation)
+            if action.reset:
+                return self._reset(action, notes)
             try:
                 session = self._live_session(notes, restart=not action.is_input)
                 if action.is_input:
@@ -209,6 +150,31 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
                 self._session = None
 
     # -- actions ------------------------------------------------------------------------------
+
+    def _reset(self, action: TerminalAction, notes: list[str]) -> TerminalObservation:
+        if action.is_input:
+            raise InvalidArgumentError(
+                "Cannot use reset=True with is_input=True: a reset starts a new shell, so "
+                "there is no running command to send input to. Send reset alone."
+            )
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+        note = (
+            f"Terminal session has been reset: a new shell in {self.working_dir} (earlier cd, "
+            "exported variables and background jobs are gone)."
+        )
+        shown = f"[RESET] {action.command}".rstrip()
+        if not action.command.strip():
+            return TerminalObservation.from_text(
+                note, command=shown, exit_code=0, working_dir=self.working_dir
+            )
+        try:
+            result = self._command(self._live_session(notes, restart=True), action, notes)
+        except TerminalSessionError as exc:
+            return self._error(action, f"{note} {exc}")
+        text = f"{note}\n{result.text}" if result.text else note
+        return result.model_copy(update={"command": shown, "content": [TextContent(text=text)]})
 
     def _command(
         self, session: TerminalSession, action: TerminalAction, notes: list[str]
