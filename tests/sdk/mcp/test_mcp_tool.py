@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import mcp_types
 import pytest
 from openhands.sdk.llm import ImageContent, TextContent
@@ -37,6 +39,19 @@ def test_the_llm_gets_the_servers_input_schema_unchanged() -> None:
     assert function["name"] == "fetch"
     assert function["description"] == "Fetch a URL."
     assert function["parameters"] == SCHEMA
+
+
+def test_a_tool_in_the_mcp_1_shape_is_read_too() -> None:
+    # mcp 1.x (what the reference SDK pins) names the schema `inputSchema`; a stand-in client
+    # (a test double) may lack `name`.
+    legacy = SimpleNamespace(
+        name="fetch", title=None, description="Fetch a URL.", inputSchema=SCHEMA, annotations=None
+    )
+
+    [tool] = MCPToolDefinition.create(legacy, SimpleNamespace())  # type: ignore[arg-type]
+
+    assert tool.to_openai_tool()["function"]["parameters"] == SCHEMA
+    assert tool.server_name == ""
 
 
 def test_a_schema_without_type_is_given_as_an_object() -> None:
