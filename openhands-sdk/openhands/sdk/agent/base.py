@@ -35,6 +35,7 @@ OnEvent = Callable[[Event], None]
 OnToken = Callable[[Any], None]
 """Gets each streamed chunk of an LLM reply (passed to the LLM's `on_token`)."""
 
+
 class EventOrderError(InvalidStateError, AssertionError):
     """A conversation's events break an invariant (a user message before the system
     prompt); the message says which. An AssertionError too, as the reference raises."""

@@ -68,6 +68,7 @@ def _default_log_folder() -> str:
 AZURE_DEFAULT_API_VERSION = "2024-12-01-preview"
 """The API version an `azure/...` model gets when `api_version` is not given."""
 
+
 class LLM(BaseModel):
     """A language model reachable through litellm, with retries and cost metrics.
 
