@@ -112,6 +112,7 @@ class LocalConversation(
         config: ConversationConfig | None = None,
         plugins: Sequence[PluginSource | str] | None = None,
         client_tools: Sequence[ClientToolSpec | Mapping[str, Any]] | None = None,
+        delete_on_close: bool = True,
     ) -> None:
         """Create a conversation, or reopen the one stored under `persistence_dir`.
 
@@ -134,12 +135,15 @@ class LocalConversation(
         before it starts (see `openhands.sdk.plugin`; `resolved_plugins` pins what loaded).
         `client_tools` are tools the caller runs itself (see `openhands.sdk.tool.client_tool`):
         the agent gets them and a call to one ends the run until `respond_to_client_tool`.
+        `delete_on_close` is the reference's option, kept as an attribute: closing a local
+        conversation ends its tools' processes and never deletes what it stored (as there).
         """
         if max_iteration_per_run is not None and max_iteration_per_run < 1:
             raise InvalidArgumentError(
                 f"max_iteration_per_run must be >= 1 (agent steps per run()), got "
                 f"{max_iteration_per_run}"
             )
+        self.delete_on_close = delete_on_close
         thresholds = thresholds_from(stuck_detection_thresholds)
         shown_by = make_visualizer(visualizer)
         if secrets:

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 from openhands.sdk.conversation.goal import GoalRequest, GoalStatus
 from openhands.sdk.conversation.remote.errors import (
+    RemoteConversationNotFoundError,
     RemoteServerError,
 )
 from openhands.sdk.errors import OpenHandsError
@@ -67,6 +68,15 @@ class RemoteClient(ServerClient):
         path = self._conv(conversation_id)
         body = self.request("GET", path, not_found=f"Conversation {conversation_id}")
         return self._answer(ConversationInfo, body, f"GET {path}")
+
+    def delete_conversation(self, conversation_id: uuid.UUID) -> None:
+        """DELETE /api/conversations/{id} (a conversation already gone is not an error)."""
+        try:
+            self.request(
+                "DELETE", self._conv(conversation_id), not_found=f"Conversation {conversation_id}"
+            )
+        except RemoteConversationNotFoundError:
+            pass
 
     def send_message(self, conversation_id: uuid.UUID, message: SendMessageRequest) -> None:
         """POST /{id}/events: append a user message."""

@@ -26,7 +26,7 @@ from openhands.sdk.conversation.remote.goals import RemoteGoals
 from openhands.sdk.conversation.remote.state import RemoteState
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.conversation.visualizer.base import ConversationVisualizerBase
-from openhands.sdk.errors import InvalidArgumentError
+from openhands.sdk.errors import InvalidArgumentError, OpenHandsError
 from openhands.sdk.event.state import ConversationErrorEvent, ConversationStateUpdateEvent
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
@@ -84,9 +84,12 @@ class RemoteConversation(BaseConversation):
         visualizer: type[ConversationVisualizerBase] | ConversationVisualizerBase | None = None,
         client_tools: Sequence[ClientToolSpec] | None = None,
         plugins: Sequence[PluginSource] | None = None,
+        delete_on_close: bool = False,
     ) -> None:
         """Create the conversation on the server (or attach to `conversation_id`) and subscribe.
 
+        `delete_on_close=True` deletes the conversation on the server when this client
+        closes (the reference's option; by default it stays there, goals and all).
         `visualizer` (an instance or a class) is shown every mirrored event, after the
         callbacks. `client_tools` are tools this client runs (their calls arrive as
         ActionEvents; answer a waiting one with `respond_to_client_tool`); `plugins` are
@@ -105,6 +108,7 @@ class RemoteConversation(BaseConversation):
             )
         self._agent = agent
         self._workspace = workspace
+        self.delete_on_close = delete_on_close
         self._client = RemoteClient(workspace.host, workspace.api_key)
         self._closed = False
         self._run_lock = threading.Lock()
@@ -305,11 +309,17 @@ class RemoteConversation(BaseConversation):
             self.run()
 
     def close(self) -> None:
-        """Disconnect (socket and HTTP); the conversation stays on the server."""
+        """Disconnect (socket and HTTP); the conversation stays on the server unless this
+        client was made with `delete_on_close=True` (then it is deleted there first)."""
         if self._closed:
             return
         self._closed = True
         self._stream.close()
+        if self.delete_on_close:
+            try:
+                self._client.delete_conversation(self._id)
+            except OpenHandsError as exc:  # closing must not fail on a server that went away
+                logger.warning("Conversation %s not deleted on close: %s", self._id, exc)
         self._client.close()
 
     # -- goals --------------------------------------------------------------------------------
