@@ -6,6 +6,7 @@ classes the server validates with.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
@@ -71,12 +72,10 @@ class RemoteClient(ServerClient):
 
     def delete_conversation(self, conversation_id: uuid.UUID) -> None:
         """DELETE /api/conversations/{id} (a conversation already gone is not an error)."""
-        try:
+        with contextlib.suppress(RemoteConversationNotFoundError):
             self.request(
                 "DELETE", self._conv(conversation_id), not_found=f"Conversation {conversation_id}"
             )
-        except RemoteConversationNotFoundError:
-            pass
 
     def send_message(self, conversation_id: uuid.UUID, message: SendMessageRequest) -> None:
         """POST /{id}/events: append a user message."""
