@@ -70,6 +70,23 @@ def test_llm_schema_comes_from_the_action_model() -> None:
     assert "title" not in function["parameters"]
 
 
+def test_the_responses_api_shape_carries_the_same_schema_flat() -> None:
+    tool = CodeSearchTool()
+
+    flat = tool.to_responses_tool(add_security_risk_prediction=True)
+    nested = tool.to_openai_tool(add_security_risk_prediction=True)["function"]
+
+    assert flat == {
+        "type": "function",
+        "name": "code_search",
+        "description": "Search the code base.",
+        "parameters": nested["parameters"],
+        "strict": False,
+    }
+    assert "security_risk" in flat["parameters"]["properties"]
+    assert "security_risk" not in tool.to_responses_tool()["parameters"]["properties"]
+
+
 def test_builtin_schemas_use_the_field_names_llms_know() -> None:
     finish = FinishTool().to_openai_tool()["function"]["parameters"]["properties"]
     think = ThinkTool().to_openai_tool()["function"]["parameters"]["properties"]

@@ -443,6 +443,22 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
             },
         }
 
+    def to_responses_tool(
+        self,
+        add_security_risk_prediction: bool = False,
+        action_type: type[Action] | None = None,
+    ) -> dict[str, Any]:
+        """The same schema as `to_openai_tool`, in the Responses API's `function` tool shape
+        (flat `name`, `description`, `parameters`; `strict` false)."""
+        function = self.to_openai_tool(add_security_risk_prediction, action_type)["function"]
+        return {
+            "type": "function",
+            "name": function["name"],
+            "description": function["description"],
+            "parameters": function["parameters"],
+            "strict": False,
+        }
+
     def to_mcp_tool(self) -> dict[str, Any]:
         """This tool in the MCP tool-listing shape (name, description, inputSchema...)."""
         function = self.to_openai_tool()["function"]
