@@ -128,7 +128,7 @@ def test_load_plugins_merges_skills_mcp_and_hooks_later_ones_winning(tmp_path: P
     assert names.count("python-linting") == 1
     assert {"first:review", "second:review"} <= set(names)
     assert hooks is not None and len(hooks.post_tool_use) == 2
-    with pytest.raises(PluginError, match="limit of 1"):
+    with pytest.raises(PluginError, match="exceeds maximum of 1"):
         load_plugins([str(first)], agent, max_skills=1)
 
 
