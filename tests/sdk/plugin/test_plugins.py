@@ -213,3 +213,11 @@ def test_install_plugins_from_a_folder_and_a_git_repository(
 def test_a_source_that_cannot_be_fetched_says_why(source: str, reason: str, tmp_path: Path) -> None:
     with pytest.raises(PluginFetchError, match=reason):
         install_plugin(source, installed_dir=tmp_path / "installed")
+
+
+def test_no_plugins_leave_the_agent_itself_and_no_hooks() -> None:
+    agent = Agent(llm=TestLLM.from_messages([]))
+
+    merged, hooks = load_plugins([], agent)
+
+    assert merged is agent and hooks is None
