@@ -65,6 +65,13 @@ def test_an_analyzer_rates_tool_calls_only_and_may_keep_state() -> None:
     assert analyzer.seen == 2
 
 
+def test_the_policy_base_class_cannot_be_made() -> None:
+    from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
+
+    with pytest.raises(TypeError, match="abstract"):
+        ConfirmationPolicyBase()  # type: ignore[abstract]
+
+
 def test_always_and_never_ignore_the_risk() -> None:
     assert all(AlwaysConfirm().should_confirm(risk) for risk in SecurityRisk)
     assert not any(NeverConfirm().should_confirm(risk) for risk in SecurityRisk)

@@ -107,6 +107,16 @@ def test_finish_returns_its_message() -> None:
     assert (observation.text, observation.is_error) == ("all done", False)
 
 
+@pytest.mark.parametrize("tool_class", [FinishTool, ThinkTool])
+def test_built_ins_are_created_with_an_executor_and_read_only_hints(tool_class: Any) -> None:
+    [tool] = tool_class.create()
+
+    assert tool.executor is not None
+    hints = tool.annotations
+    assert hints is not None and hints.readOnlyHint and hints.idempotentHint
+    assert not hints.destructiveHint and not hints.openWorldHint
+
+
 def test_think_changes_nothing_and_answers_at_once() -> None:
     observation = ThinkTool()(ThinkAction(thought="plan"))
 
