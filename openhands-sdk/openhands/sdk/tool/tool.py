@@ -521,10 +521,12 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         return None
 
     def __call__(self, action: Action, conversation: ToolConversation | None = None) -> Observation:
-        """Run the action through this tool's executor."""
+        """Run the action through this tool's executor; its answer is made an Observation
+        (of `observation_type` when set): a dict or another model is validated into one, by
+        its `kind` when no type is set. TypeError for any other answer."""
         if self.executor is None:
             raise NotImplementedError(f"Tool {self.name!r} has no executor")
-        return self.executor(action, conversation)
+        return _as_observation(self.executor(action, conversation), self.observation_type)
 
     def close(self) -> None:
         """Release resources held by the executor (processes, files)."""
@@ -537,3 +539,19 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         names = getattr(self.executor, "process_ids", None)
         found = names() if callable(names) else []
         return [pid for pid in found if isinstance(pid, int)] if isinstance(found, list) else []
+
+
+def _as_observation(result: Any, expected: type[Observation] | None) -> Observation:
+    if isinstance(result, expected or Observation):
+        return result
+    if isinstance(result, BaseModel):
+        result = result.model_dump()
+    if not isinstance(result, dict):
+        raise InvalidArgumentTypeError(
+            f"Output must be dict or BaseModel (an Observation), got {type(result).__name__}"
+        )
+    if expected is not None:
+        return expected.model_validate({k: v for k, v in result.items() if k != "kind"})
+    from openhands.sdk.tool.schema import observation_from_data
+
+    return observation_from_data(result)
