@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -257,3 +258,11 @@ def test_a_chat_tool_call_that_names_no_function_is_refused(
 ) -> None:
     with pytest.raises(ValueError, match=problem):
         MessageToolCall.from_chat_tool_call(tool_call)
+
+
+def test_a_reply_whose_tool_calls_are_none_of_them_functions_is_refused() -> None:
+    custom = SimpleNamespace(type="custom", id="c1")
+    reply = SimpleNamespace(role="assistant", content="hi", tool_calls=[custom])
+
+    with pytest.raises(ValueError, match="none are of type 'function'"):
+        Message.from_llm_chat_message(reply)

@@ -332,15 +332,22 @@ class Message(BaseModel):
     def from_llm_chat_message(cls, message: Any) -> "Message":
         """Our message for a litellm chat-completions message (reasoning and thinking kept)."""
         content = getattr(message, "content", None)
+        given = getattr(message, "tool_calls", None) or []
         calls = [
             MessageToolCall(
                 id=getattr(call, "id", None) or f"call_{index}",
                 name=call.function.name or "",
                 arguments=_arguments_text(call.function.arguments),
             )
-            for index, call in enumerate(getattr(message, "tool_calls", None) or [])
+            for index, call in enumerate(given)
             if getattr(call, "type", "function") in (None, "function")
         ]
+        if given and not calls:
+            kinds = sorted({str(getattr(call, "type", None)) for call in given})
+            raise InvalidArgumentError(
+                f"The reply has tool_calls, but none are of type 'function' (got {kinds}); "
+                "only function tools are supported"
+            )
         blocks: list[ThinkingBlock | RedactedThinkingBlock] = []
         for block in getattr(message, "thinking_blocks", None) or []:
             data = block if isinstance(block, dict) else getattr(block, "__dict__", {})
@@ -360,12 +367,6 @@ class Message(BaseModel):
             reasoning_content=reasoning if isinstance(reasoning, str) and reasoning else None,
             thinking_blocks=blocks,
         )
-
-
-def _arguments_text(arguments: Any) -> str:
-    if arguments is None:
-        return "{}"
-    return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
 def text_message(role: Role, text: str) -> Message:
