@@ -41,11 +41,25 @@ def test_the_llm_gets_the_servers_input_schema_unchanged() -> None:
     assert function["parameters"] == SCHEMA
 
 
+def test_the_servers_meta_is_kept_on_the_tool() -> None:
+    listed = mcp_types.Tool(name="fetch", input_schema=SCHEMA, _meta={"version": "1.0"})
+
+    [tool] = MCPToolDefinition.create(listed, MCPClient("web", MCPServer(command="unused")))
+
+    assert tool.meta == {"version": "1.0"}
+    assert tool.model_copy(update={"meta": {"version": "2"}}).meta == {"version": "2"}
+
+
 def test_a_tool_in_the_mcp_1_shape_is_read_too() -> None:
     # mcp 1.x (what the reference SDK pins) names the schema `inputSchema`; a stand-in client
     # (a test double) may lack `name`.
     legacy = SimpleNamespace(
-        name="fetch", title=None, description="Fetch a URL.", inputSchema=SCHEMA, annotations=None
+        name="fetch",
+        title=None,
+        description="Fetch a URL.",
+        inputSchema=SCHEMA,
+        annotations=None,
+        meta=None,
     )
 
     [tool] = MCPToolDefinition.create(legacy, SimpleNamespace())  # type: ignore[arg-type]

@@ -214,7 +214,9 @@ class MCPToolDefinition(ToolDefinition):
         )
         return [
             definition(
-                MCPToolExecutor(mcp_tool.name, mcp_client), annotations=tool_annotations(mcp_tool)
+                MCPToolExecutor(mcp_tool.name, mcp_client),
+                annotations=tool_annotations(mcp_tool),
+                meta=getattr(mcp_tool, "meta", None),
             )
         ]
 
