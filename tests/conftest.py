@@ -12,6 +12,9 @@ from child_processes import Sleeper
 # litellm must never fetch its price map from the network in tests (set before any import).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+pytest_plugins = ["litellm_guard"]
+"""No process the tests start may import litellm unless its test allows it (litellm_guard.py)."""
+
 SLOW_DIRS = ("e2e", "cross", "interop", "reliability", "temporal", "conformance")
 """Test folders that start servers, browsers or clusters: every test in them is `slow`."""
 

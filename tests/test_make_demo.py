@@ -70,6 +70,7 @@ def test_make_demo_starts_both_servers_and_ctrl_c_stops_both(tmp_path: Path) -> 
 
         health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=10)
         defaults = httpx.get(f"http://127.0.0.1:{port}/server_info", timeout=10).json()
+        models = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=10).json()
         answer = httpx.post(
             f"http://127.0.0.1:{llm_port}/v1/chat/completions",
             json={"model": "fake", "messages": [{"role": "user", "content": "hi"}]},
@@ -88,4 +89,6 @@ def test_make_demo_starts_both_servers_and_ctrl_c_stops_both(tmp_path: Path) -> 
     assert defaults["llm_defaults"]["model"] == "openai/fake"
     assert defaults["llm_defaults"]["base_url"] == f"http://127.0.0.1:{llm_port}/v1"
     assert answer.status_code == 200
+    # The gateway offers the demo's model out of the box.
+    assert [m["id"] for m in models["data"]] == ["openhands_default", "openhands_goal_default"]
     assert not _listening(port) and not _listening(llm_port)

@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from litellm_guard import describe, reports
 from openhands.agent_server.__main__ import (
     QuietPolls,
     load_config,
@@ -15,6 +16,7 @@ from openhands.agent_server.__main__ import (
     unprotected_bind_warning,
 )
 from openhands.agent_server.config import ServerConfig
+from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 from .harness import ServerProcess, wait_until
 
@@ -69,12 +71,55 @@ def test_server_refuses_to_start_with_a_malformed_setting(
 
 
 @pytest.mark.slow
-def test_litellm_is_imported_in_the_background_once_the_server_listens(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path / "conversations").start()
+def test_a_server_for_an_openai_compatible_model_never_imports_litellm(tmp_path: Path) -> None:
+    imports = tmp_path / "imports"
+    imports.mkdir()
+    with FakeOpenAIServer() as fake:
+        fake.script("fake", [FakeReply.text("hello from the fake")])
+        env = {
+            "LLM_MODEL": "openai/fake",
+            "LLM_BASE_URL": fake.base_url,
+            "LLM_API_KEY": "k",
+            "OH_TEST_IMPORT_REPORT": str(imports),  # the import probe of tests/litellm_guard.py
+        }
+        server = ServerProcess(tmp_path / "conversations", env=env).start()
+        try:
+            agent = {"kind": "Agent", "llm": {"model": "openai/fake", "num_retries": 0}}
+            hello = {"content": [{"type": "text", "text": "hi"}], "run": True}
+            with server.client() as http:
+                created = http.post(
+                    "/api/conversations", json={"agent": agent, "initial_message": hello}
+                )
+                cid = created.json()["id"]
+                wait_until(
+                    lambda: (
+                        http.get(f"/api/conversations/{cid}").json()["execution_status"]
+                        == "finished"
+                    ),
+                    what="the run's end",
+                )
+                cost = http.get(f"/api/conversations/{cid}").json()["metrics"]
+        finally:
+            server.stop()
+    assert len(fake.requests) == 1 and cost is not None
+    assert "litellm preloaded" not in server.log()
+    found = reports(imports)
+    assert not found, "\n".join(describe(report) for report in found)
+
+
+@pytest.mark.slow
+def test_litellm_is_preloaded_when_a_configured_model_needs_it(tmp_path: Path) -> None:
+    imports = tmp_path / "imports"
+    imports.mkdir()
+    env = {"LLM_MODEL": "anthropic/claude-sonnet-4-5", "OH_TEST_IMPORT_REPORT": str(imports)}
+    server = ServerProcess(tmp_path / "conversations", env=env).start()
     try:
-        wait_until(lambda: "litellm preloaded" in server.log(), 120, "litellm's import")
+        wait_until(lambda: "litellm preloaded" in server.log(), what="litellm's import")
     finally:
         server.stop()
+    assert "anthropic/claude-sonnet-4-5" in server.log()
+    (found,) = reports(imports)
+    assert "agent_server" in " ".join(found["argv"])  # type: ignore[arg-type]
 
 
 def test_a_port_in_use_is_named_with_how_to_choose_another() -> None:

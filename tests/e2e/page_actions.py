@@ -33,7 +33,11 @@ def create_conversation(
     """Fill the new-conversation form (a fresh model name unless `model`; `approval`: never,
     risky or always); return the model name."""
     model = model or f"web-{uuid.uuid4().hex[:8]}"
+    # The page checks the model before it creates the conversation: the fake lists it as
+    # served (an empty script adds no reply), as the model's real server would.
+    fake_llm.script(model, [])
     page.get_by_label("Ask me before running tools").select_option(approval)
+    page.get_by_label("LLM", exact=True).select_option("typed")  # not a stored default
     page.get_by_label("Model", exact=True).fill(f"openai/{model}")
     page.get_by_label("Base URL (optional)", exact=True).fill(fake_llm.base_url)
     page.get_by_label("LLM API key").fill("fake-key")

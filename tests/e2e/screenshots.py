@@ -1,5 +1,6 @@
 """Take the web page's screenshots in docs/img/: a running goal and a completed one, on a
-desktop (1280 px wide) and a phone (390 px wide), and what a round changed (desktop).
+desktop (1280 px wide) and a phone (390 px wide), what a round changed (desktop), and the
+settings screens with the new-conversation form that uses them and its model check.
 
 Run on demand, not by the test suite (it is not a test module):
 
@@ -135,8 +136,86 @@ def _complete(
     context.close()
 
 
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _settings(browser: Browser, root: Path, fake: FakeOpenAIServer, out: Path) -> None:
+    """The settings screens, on a server of their own (what they store changes its form)."""
+    fake.set_responder(AGENT_MODEL, in_turn([FakeReply.text("hello")]))
+    with live_server(root) as url:
+        context, page = _new_page(browser, DESKTOP)
+        page.goto(f"{url}/#/settings/llm")
+        page.get_by_label("Default model").fill(f"openai/{AGENT_MODEL}")
+        page.get_by_label("Default base URL").fill(fake.base_url)
+        page.get_by_label("Default API key").fill("sk-example")
+        page.get_by_role("button", name="Save default LLM").click()
+        result = page.locator("#default-llm-result")
+        expect(result).to_contain_text("serves the model", timeout=WAIT_MS)
+        for name, model in (("fast", AGENT_MODEL), ("strict-judge", JUDGE_MODEL)):
+            page.get_by_label("Profile name").fill(name)
+            page.get_by_label("Profile model").fill(f"openai/{model}")
+            page.get_by_label("Profile base URL").fill(fake.base_url)
+            page.get_by_label("Profile API key").fill("sk-example")
+            page.get_by_role("button", name="Save profile").click()
+            expect(page.locator("#profile-result")).to_contain_text(
+                f"Profile {name} saved. The model", timeout=WAIT_MS
+            )
+        page.get_by_role("button", name="Check profile fast").click()
+        expect(page.locator("#profile-result")).to_contain_text("fast:", timeout=WAIT_MS)
+        page.screenshot(path=str(out / "settings-llm-desktop.png"), full_page=True)
+
+        page.goto(f"{url}/#/settings/secrets")
+        for name, description in (("GITHUB_TOKEN", "read-only, for gh"), ("PYPI_TOKEN", "")):
+            page.get_by_label("Secret name").fill(name)
+            page.get_by_label("Secret value").fill("example-value")
+            page.get_by_label("Secret description").fill(description)
+            page.get_by_role("button", name="Save secret").click()
+            expect(page.locator(f'#secret-list li[data-name="{name}"]')).to_be_visible()
+        page.screenshot(path=str(out / "settings-secrets-desktop.png"), full_page=True)
+
+        page.goto(f"{url}/#/settings/mcp")
+        page.get_by_label("Server name").fill("fetch")
+        page.get_by_label("Server command").fill("uvx")
+        page.get_by_label("Arguments").fill("mcp-server-fetch")
+        page.get_by_role("button", name="Save MCP server").click()
+        expect(page.locator('#mcp-list li[data-name="fetch"]')).to_be_visible()
+        page.get_by_label("Server name").fill("docs")
+        page.get_by_label("Runs as").select_option("url")
+        page.get_by_label("Server URL").fill("https://docs.example.org/mcp")
+        page.get_by_label("Headers").fill("Authorization: Bearer example")
+        page.get_by_role("button", name="Save MCP server").click()
+        expect(page.locator('#mcp-list li[data-name="docs"]')).to_be_visible()
+        page.screenshot(path=str(out / "settings-mcp-desktop.png"), full_page=True)
+
+        page.goto(f"{url}/#/")
+        expect(page.get_by_label("LLM", exact=True)).to_have_value("default")
+        expect(page.get_by_role("checkbox", name="GITHUB_TOKEN")).to_be_checked()
+        page.screenshot(path=str(out / "new-conversation-desktop.png"))
+        page.get_by_label("LLM", exact=True).select_option("typed")
+        page.get_by_label("Model", exact=True).fill(f"openai/{AGENT_MODEL}")
+        page.get_by_label("Base URL (optional)", exact=True).fill(
+            f"http://127.0.0.1:{_closed_port()}/v1"
+        )
+        page.get_by_label("LLM API key").fill("sk-example")
+        page.get_by_role("button", name="Create conversation").click()
+        expect(page.locator("#create-check")).to_contain_text("Cannot reach", timeout=WAIT_MS)
+        page.screenshot(path=str(out / "model-check-desktop.png"))
+        context.close()
+
+        context, page = _new_page(browser, PHONE)
+        page.goto(f"{url}/#/settings/llm")
+        expect(page.locator('#profile-rows tr[data-name="fast"]')).to_be_visible(timeout=WAIT_MS)
+        page.screenshot(path=str(out / "settings-llm-phone.png"), full_page=True)
+        context.close()
+
+
 def main(out: Path) -> None:
-    """Write the five screenshots into `out`."""
+    """Write the screenshots into `out`."""
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer() as fake:
         root = Path(tmp)
@@ -146,11 +225,13 @@ def main(out: Path) -> None:
             try:
                 _running(browser, url, fake, root / "running", out)
                 _complete(browser, url, fake, root / "complete", out)
+                (root / "settings").mkdir()
+                _settings(browser, root / "settings", fake, out)
             finally:
                 browser.close()
     if ERRORS:
         raise SystemExit(f"the page raised JavaScript errors: {ERRORS}")
-    for name in sorted(out.glob("goal-*.png")):
+    for name in sorted([*out.glob("goal-*.png"), *out.glob("settings-*.png")]):
         print(name)
 
 

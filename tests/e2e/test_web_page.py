@@ -101,6 +101,7 @@ def test_the_servers_llm_settings_fill_the_form_and_run_without_typing_a_key(
     expect(page.get_by_label("LLM API key")).to_have_attribute(
         "placeholder", "the server's LLM_API_KEY"
     )
+    fake_llm.script(model, [])  # served (the page checks the model before it creates)
     page.get_by_role("button", name="Create conversation").click()
     expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
     fake_llm.script(model, [FakeReply.text("hello with the server's key")])

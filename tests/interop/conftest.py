@@ -11,7 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from interop_env import ServerProcess, ensure_reference_python, quiet_env, reference_venv_root
+from interop_env import (
+    REFERENCE_VERSIONS,
+    ServerProcess,
+    ensure_reference_python,
+    quiet_env,
+    reference_venv_root,
+)
 from interop_script import respond
 from openhands.sdk.testing import FakeOpenAIServer
 
@@ -77,3 +83,31 @@ def client_config(fake_llm: FakeOpenAIServer, tmp_path: Path) -> dict[str, str]:
         "base_url": fake_llm.base_url,
         "working_dir": str(working_dir),
     }
+
+
+@pytest.fixture(scope="session", params=REFERENCE_VERSIONS)
+def any_reference_python(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> Path:
+    """The Python of the reference's venv at each of REFERENCE_VERSIONS in turn."""
+    return ensure_reference_python(reference_venv_root(pytestconfig), request.param)
+
+
+@pytest.fixture(scope="session")
+def latest_reference_python(pytestconfig: pytest.Config) -> Path:
+    """The Python of the venv holding the latest reference release."""
+    return ensure_reference_python(reference_venv_root(pytestconfig), REFERENCE_VERSIONS[-1])
+
+
+@pytest.fixture(scope="session")
+def latest_reference_server(
+    latest_reference_python: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """The latest reference's agent server, with a session key."""
+    root = tmp_path_factory.mktemp("latest-reference-server")
+    env = quiet_env(root) | {
+        "OH_SESSION_API_KEYS_0": KEY,
+        "OH_CONVERSATIONS_PATH": str(root / "conversations"),
+    }
+    command = [str(latest_reference_python), "-m", "openhands.agent_server"]
+    server = ServerProcess(command, env, root, KEY)
+    yield server.start()
+    server.stop()

@@ -28,10 +28,18 @@ from waits import EVENT_WAIT
 
 REFERENCE_PIN = "1.57.*"
 """The reference release the interop tests run against (the newest below 1.58)."""
-REQUIREMENTS = tuple(
-    f"{name}=={REFERENCE_PIN}"
-    for name in ("openhands-sdk", "openhands-tools", "openhands-agent-server")
-)
+REFERENCE_VERSIONS = ("1.57.0", "1.58.2")
+"""The releases the route-family tests (`test_reference_surface.py`) run under; 1.58.2 is the
+latest, and its server is the one the OpenAPI comparison starts."""
+PACKAGES = ("openhands-sdk", "openhands-tools", "openhands-agent-server")
+
+
+def requirements(pin: str) -> tuple[str, ...]:
+    """The reference's three packages at `pin` (a version or a `1.57.*` pattern)."""
+    return tuple(f"{name}=={pin}" for name in PACKAGES)
+
+
+REQUIREMENTS = requirements(REFERENCE_PIN)
 INSTALL_TIMEOUT = 1200.0
 START_TIMEOUT = EVENT_WAIT
 MIN_VERSION = (3, 12)
@@ -94,13 +102,14 @@ def reference_venv_root(config: pytest.Config) -> Path:
     return Path(tempfile.gettempdir()) / "openhands-interop"
 
 
-def ensure_reference_python(root: Path) -> Path:
-    """The Python of a venv holding the reference's packages (made on first use, then reused)."""
+def ensure_reference_python(root: Path, pin: str = REFERENCE_PIN) -> Path:
+    """The Python of a venv holding the reference's packages at `pin` (made on first use,
+    then reused)."""
     root.mkdir(parents=True, exist_ok=True)
-    venv = root / f"reference-{REFERENCE_PIN.replace('*', 'x')}"
+    venv = root / f"reference-{pin.replace('*', 'x')}"
     python = venv / "bin" / "python"
     marker = venv / ".openhands-interop.json"
-    wanted = json.dumps(list(REQUIREMENTS))
+    wanted = json.dumps(list(requirements(pin)))
     with open(root / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs at once make it once
         if marker.exists() and marker.read_text() == wanted and python.exists():
@@ -111,10 +120,10 @@ def ensure_reference_python(root: Path) -> Path:
         env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
         if uv is not None:
             _run([*uv, "venv", "--python", base, str(venv)], env=env)
-            _run([*uv, "pip", "install", "--python", str(python), *REQUIREMENTS], env=env)
+            _run([*uv, "pip", "install", "--python", str(python), *requirements(pin)], env=env)
         else:
             _run([base, "-m", "venv", str(venv)])
-            _run([str(python), "-m", "pip", "install", *REQUIREMENTS])
+            _run([str(python), "-m", "pip", "install", *requirements(pin)])
         marker.write_text(wanted)
     return python
 
@@ -181,14 +190,20 @@ def quiet_env(home: Path) -> dict[str, str]:
 
 
 def run_reference_client(
-    python: Path, flow: str, config: Mapping[str, object], home: Path, timeout: float = 300.0
+    python: Path,
+    flow: str,
+    config: Mapping[str, object],
+    home: Path,
+    timeout: float = 300.0,
+    script_name: str = "drive.py",
 ) -> dict[str, Any]:
-    """Run one flow of `reference_clients/drive.py` with the reference's Python; its result.
+    """Run one flow of `reference_clients/<script_name>` with the reference's Python; its
+    result.
 
     The script prints its result as the last line of its output (JSON); a failure fails the
     test with the script's output.
     """
-    script = Path(__file__).with_name("reference_clients") / "drive.py"
+    script = Path(__file__).with_name("reference_clients") / script_name
     done = subprocess.run(
         [str(python), str(script), flow, json.dumps(dict(config))],
         capture_output=True,

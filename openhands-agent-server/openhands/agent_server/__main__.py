@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
 
     class Server(uvicorn.Server):
         """uvicorn's server: repeated loop errors are logged once per interval, and the
-        litellm preload starts once its sockets listen."""
+        litellm preload (when a configured model needs it) starts once its sockets listen."""
 
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             asyncio.get_running_loop().set_exception_handler(
@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
             await super().startup(sockets)
             pools = getattr(app.state, "pools", None)  # none yet on a dormant server
             if self.started and config.preload_litellm and pools is not None:
-                preload_litellm(pools.runs)
+                preload_litellm(pools.runs, config, getattr(app.state, "server_settings", None))
 
     try:
         Server(server_config).run(sockets=[listener])

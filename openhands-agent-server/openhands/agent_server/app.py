@@ -24,17 +24,26 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from openhands.agent_server.api import ROUTERS
-from openhands.agent_server.auth import SessionKeys
+from openhands.agent_server.api import LAZY_ROUTERS, ROUTERS
+from openhands.agent_server.api.lazy import add_lazy_routers
+from openhands.agent_server.api.models import error_responses
+from openhands.agent_server.api.server import ServerInfo, server_info, wants_json
+from openhands.agent_server.auth import (
+    API_KEY_HEADER,
+    MISSING_KEY_MESSAGE,
+    SessionKeys,
+    key_matches,
+)
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.edge.docs import add_offline_docs
-from openhands.agent_server.edge.dormant import DormantGate
+from openhands.agent_server.edge.dormant import DormantGate, dormant_message
 from openhands.agent_server.edge.error_handlers import install_error_handlers
 from openhands.agent_server.edge.guard import EdgeGuard
+from openhands.agent_server.edge.openai_errors import OpenAIErrors
 from openhands.agent_server.goals.backend import configure_goal_backend
 from openhands.agent_server.litellm_preload import preload_litellm
 from openhands.agent_server.services.bash_events import BashEvents
@@ -95,7 +104,9 @@ def create_app(
         running.append(started)
         keys.keys = initialized.session_api_keys
         if initialized.preload_litellm:
-            preload_litellm(started.pools.runs)
+            preload_litellm(
+                started.pools.runs, initialized, getattr(app.state, "server_settings", None)
+            )
 
     warm_start = WarmStart(config, box, activate) if config.deferred_init else None
 
@@ -123,7 +134,8 @@ def create_app(
     app.state.warm_start = warm_start
     for router in ROUTERS:
         app.include_router(router)
-    _add_page(app)
+    add_lazy_routers(app, LAZY_ROUTERS)
+    _add_page(app, keys)
     add_offline_docs(app)
     app.mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static")
     # Middleware runs outermost-last-added: the guard sees every request first.
@@ -131,6 +143,7 @@ def create_app(
     if warm_start is not None:
         app.add_middleware(DormantGate, warm_start=warm_start)
     app.add_middleware(EdgeGuard, config=config, keys=keys)
+    app.add_middleware(OpenAIErrors)  # outermost: it also reshapes the guard's /v1 answers
     return app
 
 
@@ -232,9 +245,24 @@ def _version() -> str:
         return "0.0.0"
 
 
-def _add_page(app: FastAPI) -> None:
-    @app.get("/", include_in_schema=False)
-    async def index() -> Response:
+def _add_page(app: FastAPI, keys: SessionKeys) -> None:
+    @app.get(
+        "/",
+        tags=["server"],
+        response_model=ServerInfo,
+        responses={200: {"content": {"text/html": {}}}, **error_responses(503)},
+    )
+    async def index(request: Request) -> Response:
+        """The web page; for a client that asks for JSON (`Accept: application/json`, without
+        text/html), the server info, as the reference answers (the key is then needed)."""
+        if wants_json(request):
+            if not key_matches(request.headers.get(API_KEY_HEADER), keys.keys):
+                raise HTTPException(401, MISSING_KEY_MESSAGE)
+            warm_start: WarmStart | None = app.state.warm_start
+            if warm_start is not None and not warm_start.ready:
+                raise HTTPException(503, dormant_message(warm_start.state))
+            info = await server_info(request)
+            return JSONResponse(info.model_dump(mode="json"))
         page = WEB_DIR / "index.html"
         if page.is_file():
             return FileResponse(page, media_type="text/html")

@@ -18,7 +18,7 @@ API_KEY_QUERY = "session_api_key"
 
 MISSING_KEY_MESSAGE = f"Missing or invalid {API_KEY_HEADER} header."
 
-OPEN_PATHS = frozenset({"/health", "/alive", "/", "/openapi.json", "/docs"})
+OPEN_PATHS = frozenset({"/health", "/alive", "/ready", "/", "/openapi.json", "/docs"})
 """Paths anyone may GET without a key: probes, the web page and the API description."""
 OPEN_PREFIXES = ("/static/", "/docs/")
 """Folders of static files (the page's scripts and styles, Swagger UI's)."""

@@ -4,7 +4,8 @@ ServerError                  base: carries the HTTP status code
 ├── NotFoundError            404: unknown conversation or event
 ├── ConflictError            409: already running, another goal active
 ├── BadRequestError          400: nothing to resume, a hook refused a message
-└── InvalidRequestError      422: a field is wrong (names the field in `loc`)
+├── InvalidRequestError      422: a field is wrong (names the field in `loc`)
+└── UpstreamError            502: a call the server made for the request failed (an LLM's)
 """
 
 from __future__ import annotations
@@ -53,3 +54,10 @@ class InvalidRequestError(ServerError):
     def __init__(self, message: str, loc: tuple[str | int, ...]) -> None:
         super().__init__(message)
         self.loc = loc
+
+
+class UpstreamError(ServerError):
+    """A call the server made on the request's behalf failed (an LLM's); the message says
+    which and why."""
+
+    status_code = 502

@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     from openhands.sdk.conversation.remote import RemoteConversation
     from openhands.sdk.settings import OpenHandsAgentSettings
 
-# Loaded on first use, like in `openhands.sdk.llm` (the chunk type imports litellm); the remote
+# Loaded on first use, like in `openhands.sdk.llm` (rarely used classes); the remote
 # conversation brings its HTTP and WebSocket clients; settings are for UIs and files.
 __getattr__, __dir__ = lazy_exports(
     __name__,

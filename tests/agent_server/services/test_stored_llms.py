@@ -99,3 +99,35 @@ def test_an_unknown_llm_profile_names_the_field(tmp_path: Path) -> None:
 
     assert caught.value.loc == ("body", "llm_profile")
     assert "fast" in caught.value.message
+
+
+def test_a_provider_connections_key_goes_only_to_its_own_endpoint(tmp_path: Path) -> None:
+    from openhands.sdk.wire.provider_connections import ProviderConnectionCreateRequest
+
+    stores = _stores(tmp_path)
+    connection = stores.provider_connections().create(
+        ProviderConnectionCreateRequest(
+            display_name="Shared",
+            api_key=SecretStr("sk-shared"),
+            base_url="http://shared/v1",
+        )
+    )
+    linked = LLM(model="openai/a", provider_connection_id=connection.id)
+    elsewhere = LLM(
+        model="openai/a", base_url="http://elsewhere/v1", provider_connection_id=connection.id
+    )
+    same = LLM(model="openai/a", base_url="http://shared/v1/", provider_connection_id=connection.id)
+
+    for llm in (linked, elsewhere, same):
+        stores.llm_defaults.fill_llm(llm)
+
+    assert (_key(linked), linked.base_url) == ("sk-shared", "http://shared/v1")
+    assert (_key(elsewhere), elsewhere.base_url) == (None, "http://elsewhere/v1")
+    assert _key(same) == "sk-shared"
+    reopened = ServerSettings(
+        ServerConfig.from_env({"OH_CONVERSATIONS_PATH": str(tmp_path / "c")}), SecretBox([KEY])
+    )
+    reopened.load()  # the connections file exists: read at start
+    again = LLM(model="openai/a", provider_connection_id=connection.id)
+    reopened.llm_defaults.fill_llm(again)
+    assert _key(again) == "sk-shared"

@@ -136,3 +136,17 @@ def test_the_switch_llm_tool_reports_an_unknown_profile_to_the_agent(
     assert result.is_error and "nope" in result.text
     assert conversation.agent.llm.model == "openai/gpt"
     conversation.close()
+
+
+def test_the_switch_alone_replaces_the_llm_counts_it_and_saves(make_core) -> None:
+    from openhands.sdk.conversation.llm_switch import LLMSwitching
+    from openhands.sdk.testing import TestLLM
+
+    core = make_core()
+    other = TestLLM.from_messages([]).model_copy(update={"usage_id": "other"})
+
+    LLMSwitching(core).switch_llm(other)
+
+    assert core.state.agent.llm.usage_id == "other"
+    assert "other" in core.state.stats.usage_to_metrics
+    assert core.configs_saved == 1

@@ -40,13 +40,16 @@ def test_public_names_are_pinned() -> None:
         "content_to_str",
         "text_message",
     ]
-    assert all(hasattr(llm, name) for name in llm.__all__ if name != "LLMStreamChunk")
+    assert all(hasattr(llm, name) for name in llm.__all__)
 
 
-def test_the_stream_chunk_type_is_litellms_and_loads_on_demand() -> None:
+def test_the_stream_chunk_type_is_the_sdks_and_litellms_stays_reachable() -> None:
     from litellm.types.utils import ModelResponseStream
+    from openhands.sdk.llm import streaming
+    from openhands.sdk.llm.openai_compat.chunks import LLMStreamChunk
 
-    assert llm.LLMStreamChunk is ModelResponseStream
+    assert llm.LLMStreamChunk is LLMStreamChunk
+    assert streaming.ModelResponseStream is ModelResponseStream
 
 
 def test_every_llm_error_is_an_llm_error() -> None:

@@ -187,6 +187,7 @@ def test_completion_log_records_the_call_without_credentials(
     record = json.loads(log.read_text())
     assert record["messages"] == [{"role": "user", "content": "hi"}]
     assert record["message"]["content"][0]["text"] == "ok"
+    assert record["response"]["choices"][0]["message"]["content"] == "ok"
     assert api_key not in log.read_text()
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from openhands.sdk.llm import LLM, text_message
-from openhands.sdk.llm.streaming import LLMStreamChunk, ModelResponseStream
+from openhands.sdk.llm.streaming import LLMStreamChunk
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 HI = [text_message("user", "hi")]
@@ -22,7 +22,7 @@ def test_each_streamed_chunk_reaches_on_token_and_the_reply_is_assembled(
     response = make_llm(stream=True).completion(HI, on_token=chunks.append)
 
     assert server.requests[0]["stream"] is True
-    assert all(isinstance(chunk, ModelResponseStream) for chunk in chunks)
+    assert chunks and all(isinstance(chunk, LLMStreamChunk) for chunk in chunks)
     pieces = [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta]
     assert "".join(p for p in pieces if p) == "tokens arrive one by one"
     assert response.message.text == "tokens arrive one by one"
@@ -71,5 +71,17 @@ def test_a_failing_on_token_raises_its_own_error_once(
     assert len(server.requests) == 1  # not retried
 
 
-def test_the_stream_chunk_alias_is_litellms_chunk_type() -> None:
-    assert LLMStreamChunk is ModelResponseStream
+def test_streamed_reasoning_reaches_on_token_and_the_reply(
+    server: FakeOpenAIServer, make_llm: Callable[..., LLM]
+) -> None:
+    server.script("agent", [FakeReply.text("42", reasoning="six times seven")])
+    reasoning: list[str] = []
+
+    def on_token(chunk: LLMStreamChunk) -> None:
+        reasoning.extend(c.delta.reasoning_content or "" for c in chunk.choices)
+
+    response = make_llm(stream=True).completion(HI, on_token=on_token)
+
+    assert "".join(reasoning) == "six times seven"
+    assert response.message.reasoning_content == "six times seven"
+    assert response.message.text == "42"

@@ -305,3 +305,45 @@ def test_a_reported_cost_is_the_completions_cost(server: FakeOpenAIServer) -> No
     reply = llm.completion([text_message("user", "hello")])
 
     assert reply.cost == pytest.approx(0.25)
+
+
+def test_a_raw_reply_is_sent_exactly_and_streams_as_one_chunk(
+    server: FakeOpenAIServer, client: httpx.Client
+) -> None:
+    body = {
+        "id": "chatcmpl-raw",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "reasoning": "hm", "content": "x"},
+                "finish_reason": "length",
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "odd_field": True},
+    }
+    server.script("agent", [FakeReply.raw(body), FakeReply.raw(body)])
+
+    assert _chat(client).json() == body
+    (chunk,) = [json.loads(e) for e in _sse_events(_chat(client, stream=True))[:-1]]
+    assert chunk["object"] == "chat.completion.chunk"
+    assert chunk["choices"][0]["delta"] == body["choices"][0]["message"]
+    assert (chunk["choices"][0]["finish_reason"], chunk["usage"]) == ("length", body["usage"])
+
+
+def test_reasoning_and_more_usage_fields_are_reported(
+    server: FakeOpenAIServer, client: httpx.Client
+) -> None:
+    reply = FakeReply.text("42", reasoning="think").with_usage(
+        completion_tokens_details={"reasoning_tokens": 9}
+    )
+    server.script("agent", [reply, reply])
+
+    plain = _chat(client).json()
+    streamed = [json.loads(e) for e in _sse_events(_chat(client, stream=True))[:-1]]
+
+    assert plain["choices"][0]["message"]["reasoning_content"] == "think"
+    assert plain["usage"]["completion_tokens_details"] == {"reasoning_tokens": 9}
+    pieces = [c["choices"][0]["delta"].get("reasoning_content") or "" for c in streamed]
+    assert "".join(pieces) == "think"
+    assert streamed[-1]["usage"]["completion_tokens_details"] == {"reasoning_tokens": 9}

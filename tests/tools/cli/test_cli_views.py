@@ -69,6 +69,8 @@ def test_json_view_keeps_remarks_and_actions_off_stdout() -> None:
     view = JsonView(out=out, err=err)
 
     view.activity("terminal: ls")
+    view.step("terminal: ls")
+    view.result("exit 0")
     view.notice("Stopping")
     view.close(None, "resume it with: ...")
 
@@ -76,14 +78,17 @@ def test_json_view_keeps_remarks_and_actions_off_stdout() -> None:
     assert err.getvalue() == "openhands-goal: Stopping\nopenhands-goal: resume it with: ...\n"
 
 
-def test_plain_view_prints_phases_actions_and_each_verdict_once() -> None:
+def test_plain_view_prints_phases_actions_results_and_each_verdict_once() -> None:
     out = io.StringIO()
     view = PlainView(out=out)
 
     view.status(_status())
+    view.step("terminal: ls")
     view.activity("terminal: ls")
+    view.result("exit 0 · 2 lines · b.py")
     view.activity(THINKING)
-    view.activity("terminal: pytest")
+    view.step("terminal: ls")  # the same command again is a line again
+    view.result("exit 0 · 2 lines · b.py")
     view.status(_status(phase="judging"))
     view.status(JUDGED)
     view.status(JUDGED)
@@ -91,7 +96,9 @@ def test_plain_view_prints_phases_actions_and_each_verdict_once() -> None:
     assert out.getvalue().splitlines() == [
         "round 1 of 3 | the agent works",
         "round 1 of 3 | agent | terminal: ls",
-        "round 1 of 3 | agent | terminal: pytest",
+        "round 1 of 3 | result | exit 0 · 2 lines · b.py",
+        "round 1 of 3 | agent | terminal: ls",
+        "round 1 of 3 | result | exit 0 · 2 lines · b.py",
         "round 1 of 3 | judging...",
         "round 1: not complete | score 0.50 | missing: no test | cost so far $0.0100",
         "round 2 of 3 | the agent works",
@@ -128,3 +135,18 @@ def test_live_view_draws_the_round_and_action_and_keeps_verdicts_above() -> None
     text = screen.getvalue()
     assert "round 1: not complete | score 0.50" in text
     assert "goal complete after 2 rounds" in text
+
+
+def test_live_view_prints_each_action_and_result_above_the_block() -> None:
+    screen = io.StringIO()
+    view = LiveView(Console(file=screen, force_terminal=True, width=120, color_system=None))
+    view.begin("c-1", "goal: greet")
+    view.status(_status())
+    view.step("terminal: true")
+    view.result("exit 0 · 0 lines")
+    view.close(DONE, None)
+
+    text = screen.getvalue()
+    assert "● terminal: true\n" in text
+    assert "  ⎿ exit 0 · 0 lines\n" in text
+    assert text.index("● terminal: true") < text.index("⎿ exit 0") < text.index("goal complete")

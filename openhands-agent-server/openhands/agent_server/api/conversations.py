@@ -47,9 +47,14 @@ Stores = Annotated[ServerSettings, Depends(server_settings)]
     },
 )
 async def start_conversation(
-    request: StartConversationRequest, conversations: Registry, stores: Stores
+    request: StartConversationRequest, conversations: Registry, stores: Stores, http: Request
 ) -> Response:
     """Create a conversation (201), or return the existing one with that id (200)."""
+    if request.agent_profile_id is not None:
+        from openhands.agent_server.api.agent_profiles import agent_profiles
+        from openhands.agent_server.services.agent_profile_launch import with_agent_profile
+
+        request = with_agent_profile(request, await agent_profiles(http), stores)
     request = with_llm_profile(request, stores.llm_defaults)
     conversation_id, created = await conversations.start(request)
     info = await conversations.info(conversation_id)

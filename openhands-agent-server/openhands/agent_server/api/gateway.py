@@ -86,7 +86,9 @@ async def chat_completions(
     gateway = _gateway(request)
     profile, goal_by_model = gateway.resolve_model(body.model)
     conversation_id = _conversation_id(conversation)
-    turn = _turn(body, profile, goal_by_model, new=conversation_id is None)
+    turn = request_turn(
+        body.messages, body.openhands_goal, profile, goal_by_model, new=conversation_id is None
+    )
     watch = await gateway.begin(turn, conversation_id)
     headers = {CONVERSATION_HEADER: watch.conversation_id}
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
@@ -129,20 +131,23 @@ def _conversation_id(value: str | None) -> uuid.UUID | None:
         ) from None
 
 
-def _turn(body: ChatCompletionRequest, profile: str, goal_by_model: bool, *, new: bool) -> Turn:
-    """What the request asks for; 422 naming the message or part that cannot be used."""
-    last = next(
-        (i for i in range(len(body.messages) - 1, -1, -1) if body.messages[i].role == "user"),
-        None,
-    )
+def request_turn(
+    messages: list[ChatMessage],
+    options: GatewayGoal | bool | None,
+    profile: str,
+    goal_by_model: bool,
+    *,
+    new: bool,
+    field: str = "messages",
+) -> Turn:
+    """What a request with these messages (the body's `field`) and goal options asks for;
+    422 naming the message or part that cannot be used."""
+    last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), None)
     if last is None:
-        raise InvalidRequestError(
-            "needs at least one message with role 'user'", ("body", "messages")
-        )
-    content = _parts(body.messages[last], last)
+        raise InvalidRequestError("needs at least one message with role 'user'", ("body", field))
+    content = _parts(messages[last], last, field)
     message = Message(role="user", content=content)
     text = "\n".join(part.text for part in content if isinstance(part, TextContent))
-    options = body.openhands_goal
     if options is True or (options is None and goal_by_model):
         options = GatewayGoal()
     goal = None
@@ -153,10 +158,10 @@ def _turn(body: ChatCompletionRequest, profile: str, goal_by_model: bool, *, new
             limits=options,
             judge_profile=options.judge_profile,
         )
-    system = [_text(m, i) for i, m in enumerate(body.messages) if m.role in ("system", "developer")]
+    system = [_text(m, i) for i, m in enumerate(messages) if m.role in ("system", "developer")]
     earlier = [
         f"{m.role}: {_text(m, i)}"
-        for i, m in enumerate(body.messages[:last])
+        for i, m in enumerate(messages[:last])
         if m.role in ("user", "assistant") and _text(m, i)
     ]
     context = ""
@@ -171,8 +176,8 @@ def _turn(body: ChatCompletionRequest, profile: str, goal_by_model: bool, *, new
     )
 
 
-def _parts(message: ChatMessage, index: int) -> list[TextContent | ImageContent]:
-    loc = ("body", "messages", index, "content")
+def _parts(message: ChatMessage, index: int, field: str) -> list[TextContent | ImageContent]:
+    loc = ("body", field, index, "content")
     content = message.content
     if isinstance(content, str):
         parts: list[TextContent | ImageContent] = [TextContent(text=content)] if content else []

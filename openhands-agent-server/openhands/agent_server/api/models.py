@@ -79,6 +79,11 @@ class ServerInfo(BaseModel):
         "server restarted (goals it was running are now `interrupted`)."
     )
     uptime_seconds: float
+    uptime: float = Field(description="The same as uptime_seconds (the reference's name).")
+    idle_time: float = Field(
+        description="Seconds since an open conversation last recorded an event (since the "
+        "start when none did): how long the server's agents have been quiet."
+    )
     conversations: int = Field(description="Conversations stored on this server.")
     open_conversations: int = Field(
         description="Conversations open in memory: opened by a request since start-up, or "

@@ -227,9 +227,11 @@ class ServerConfig(BaseSettings):
 
     preload_litellm: bool = Field(
         default=True,
-        description="Import litellm in a background thread once the server listens, so the "
-        "first LLM call does not wait seconds for that import (costs ~150 MB of memory "
-        "early). `false` imports it on the first LLM call instead.",
+        description="When a configured model needs litellm (LLM_MODEL, the stored settings' LLM "
+        "or an LLM profile whose model is not OpenAI-compatible: docs/llm.md), import litellm "
+        "in a background thread once the server listens, so the first LLM call does not wait "
+        "seconds for that import (costs ~150 MB of memory early). OpenAI-compatible models "
+        "never load it. `false` imports it on the first call of such a model instead.",
     )
     graceful_shutdown_seconds: int = Field(
         default=5,
@@ -272,6 +274,20 @@ class ServerConfig(BaseSettings):
         default=64 * 1024,
         ge=1,
         description="Largest value of one stored secret, in bytes (UTF-8).",
+    )
+    max_workspaces: int = Field(
+        default=500,
+        ge=1,
+        description="How many saved workspaces, and how many workspace parents, "
+        "/api/workspaces may hold.",
+    )
+    max_agent_profiles: int = Field(
+        default=50, ge=1, description="How many agent profiles /api/agent-profiles may hold."
+    )
+    max_provider_connections: int = Field(
+        default=50,
+        ge=1,
+        description="How many provider connections /api/llm/provider-connections may hold.",
     )
     max_settings_bytes: int = Field(
         default=1024 * 1024,

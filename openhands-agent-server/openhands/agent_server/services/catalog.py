@@ -137,6 +137,7 @@ class Catalog:
             workspace=summary.workspace,
             execution_status=summary.execution_status,
             title=summary.title,
+            tags=dict(summary.tags),
             created_at=summary.created_at,
             updated_at=summary.updated_at,
             metrics=dict(summary.stats.usage_to_metrics),

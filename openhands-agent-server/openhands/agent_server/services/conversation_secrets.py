@@ -135,6 +135,10 @@ class ConversationSecrets:
 
     def restore(self, folder: Path) -> dict[str, SecretSource]:
         """The sources sealed in the folder, resolved; {} if none (or unreadable: logged)."""
+        return self.resolve(self.restore_sources(folder))
+
+    def restore_sources(self, folder: Path) -> dict[str, SecretSource]:
+        """The sources sealed in the folder as they were sent; {} if none (or unreadable)."""
         path = folder / SOURCES_FILE
         try:
             token = path.read_text()
@@ -152,7 +156,7 @@ class ConversationSecrets:
                 write_atomic(path, self._box.reseal(token))
             except Exception as exc:  # readable with the old key: retried on the next open
                 logger.warning("re-sealing %s failed: %s", path, exc)
-        return self.resolve(dict(sources))
+        return dict(sources)
 
     def copy(self, source_folder: Path, target_folder: Path) -> None:
         """A fork gets the secret sources of the conversation it copies."""

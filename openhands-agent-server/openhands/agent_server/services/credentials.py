@@ -92,6 +92,14 @@ class Credentials(Protocol):
         """Raise `SealedKeysError` if the agent cannot run: its kept keys cannot be opened."""
         ...
 
+    def agent_changed(self, conversation_id: uuid.UUID, agent: AgentBase) -> Callable[[], None]:
+        """The conversation's agent is about to become `agent` (a new LLM, its keys as the
+        client sent them): keep its secrets instead of the old agent's and fill in defaults.
+
+        Blocking. Returns what puts the previous secrets back, for when the change fails.
+        """
+        ...
+
     def judge(
         self, conversation_id: uuid.UUID, requested: LLM | None, *, resume: bool = False
     ) -> JudgeChoice:
@@ -130,6 +138,11 @@ class ServerDefaults:
     def check(self, conversation_id: uuid.UUID) -> None:
         """Nothing sealed, so nothing can be unreadable."""
 
+    def agent_changed(self, conversation_id: uuid.UUID, agent: AgentBase) -> Callable[[], None]:
+        """Fill the server's defaults into the new agent's LLM; nothing is kept."""
+        self._config.fill_llm(agent.llm)
+        return _nothing
+
     def judge(
         self, conversation_id: uuid.UUID, requested: LLM | None, *, resume: bool = False
     ) -> JudgeChoice:
@@ -140,6 +153,10 @@ class ServerDefaults:
 
     def forget(self, conversation_id: uuid.UUID) -> None:
         """Nothing is kept, so nothing to drop."""
+
+
+def _nothing() -> None:
+    """Nothing to put back."""
 
 
 @asynccontextmanager

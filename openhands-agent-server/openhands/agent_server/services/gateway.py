@@ -30,6 +30,7 @@ from openhands.sdk.agent import Agent
 from openhands.sdk.context import AgentContext
 from openhands.sdk.conversation.goal import GoalLimits, GoalRequest, InvalidGoalError
 from openhands.sdk.llm import LLM, Message, TextContent
+from openhands.sdk.llm.llm import SECRET_FIELDS
 from openhands.sdk.settings import OpenHandsAgentSettings
 from openhands.sdk.wire import StartConversationRequest
 from pydantic import ValidationError
@@ -41,6 +42,11 @@ MODEL_PREFIX = "openhands_"
 
 GOAL_MODEL_PREFIX = "openhands_goal_"
 """`openhands_goal_<profile>` runs every request as a goal (default limits)."""
+
+DEFAULT_PROFILE = "default"
+"""`openhands_default` (and `openhands_goal_default`) is the server's default LLM: the stored
+settings' LLM, else LLM_MODEL (with LLM_BASE_URL and LLM_API_KEY), unless a stored profile
+is named `default` (then it is that profile)."""
 
 SHOWN_MODEL_CHARS = 200
 """How much of an unknown model name an error repeats (a client may send megabytes)."""
@@ -95,8 +101,11 @@ class ChatGateway:
     # -- models -----------------------------------------------------------------------------
 
     def model_ids(self) -> list[str]:
-        """Every model a client may name: `openhands_<p>` and `openhands_goal_<p>` per profile."""
+        """Every model a client may name: `openhands_<p>` and `openhands_goal_<p>` per profile,
+        and `openhands_default` when the server has a default LLM."""
         names = self._stores.profiles.names()
+        if self.default_llm() is not None:
+            names = [*names, DEFAULT_PROFILE]
         ids = {f"{MODEL_PREFIX}{name}" for name in names}
         ids |= {f"{GOAL_MODEL_PREFIX}{name}" for name in names}
         return sorted(ids)
@@ -107,13 +116,19 @@ class ChatGateway:
         A profile whose own name starts with `goal_` wins over the goal reading.
         """
         profiles = self._stores.profiles
+
+        def exists(name: str) -> bool:
+            if profiles.find(name) is not None:
+                return True
+            return name == DEFAULT_PROFILE and self.default_llm() is not None
+
         if model.startswith(MODEL_PREFIX):
             rest = model.removeprefix(MODEL_PREFIX)
-            if profiles.find(rest) is not None:
+            if exists(rest):
                 return rest, False
             if model.startswith(GOAL_MODEL_PREFIX):
                 profile = model.removeprefix(GOAL_MODEL_PREFIX)
-                if profiles.find(profile) is not None:
+                if exists(profile):
                     return profile, True
         known = ", ".join(self.model_ids()) or "none: save an LLM profile (POST /api/profiles/NAME)"
         shown = model if len(model) <= SHOWN_MODEL_CHARS else model[:SHOWN_MODEL_CHARS] + "…"
@@ -149,14 +164,33 @@ class ChatGateway:
             wait_seconds=config.gateway_wait_seconds,
         )
 
+    def default_llm(self) -> LLM | None:
+        """The server's default LLM without its key (the conversation's credentials fill in
+        the stored one), or None when it has none: the stored settings' LLM, else
+        LLM_MODEL."""
+        stored = self._stores.settings.llm()
+        if stored is not None and stored.model:
+            return stored.model_copy(update=dict.fromkeys(SECRET_FIELDS))
+        if self._config.llm_model:
+            return LLM(model=self._config.llm_model, base_url=self._config.llm_base_url)
+        return None
+
     async def _create(self, turn: Turn) -> LiveConversation:
-        llm = self._stores.llm_defaults.profile_llm(turn.profile, usage_id=None, field=("model",))
+        llm = self._turn_llm(turn.profile)
         request = StartConversationRequest(agent=self._agent(llm, turn.system_text))
         conversation_id, _ = await self._conversations.start(request)
         live = await self._conversations.get(conversation_id)
         if turn.context:
             await live.send_message(Message(role="user", content=[TextContent(text=turn.context)]))
         return live
+
+    def _turn_llm(self, profile: str) -> LLM:
+        """The LLM of a new conversation: the profile's, or the server's default LLM."""
+        if profile == DEFAULT_PROFILE and self._stores.profiles.find(profile) is None:
+            default = self.default_llm()
+            if default is not None:
+                return default
+        return self._stores.llm_defaults.profile_llm(profile, usage_id=None, field=("model",))
 
     def _agent(self, llm: LLM, system_text: str) -> Agent:
         """The agent the stored agent settings describe (`OpenHandsAgentSettings`: tools, MCP

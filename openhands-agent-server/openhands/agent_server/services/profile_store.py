@@ -138,6 +138,31 @@ class ProfileStore:
             del self._profiles[name]
             return True
 
+    def rename(self, name: str, new_name: str) -> None:
+        """Rename a profile (blocking): the new file is written before the old one goes.
+        NotFoundError for an unknown `name`, ConflictError if `new_name` is taken; the same
+        name is a no-op."""
+        with self._lock:
+            profile = self._profiles.get(name)
+            if profile is None:
+                known = ", ".join(self.names()) or "none"
+                raise NotFoundError(f"Profile {name!r} not found (profiles: {known}).")
+            if new_name == name:
+                return
+            if new_name in self._profiles:
+                raise ConflictError(
+                    f"Profile {new_name!r} already exists; delete it or choose another name."
+                )
+            store = self._store()
+            store.save(new_name, self._sealed(profile.llm), include_secrets=True)
+            try:
+                store.delete(name)
+            except OSError as exc:
+                store.delete(new_name)
+                raise StorageError(f"Cannot rename LLM profile {name}: {exc}", exc) from exc
+            del self._profiles[name]
+            self._profiles[new_name] = Profile(new_name, profile.llm, profile.problem)
+
     # -- sealing ----------------------------------------------------------------------------
 
     def _store(self) -> LLMProfileStore:

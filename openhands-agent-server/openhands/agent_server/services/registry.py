@@ -190,6 +190,10 @@ class ConversationRegistry:
         """How many goal loops are active."""
         return sum(1 for s in self._live.values() if s.goal.active)
 
+    def open_conversations(self) -> list[LiveConversation]:
+        """The conversations open now (nothing is opened)."""
+        return list(self._live.values())
+
     def find(self, conversation_id: uuid.UUID) -> LiveConversation | None:
         """The conversation if it is open, else None (nothing is opened)."""
         return self._live.get(conversation_id)

@@ -22,7 +22,7 @@ import itertools
 import logging
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -268,6 +268,30 @@ class SealedCredentials:
         kept = self._kept.get(conversation_id)
         if kept is not None and kept.problem is not None:
             raise SealedKeysError(kept.problem)
+
+    def agent_changed(self, conversation_id: uuid.UUID, agent: AgentBase) -> Callable[[], None]:
+        """Seal the new agent's secrets (on disk) in place of the old one's, then fill in the
+        server's defaults; the returned function puts the old ones back."""
+        secrets = agent_secrets(agent)
+        token = self._seal(secrets.model_dump_json(context=EXPOSE)) if secrets.values else None
+        with self._lock:
+            kept = self._kept.setdefault(conversation_id, _Kept())
+        with self._file_lock(conversation_id):
+            previous = (kept.agent, kept.problem)
+            kept.agent, kept.problem = token, None
+            try:
+                self._write(conversation_id, kept)
+            except BaseException:
+                kept.agent, kept.problem = previous
+                raise
+        self._defaults.fill_llm(agent.llm)
+
+        def put_back() -> None:
+            with self._file_lock(conversation_id):
+                kept.agent, kept.problem = previous
+                self._write(conversation_id, kept)
+
+        return put_back
 
     def judge(
         self, conversation_id: uuid.UUID, requested: LLM | None, *, resume: bool = False

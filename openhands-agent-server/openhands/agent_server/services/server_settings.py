@@ -9,6 +9,8 @@ conversation refers to by name (`conversation_secrets`).
 from __future__ import annotations
 
 import logging
+import threading
+from typing import TYPE_CHECKING
 
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
@@ -20,6 +22,9 @@ from openhands.agent_server.services.settings_store import SettingsStore
 from openhands.agent_server.services.stored_llms import StoredLLMDefaults
 from openhands.sdk.errors import StorageError
 from openhands.sdk.io import remove_leftover_temp_files
+
+if TYPE_CHECKING:
+    from openhands.agent_server.services.provider_connections import ProviderConnections
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +39,13 @@ class ServerSettings:
             self.folder, box, max_count=config.max_secrets, max_bytes=config.max_secret_bytes
         )
         self.profiles = ProfileStore(self.folder, box, max_count=config.max_profiles)
-        self.llm_defaults = StoredLLMDefaults(config, self.settings, self.profiles)
+        self._box = box
+        self._max_connections = config.max_provider_connections
+        self._connections: ProviderConnections | None = None
+        self._connections_lock = threading.Lock()
+        self.llm_defaults = StoredLLMDefaults(
+            config, self.settings, self.profiles, connections=lambda: self._connections
+        )
         self.conversation_secrets = ConversationSecrets(config, box, self.secrets)
 
     def load(self) -> None:
@@ -53,3 +64,19 @@ class ServerSettings:
         self.settings.load()
         self.secrets.load()
         self.profiles.load()
+        if (self.folder / "provider_connections.json").exists():
+            self.provider_connections()  # profiles may name them: ready before any is used
+
+    def provider_connections(self) -> ProviderConnections:
+        """The provider connections (/api/llm/provider-connections), read on first use
+        (blocking); a server without any never loads them."""
+        with self._connections_lock:
+            if self._connections is None:
+                from openhands.agent_server.services.provider_connections import (
+                    ProviderConnections,
+                )
+
+                self._connections = ProviderConnections(
+                    self.folder, self._box, max_count=self._max_connections
+                ).load()
+            return self._connections

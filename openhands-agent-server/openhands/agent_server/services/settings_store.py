@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -156,18 +157,25 @@ class SettingsStore:
     # -- updates ----------------------------------------------------------------------------
 
     def update(
-        self, request: SettingsUpdateRequest, *, profile_llm: LLM | None = None
+        self,
+        request: SettingsUpdateRequest,
+        *,
+        profile_llm: LLM | None = None,
+        check: Callable[[Settings], None] | None = None,
     ) -> SettingsResponse:
         """Merge `request` into the stored settings, write them, then use them (blocking).
 
         `profile_llm` is the LLM of `request.active_profile` (the caller looked it up); it
         becomes `agent_settings.llm` unless the diff names an `llm`. Bad values are an
         `InvalidRequestError` naming the field; a refusing disk a `StorageError` (and
-        nothing changed).
+        nothing changed). `check` may refuse the update (by raising) after seeing the current
+        settings, under the same lock.
         """
         with self._lock:
             self._check()
             current = self._settings
+            if check is not None:
+                check(current)
             agent_data = current.agent_settings.model_dump(
                 mode="json", context=EXPOSE, exclude_unset=True
             )
@@ -216,10 +224,14 @@ class SettingsStore:
 
     def forget_profile(self, name: str) -> None:
         """A deleted profile is no longer the active one (blocking; best kept consistent)."""
+        self.rename_profile(name, None)
+
+    def rename_profile(self, name: str, new_name: str | None) -> None:
+        """The active profile `name` is now called `new_name` (None: it was deleted)."""
         with self._lock:
             if self._problem is not None or self._settings.active_profile != name:
                 return
-            updated = self._settings.model_copy(update={"active_profile": None})
+            updated = self._settings.model_copy(update={"active_profile": new_name})
             write_document(self._path, self._seal(updated))
             self._settings = updated
 

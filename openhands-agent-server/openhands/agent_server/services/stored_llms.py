@@ -8,7 +8,9 @@ without `api_key` gets, in this order:
    `get_llm(profile_name=...)` sets), if its model and base URL are that profile's;
 2. the key of the stored settings' LLM (`/api/settings`), if its model and base URL are
    that one's;
-3. the server's LLM_API_KEY (and LLM_BASE_URL), only for LLM_BASE_URL (or, without it, the
+3. the key (and base URL) of the provider connection its `provider_connection_id` names
+   (`/api/llm/provider-connections`);
+4. the server's LLM_API_KEY (and LLM_BASE_URL), only for LLM_BASE_URL (or, without it, the
    default endpoint of LLM_MODEL's provider).
 
 Matching the endpoint (`config/llm_endpoints.py`: base URL, Ollama or Bedrock endpoint,
@@ -17,6 +19,9 @@ gets them again from the stores, so changing a stored key changes it everywhere.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.config.llm_endpoints import same_endpoint
@@ -27,16 +32,25 @@ from openhands.sdk.llm import LLM
 from openhands.sdk.llm.llm import SECRET_FIELDS
 from openhands.sdk.wire import PROFILE_USAGE_PREFIX, StartConversationRequest
 
+if TYPE_CHECKING:
+    from openhands.agent_server.services.provider_connections import ProviderConnections
+
 
 class StoredLLMDefaults:
     """Fills keyless LLMs from the stored profiles and settings, then the server's defaults."""
 
     def __init__(
-        self, config: ServerConfig, settings: SettingsStore, profiles: ProfileStore
+        self,
+        config: ServerConfig,
+        settings: SettingsStore,
+        profiles: ProfileStore,
+        *,
+        connections: Callable[[], ProviderConnections | None] = lambda: None,
     ) -> None:
         self._config = config
         self._settings = settings
         self._profiles = profiles
+        self._connections = connections
 
     def fill_llm(self, llm: LLM) -> None:
         """Give `llm` a stored key where it has none (no I/O: the stores are in memory)."""
@@ -46,6 +60,13 @@ class StoredLLMDefaults:
                 for field in SECRET_FIELDS:
                     if getattr(llm, field) is None:
                         setattr(llm, field, getattr(source, field))
+        if llm.api_key is None and llm.provider_connection_id:
+            connections = self._connections()
+            found = connections.key_for(llm.provider_connection_id) if connections else None
+            # The key goes only where the connection points: an LLM that names the connection
+            # but another base URL gets nothing from it.
+            if found is not None and _same_url(llm.base_url or found[1], found[1]):
+                llm.api_key, llm.base_url = found[0], found[1]
         self._config.fill_llm(llm)
 
     def _stored_for(self, llm: LLM) -> LLM | None:
@@ -73,6 +94,10 @@ class StoredLLMDefaults:
                 ("body", *field),
             )
         return profile.llm.copy_for(usage_id or f"{PROFILE_USAGE_PREFIX}{name}")
+
+
+def _same_url(a: str | None, b: str | None) -> bool:
+    return (a or "").rstrip("/") == (b or "").rstrip("/")
 
 
 def with_llm_profile(

@@ -13,12 +13,15 @@ import {
 import { $, setDisabled } from "./dom.js";
 import { fullTime, relativeTime } from "./format.js";
 import { continueRequest, goalRequest, setGoalConversationOpen, setGoalExecutionStatus, showGoal } from "./goal.js";
+import { initNewConversation, loadChoices } from "./newconv.js";
 import { clearNotices, notify } from "./notices.js";
 import { PendingActions } from "./pending.js";
 import {
   progressChanges, progressEvent, progressGoal, progressStatus, resetProgress,
 } from "./progress.js";
 import { appendEvent, renderEvent } from "./render.js";
+import { initSettings, showSettings } from "./settings.js";
+import { GoalCost } from "./goalcost.js";
 import { statusOf } from "./status.js";
 import { resetUsage, updateUsage } from "./usage.js";
 
@@ -40,6 +43,9 @@ const app = {
   status: "idle",
   goal: null,
   objective: "", // only a goal's first status event holds it; later ones refer to that one
+  goalValue: null, // the newest goal status as received (compact)
+  goalCost: new GoalCost(), // the one cost figure of the goal (see goalcost.js)
+  rewound: null, // a rewind made after the newest goal status (its RewindResult), or null
   pending: new PendingActions(),
   usageTimer: 0,
 };
@@ -51,11 +57,28 @@ function conversationIdFromHash() {
   return match ? match[1] : null;
 }
 
-/** Show the conversation the address names (or none); `focus` moves the keyboard focus to it. */
+/** Show what the address names: the settings (#/settings/<tab>), a conversation, or none;
+ * `focus` moves the keyboard focus to it. */
 function route(focus) {
+  const settings = /^#\/settings(?:\/([a-z]+))?$/.exec(location.hash);
+  $("settings-view").hidden = !settings;
+  $("conversations-view").hidden = Boolean(settings);
+  markView(settings ? "settings" : "conversations");
+  if (settings) {
+    closeConversation();
+    showSettings(settings[1] || "llm", focus);
+    return;
+  }
   const id = conversationIdFromHash();
   if (!id) closeConversation();
   else if (id !== app.conversationId) openConversation(id, focus);
+}
+
+function markView(view) {
+  for (const [id, name] of [["nav-conversations", "conversations"], ["nav-settings", "settings"]]) {
+    if (name === view) $(id).setAttribute("aria-current", "page");
+    else $(id).removeAttribute("aria-current");
+  }
 }
 
 function goHome() {
@@ -78,6 +101,7 @@ async function openConversation(id, focus = false) {
   Object.assign(app, {
     conversationId: id, lastEventId: null, seen: new Set(), reconnectDelay: 250, statusAt: 0,
     goalAt: 0, runAt: 0, pendingInfo: null, status: "idle", goal: null, objective: "", pending: new PendingActions(),
+    goalValue: null, rewound: null, goalCost: new GoalCost(),
   });
   $("events").replaceChildren();
   $("placeholder").hidden = true;
@@ -257,9 +281,11 @@ function setExecStatus(status, timestamp, listToo = true) {
 /** Show a goal status from an event (compact: maybe no objective) or from the API (full). */
 function showGoalValue(value, timestamp) {
   let goal = null;
+  app.goalValue = value;
   if (value) {
     if (typeof value.objective === "string") app.objective = value.objective;
-    goal = { ...value, objective: typeof value.objective === "string" ? value.objective : app.objective };
+    const objective = typeof value.objective === "string" ? value.objective : app.objective;
+    goal = { ...value, objective, rewound: value.active ? null : app.rewound, cost: app.goalCost.cost(value) };
   }
   app.goal = goal;
   renderStatusBadge();
@@ -307,20 +333,29 @@ function showEvent(event) {
   const { node, noisy } = renderEvent(event, {
     status(value) {
       app.statusAt = app.seen.size;
-      if (value === "running") app.runAt = app.seen.size;
+      if (value === "running") {
+        app.runAt = app.seen.size;
+        app.goalCost.running();
+      }
       setExecStatus(value, event.timestamp);
     },
     goal(value) {
       app.goalAt = app.seen.size;
+      app.rewound = null; // a newer goal status (restarted, resumed) says what is true now
+      app.goalCost.goal(value);
       showGoalValue(value, event.timestamp);
     },
     stats(usage) {
       updateUsage(usage);
+      app.goalCost.stats(usage);
+      if (app.goalValue && !app.goalValue.active) showGoalValue(app.goalValue); // its final cost
     },
     checkpoint(value) {
       addCheckpoint(value);
     },
-    rewind() {
+    rewind(value) {
+      app.rewound = value; // the goal's files are no longer what it ended with
+      if (app.goalValue) showGoalValue(app.goalValue);
       scheduleUsage(); // re-reads the info: the list shows the conversation changed
     },
     userText(text) {
@@ -336,36 +371,6 @@ function showEvent(event) {
 }
 
 // -- actions -----------------------------------------------------------------------------------
-
-async function createConversation(event) {
-  event.preventDefault();
-  const form = event.target;
-  const llm = { model: form.model.value.trim(), usage_id: "agent" };
-  if (form.base_url.value.trim()) llm.base_url = form.base_url.value.trim();
-  if (form.api_key.value) llm.api_key = form.api_key.value;
-  const tools = [...form.querySelectorAll("input[name=tools]:checked")].map((b) => ({ name: b.value }));
-  const request = { agent: { kind: "Agent", llm, tools } };
-  if (form.working_dir.value.trim()) {
-    request.workspace = { kind: "LocalWorkspace", working_dir: form.working_dir.value.trim() };
-  }
-  if (form.approval.value === "always") request.confirmation_policy = { kind: "AlwaysConfirm" };
-  if (form.approval.value === "risky") {
-    request.confirmation_policy = { kind: "ConfirmRisky", threshold: "HIGH" };
-    request.security_analyzer = { kind: "LLMSecurityAnalyzer" };
-  }
-  const button = $("create");
-  setDisabled(button, "Creating the conversation…");
-  try {
-    const info = await api("POST", "/api/conversations", request);
-    notify("Conversation created.", "info");
-    await loadConversations();
-    location.hash = conversationHash(info.id); // opens it (and the address survives a reload)
-  } catch (err) {
-    notify(`Could not create the conversation: ${err.message}`);
-  } finally {
-    setDisabled(button, "");
-  }
-}
 
 async function startGoal(event) {
   event.preventDefault();
@@ -401,6 +406,24 @@ function continueGoal(event) {
   goalCall("/resume", body, "Goal continued with new limits.");
 }
 
+/** What a rewind's outcome offers: start a complete goal again (its form filled in), continue
+ * a capped one with new limits, or resume a stopped one. */
+function nextStep(kind) {
+  const goal = app.goal;
+  if (kind === "resume") {
+    goalCall("/resume", undefined, "Goal resumed.");
+  } else if (kind === "continue") {
+    $("continue-max").focus();
+  } else if (kind === "restart" && goal) {
+    const form = $("goal-form");
+    form.objective.value = goal.objective || "";
+    form.verify.value = goal.verify_command || "";
+    form.max_iterations.value = String((goal.limits && goal.limits.max_iterations) || goal.max_iterations || "");
+    form.scrollIntoView({ block: "nearest" });
+    form.objective.focus();
+  }
+}
+
 async function sendMessage(event) {
   event.preventDefault();
   const box = $("message");
@@ -427,21 +450,6 @@ async function pause() {
   }
 }
 
-// Offer the server's LLM_MODEL / LLM_BASE_URL; fields the user already typed are left alone.
-async function loadLlmDefaults() {
-  let info;
-  try {
-    info = await api("GET", "/server_info");
-  } catch {
-    return; // a missing session key is reported by loadConversations
-  }
-  const defaults = info.llm_defaults || {};
-  const form = $("create-form");
-  if (defaults.model && !form.model.value) form.model.value = defaults.model;
-  if (defaults.base_url && !form.base_url.value) form.base_url.value = defaults.base_url;
-  form.api_key.placeholder = defaults.api_key_set ? "the server's LLM_API_KEY" : "";
-}
-
 function saveKey(event) {
   event.preventDefault();
   const value = $("session-key").value.trim();
@@ -449,14 +457,20 @@ function saveKey(event) {
   clearNotices("session API key"); // shown again if this key is refused too
   notify(value ? "Session key saved in this browser." : "Session key cleared.", "info");
   loadConversations();
-  loadLlmDefaults();
+  loadChoices();
   if (app.conversationId) openConversation(app.conversationId);
 }
 
 function init() {
   $("session-key").value = sessionKey();
   $("key-form").addEventListener("submit", saveKey);
-  $("create-form").addEventListener("submit", createConversation);
+  initNewConversation({
+    async onCreated(info) {
+      await loadConversations();
+      location.hash = conversationHash(info.id); // opens it (and the address survives a reload)
+    },
+  });
+  initSettings({ onChange: loadChoices });
   $("goal-form").addEventListener("submit", startGoal);
   $("goal-stop").addEventListener("click", () => goalCall("/stop", undefined, "Goal stopped."));
   $("goal-resume").addEventListener("click", () => goalCall("/resume", undefined, "Goal resumed."));
@@ -467,7 +481,7 @@ function init() {
   });
   $("pause").addEventListener("click", pause);
   initApproval();
-  initChanges();
+  initChanges({ nextStep });
   initConversations({
     onDeleted(id) {
       if (id === app.conversationId) goHome();
@@ -478,7 +492,7 @@ function init() {
   setGoalConversationOpen(false);
   updatePause();
   loadConversations();
-  loadLlmDefaults();
+  loadChoices();
   route(false);
 }
 

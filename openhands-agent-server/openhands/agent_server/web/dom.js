@@ -41,3 +41,10 @@ export function replaceIfChanged(node, key, build) {
   node.dataset.key = key;
   node.replaceChildren(...build());
 }
+
+/** Show one line of outcome where it was asked (`ok`: a success, else a problem to fix). */
+export function showResult(node, text, ok) {
+  node.textContent = text;
+  node.classList.toggle("result-ok", Boolean(ok) && Boolean(text));
+  node.classList.toggle("result-bad", !ok && Boolean(text));
+}

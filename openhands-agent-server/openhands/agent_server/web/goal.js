@@ -129,7 +129,8 @@ function renderChip() {
     const verify = goal.verify.timed_out ? "verify timed out" : `verify exit ${goal.verify.exit_code}`;
     chip.append(el("span", `chip-part ${goal.verify.exit_code === 0 ? "ok" : "bad"}`, verify));
   }
-  if (goal.cost) chip.append(el("span", "chip-part", formatCost(goal.cost)));
+  if (goal.cost) chip.append(el("span", "chip-part chip-cost", formatCost(goal.cost)));
+  if (goal.rewound) chip.append(el("span", "chip-part rewound", "files rewound"));
 }
 
 function number(form, name, label, convert = (v) => v) {

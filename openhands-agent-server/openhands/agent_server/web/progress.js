@@ -2,7 +2,9 @@
 // judge found proven or not, and the round timeline (one row per judged round, with that
 // round's verify output, the judge's evidence and the files the round changed).
 
-import { checkpointOf, diffDetails, goalSpan, rewindButton, setRewindBlocked } from "./changes.js";
+import {
+  checkpointOf, diffDetails, goalSpan, outcomesKey, rewindButton, setRewindContext,
+} from "./changes.js";
 import { $, el, replaceIfChanged, srOnly } from "./dom.js";
 import { formatCost, formatDuration, percent } from "./format.js";
 import { requirementsText } from "./goal.js";
@@ -250,6 +252,8 @@ function render() {
   if (goal.error) notes.push(`Error: ${goal.error}`);
   $("goal-detail").textContent = notes.join(" · ");
   $("goal-detail").hidden = notes.length === 0;
+  $("goal-rewound").hidden = !goal.rewound;
+  $("goal-rewound").textContent = goal.rewound ? rewoundText(goal) : "";
 
   const verdict = goal.verdict;
   const reqs = verdict && Array.isArray(verdict.requirements) && verdict.requirements.length ? verdict : null;
@@ -263,26 +267,36 @@ function render() {
   replaceIfChanged($("goal-missing-text"), missing, () => [renderInline(missing)]);
 
   const busy = goal.active ? "A goal is running: stop it first." : state.status === "running" || state.status === "waiting_for_confirmation" ? "The agent is working: pause it first." : "";
-  setRewindBlocked(busy);
+  setRewindContext(busy, goal);
   const checkpoints = [...state.rounds.keys()].map((number) => (checkpointOf(number) || {}).id || "");
-  const key = JSON.stringify([[...state.rounds.entries()], goal.active, goal.phase, goal.iteration, state.status === "waiting_for_confirmation", checkpoints, busy]);
+  const key = JSON.stringify([[...state.rounds.entries()], goal.active, goal.phase, goal.iteration, state.status === "waiting_for_confirmation", checkpoints, busy, goal.status, outcomesKey()]);
   if ($("round-rows").dataset.key !== key) {
     const rows = roundRows(goal);
     $("rounds").hidden = rows.length === 0;
     replaceIfChanged($("round-rows"), key, () => rows);
   }
-  renderGoalChanges(busy);
+  renderGoalChanges(busy, goal.status);
 }
 
-function renderGoalChanges(busy) {
+function renderGoalChanges(busy, goalStatus) {
   const span = goalSpan();
   $("goal-changes").hidden = !span;
   if (!span) return;
-  const key = JSON.stringify([span.start.id, span.end.id, busy]);
+  const key = JSON.stringify([span.start.id, span.end.id, busy, goalStatus, outcomesKey()]);
   replaceIfChanged($("goal-changes-body"), key, () => [
     diffDetails("goal", span.end, span.start, "This goal", "Show every file this goal changed", "goal-diff"),
     rewindButton(span.start, "before this goal"),
   ]);
+}
+
+/** What a rewind after the goal's last status did to it, in words. */
+function rewoundText(goal) {
+  const r = goal.rewound;
+  const counts = `${(r.restored || []).length} restored, ${(r.deleted || []).length} deleted`;
+  const before = goal.status === "complete"
+    ? "The goal was complete; its files were then"
+    : `The goal ended ${goal.status}; its files were then`;
+  return `${before} rewound to snapshot “${r.label}” (${counts}): they are no longer what the last round left and the judge saw.`;
 }
 
 function tick() {

@@ -1,65 +1,44 @@
-"""Branching a `LocalConversation`'s history: `fork()` into a new conversation, `navigate_to()`.
+"""`Branching`: a `LocalConversation`'s history forked into a new conversation, or its HEAD moved.
 
-A mixin, like the conversation's other parts. What a fork copies is decided in
-`conversation.fork` (shared with the server); the tree of events and the HEAD are in
-`conversation.branch`. This part only adds the two public calls on a live conversation.
+A collaborator the conversation owns (see `conversation.core`). What a fork copies is decided
+in `conversation.fork` (shared with the server); the tree of events and the HEAD are in
+`conversation.branch`. This part adds the two calls on a live conversation; the host opens
+the forked state as a conversation of its own kind (`open_fork`).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import uuid
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
 
+from openhands.sdk.conversation.core import ConversationCore, require_open
 from openhands.sdk.conversation.errors import ConversationAlreadyRunningError
 from openhands.sdk.conversation.fork import copy_agent, fork_state
 from openhands.sdk.conversation.snapshot import HEAD_KEY
-from openhands.sdk.conversation.visualizer.base import make_visualizer
 from openhands.sdk.event.state import ConversationStateUpdateEvent
 
 if TYPE_CHECKING:
-    from typing import Self
-
     from openhands.sdk.agent.agent import AgentBase
     from openhands.sdk.conversation.state import ConversationState
-    from openhands.sdk.conversation.stuck import StuckDetector
-    from openhands.sdk.conversation.visualizer.base import ConversationVisualizerBase
-    from openhands.sdk.event.base import Event
 
 __all__ = ["Branching"]
 
 logger = logging.getLogger(__name__)
 
+Fork = TypeVar("Fork")
+"""What the host makes of a forked state (a `LocalConversation`)."""
 
-class Branching:
-    """The fork and HEAD part of `LocalConversation` (see the module docstring)."""
 
-    if TYPE_CHECKING:
-        # Provided by LocalConversation and its other parts.
-        _state: ConversationState
-        _lock: threading.RLock
-        _stuck_detector: StuckDetector
-        _visualizer: ConversationVisualizerBase | None
+class Branching(Generic[Fork]):
+    """Fork and HEAD moves of one conversation (see the module docstring)."""
 
-        @property
-        def id(self) -> uuid.UUID: ...
-
-        @property
-        def agent(self) -> AgentBase: ...
-
-        @property
-        def is_running(self) -> bool: ...
-
-        def _check_open(self) -> None: ...
-
-        def _emit(self, event: Event) -> Event: ...
-
-        def _open_fork(
-            self, state: ConversationState, visualizer: ConversationVisualizerBase | None
-        ) -> Self:
-            """A conversation set up around the forked `state`, with this one's settings."""
-            ...
+    def __init__(
+        self, core: ConversationCore, open_fork: Callable[[ConversationState], Fork]
+    ) -> None:
+        self._core = core
+        self._open_fork = open_fork
 
     def fork(
         self,
@@ -70,7 +49,7 @@ class Branching:
         tags: dict[str, str] | None = None,
         reset_metrics: bool = True,
         from_event_id: str | None = None,
-    ) -> Self:
+    ) -> Fork:
         """A new conversation (new id) that starts with a copy of this one's history.
 
         `from_event_id`: copy only the branch from the root to that event, and continue from
@@ -82,12 +61,12 @@ class Branching:
         it. Raises `UnknownEventError` (a ValueError) for an unknown `from_event_id` and
         ValueError for an id already in use.
         """
-        self._check_open()
-        fork_agent = agent if agent is not None else copy_agent(self.agent)
-        visualizer = make_visualizer(type(self._visualizer)) if self._visualizer else None
-        with self._lock:
+        require_open(self._core)
+        source = self._core.state
+        fork_agent = agent if agent is not None else copy_agent(source.agent)
+        with source.lock:
             state = fork_state(
-                self._state,
+                source,
                 conversation_id=conversation_id,
                 agent=fork_agent,
                 title=title,
@@ -95,11 +74,11 @@ class Branching:
                 reset_metrics=reset_metrics,
                 from_event_id=from_event_id,
             )
-            fork = self._open_fork(state, visualizer)
+            fork = self._open_fork(state)
         logger.info(
             "conversation %s forked into %s (%s)",
-            self.id,
-            fork.id,
+            source.id,
+            state.id,
             "whole log" if from_event_id is None else f"branch up to {from_event_id}",
         )
         return fork
@@ -113,15 +92,16 @@ class Branching:
         survives a reopen. Raises `UnknownEventError` (a ValueError) for an id that is not an
         event of this conversation and `ConversationAlreadyRunningError` during a run.
         """
-        self._check_open()
-        with self._lock:
-            if self.is_running:
+        require_open(self._core)
+        state = self._core.state
+        with state.lock:
+            if self._core.is_running:
                 raise ConversationAlreadyRunningError(
-                    f"Conversation {self.id} is running; pause it and wait for the run to end "
+                    f"Conversation {state.id} is running; pause it and wait for the run to end "
                     "before moving its HEAD."
                 )
             if event_id is not None:
-                self._state.require_event(event_id)
-            if event_id == self._state.leaf_event_id:
+                state.require_event(event_id)
+            if event_id == state.leaf_event_id:
                 return
-            self._emit(ConversationStateUpdateEvent(key=HEAD_KEY, value=event_id))
+            self._core.emit(ConversationStateUpdateEvent(key=HEAD_KEY, value=event_id))

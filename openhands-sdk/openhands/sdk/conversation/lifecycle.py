@@ -5,7 +5,8 @@ plugins and client tools into the agent, finds the conversation's folder (a stor
 conversation is reopened), picks its workspace (the stored one, the config's, or the current
 directory for a new conversation) and creates or loads the state. `SandboxClaim` hides the
 workspace and the log from other conversations' sandboxes while the conversation is open;
-`start_tools` makes the agent's tools; `close_tools` and `save_at_close` are the other end.
+`start_tools` makes the agent's tools; `introduce` opens a new log with the system prompt;
+`close_tools` and `save_at_close` are the other end.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.base import as_conversation_id
 from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.snapshot import BASE_STATE_FILE
-from openhands.sdk.conversation.state import ConversationState
+from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from openhands.sdk.errors import InvalidArgumentError, StorageError
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.tool.tool import ToolContext, ToolDefinition
@@ -34,10 +35,19 @@ from openhands.sdk.workspace.sandbox import (
 )
 
 if TYPE_CHECKING:
+    from openhands.sdk.context.conversation_context import ConversationContext
+    from openhands.sdk.conversation.recording import Recorder
     from openhands.sdk.plugin.types import PluginSource, ResolvedPluginSource
     from openhands.sdk.tool.client_tool import ClientToolSpec
 
-__all__ = ["SandboxClaim", "close_tools", "open_state", "save_at_close", "start_tools"]
+__all__ = [
+    "SandboxClaim",
+    "close_tools",
+    "introduce",
+    "open_state",
+    "save_at_close",
+    "start_tools",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +150,26 @@ def start_tools(state: ConversationState) -> dict[str, ToolDefinition]:
 
         client_tool.register_client_tools(client_tool.extract_client_tool_specs(state.agent.tools))
     return state.agent.init_tools(context)
+
+
+def introduce(
+    state: ConversationState,
+    recorder: Recorder,
+    tools: Mapping[str, ToolDefinition],
+    schemas: Sequence[Mapping[str, object]],
+    context: ConversationContext,
+) -> None:
+    """Open a new conversation's log with the system prompt (the tools as the LLM is shown
+    them, `schemas` in the order of `tools`), or record that the process running a reopened
+    one died mid-run."""
+    if not state.has_events:
+        records = [
+            {**schema, **tool.identity()}
+            for schema, tool in zip(schemas, tools.values(), strict=True)
+        ]
+        recorder.emit(state.agent.system_prompt_event(records, context))
+    elif state.execution_status == ConversationExecutionStatus.RUNNING:
+        recorder.record_interruption()
 
 
 def close_tools(tools: Mapping[str, ToolDefinition]) -> None:

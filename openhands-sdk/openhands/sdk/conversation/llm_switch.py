@@ -1,6 +1,6 @@
-"""Switching a `LocalConversation`'s model mid-conversation, by object or by saved profile.
+"""`LLMSwitching`: switching a `LocalConversation`'s model mid-conversation, by object or profile.
 
-A mixin so the conversation module keeps to the run loop. The new LLM drives every step
+A collaborator the conversation owns (see `conversation.core`). The new LLM drives every step
 from the next one on (the history is kept: the new model reads the same conversation), its
 usage is counted under its own `usage_id` (a profile's is `profile:<name>`), and the switch
 is saved with the conversation's configuration, so a reopened conversation keeps the model
@@ -11,13 +11,14 @@ during a run (`SwitchLLMTool`): the swap happens between steps' LLM calls, never
 from __future__ import annotations
 
 import logging
-import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.state import ConversationState
+    from openhands.sdk.conversation.core import ConversationCore
     from openhands.sdk.llm.llm import LLM
     from openhands.sdk.llm.llm_profile_store import LLMProfileStore
+
+__all__ = ["PROFILE_USAGE_PREFIX", "LLMSwitching"]
 
 logger = logging.getLogger(__name__)
 
@@ -26,26 +27,21 @@ PROFILE_USAGE_PREFIX = "profile:"
 
 
 class LLMSwitching:
-    """The model-switching part of `LocalConversation` (see the module docstring)."""
+    """Replaces the agent's LLM of a conversation (see the module docstring)."""
 
-    # Provided by LocalConversation.
-    _state: ConversationState
-    _lock: threading.RLock
-
-    def _save_config(self) -> None:
-        raise NotImplementedError
-
-    profile_store: LLMProfileStore | None = None
-    """Where `switch_profile` loads profiles (None: `~/.openhands/profiles`)."""
+    def __init__(self, core: ConversationCore) -> None:
+        self._core = core
+        self.profile_store: LLMProfileStore | None = None
+        """Where `switch_profile` loads profiles (None: `~/.openhands/profiles`)."""
 
     def switch_llm(self, llm: LLM) -> None:
         """Drive the agent with `llm` from the next LLM call on (see the module docstring)."""
-        with self._lock:
-            state = self._state
+        state = self._core.state
+        with state.lock:
             previous = state.agent.llm
             state.agent = state.agent.model_copy(update={"llm": llm})
             state.stats.register_llm(llm)
-            self._save_config()
+            self._core.save_config()
         logger.info(
             "conversation %s: model %s -> %s (usage_id %s)",
             state.id,

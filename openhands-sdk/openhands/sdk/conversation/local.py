@@ -1,12 +1,15 @@
 """`LocalConversation`: runs an agent in this process, optionally persisted to disk.
 
-The class is assembled from parts, each in its own module. Its bases: the run loop
-(`run_loop`), fork and HEAD moves (`branching`), approvals (`approvals`), client tool calls
-(`client_calls`), checkpoints (`checkpointing`) and model switching (`llm_switch`). It owns
-a `Recorder` (`recording`: events, status, usage) and `SideLLMs` (`side_llms`: the LLM copies
-of side questions); `lifecycle` opens its state from the constructor's arguments, makes its
-tools and saves it at close. This module keeps what ties them together: setting a
-conversation up (new, reopened or forked), messages, tools, secrets, side questions, close.
+The conversation owns one collaborator per concern, each in its own module: the runs
+(`run_loop.RunLoop`), approvals (`approvals.Approvals`), fork and HEAD moves
+(`branching.Branching`), checkpoints (`checkpointing.Checkpointing`), client tool calls
+(`client_calls.ClientCalls`), model switching (`llm_switch.LLMSwitching`), the side questions'
+LLMs (`side_llms.SideLLMs`) and the log's writer (`recording.Recorder`). They see the
+conversation only through `core.ConversationCore` and each keeps its own flags; its base,
+`parts.ConversationParts`, makes them and hands the public calls over to them. `lifecycle`
+opens the state from the constructor's arguments, makes the tools and saves the state at
+close. This module keeps what ties them together: setting a conversation up (new, reopened or
+forked), events and callbacks, messages, tools, secrets, close.
 """
 
 from __future__ import annotations
@@ -18,39 +21,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.agent.agent import AgentBase
-from openhands.sdk.conversation.approvals import Approvals
-from openhands.sdk.conversation.ask import ASK_AGENT_USAGE_ID, answer_question
-from openhands.sdk.conversation.base import BaseConversation, as_user_message
-from openhands.sdk.conversation.branching import Branching
-from openhands.sdk.conversation.checkpointing import Checkpointing
-from openhands.sdk.conversation.client_calls import ClientCalls
+from openhands.sdk.conversation.base import as_user_message
 from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
-from openhands.sdk.conversation.errors import (
-    ConversationClosedError,
-    UserPromptBlockedError,
-)
+from openhands.sdk.conversation.errors import UserPromptBlockedError
 from openhands.sdk.conversation.hook_agent import hook_agent_for
 from openhands.sdk.conversation.lifecycle import (
     SandboxClaim,
     close_tools,
+    introduce,
     open_state,
     save_at_close,
     start_tools,
 )
-from openhands.sdk.conversation.llm_switch import LLMSwitching
+from openhands.sdk.conversation.parts import ConversationParts
 from openhands.sdk.conversation.publisher import Callback, EventPublisher
 from openhands.sdk.conversation.recording import RUN_LOST, Recorder
 from openhands.sdk.conversation.run_loop import (
     CLOSE_WAIT_SECONDS,
     STOP_HOOK_FEEDBACK_PREFIX,
-    RunLoop,
 )
 from openhands.sdk.conversation.secret_registry import SecretRegistry
-from openhands.sdk.conversation.side_llms import SideLLMs
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
 from openhands.sdk.conversation.stuck import StuckDetector
-from openhands.sdk.conversation.title_utils import TITLE_USAGE_ID, generate_conversation_title
 from openhands.sdk.conversation.types import (
     ConversationTokenCallbackType,
     StuckDetectionThresholds,
@@ -66,13 +59,14 @@ from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.event.base import Event
 from openhands.sdk.hooks.config import HookConfig, HookEventType
 from openhands.sdk.hooks.runner import HookRunner
-from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import Message
 from openhands.sdk.secret.secrets import SecretValue
 from openhands.sdk.tool.tool import Action, Observation, ToolDefinition
 from openhands.sdk.workspace.local import LocalWorkspace
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from openhands.sdk.plugin.types import PluginSource, ResolvedPluginSource
     from openhands.sdk.tool.client_tool import ClientToolSpec
 
@@ -83,9 +77,7 @@ logger = logging.getLogger(__name__)
 Status = ConversationExecutionStatus
 
 
-class LocalConversation(
-    RunLoop, Branching, Approvals, Checkpointing, ClientCalls, LLMSwitching, BaseConversation
-):
+class LocalConversation(ConversationParts["LocalConversation"]):
     """An agent working in a local workspace; every event goes to the log, then to callbacks.
 
     Callbacks run in the thread that produced the event, one event at a time and in log order,
@@ -181,9 +173,10 @@ class LocalConversation(
         visualizer: ConversationVisualizerBase | None,
         secrets: Mapping[str, SecretValue] | None,
     ) -> None:
-        """Set this conversation up around `state` (new, reopened or forked)."""
+        """Set this conversation and its collaborators up around `state` (new, reopened or
+        forked)."""
         self._state = state
-        self._lock = state.lock  # cached: read on every event
+        self._closed = False
         listeners = list(callbacks or ())
         self._visualizer = visualizer
         if visualizer is not None:
@@ -193,9 +186,6 @@ class LocalConversation(
         self._on_token = compose_token_callbacks(token_callbacks)
         self._recorder = Recorder(state, self._publisher)
         self._stuck_detector = StuckDetector(state, thresholds)
-        self._init_run_loop()
-        self._closed = False
-        self._side_llms = SideLLMs(lambda: self._state.agent.llm, state.stats)
         self.resolved_plugins: list[ResolvedPluginSource] | None = None
         """The plugins this conversation was created with, pinned to what loaded (or None)."""
 
@@ -203,7 +193,6 @@ class LocalConversation(
         self._claim = SandboxClaim(state)
         try:
             self.tools: dict[str, ToolDefinition] = start_tools(state)
-            self.tool_schemas = self._tool_schemas()
             # Imported here: skill files and memory are only read when a conversation starts.
             from openhands.sdk.context.conversation_context import ConversationContext
 
@@ -221,19 +210,21 @@ class LocalConversation(
                 state.hook_config,
                 state.workspace.working_dir,
                 session_id=state.id.hex,
-                on_event=self._emit,
-                llm_source=lambda: self._state.agent.llm,
+                on_event=self._recorder.emit,
+                llm_source=lambda: state.agent.llm,
                 stats=state.stats,
                 hook_agent=hook_agent_for(LocalConversation),
             )
-            if not state.has_events:
-                records = [
-                    {**schema, **tool.identity()}
-                    for schema, tool in zip(self.tool_schemas, self.tools.values(), strict=True)
-                ]
-                self._emit(state.agent.system_prompt_event(records, self.context))
-            elif state.execution_status == Status.RUNNING:
-                self._recorder.record_interruption()
+            self._take_parts(
+                state,
+                self._recorder,
+                step=self._take_step,
+                hooks=self.hook_runner,
+                stuck=self._stuck_detector,
+                open_fork=self._open_fork,
+                on_plugin_loaded=self._plugin_loaded,
+            )
+            introduce(state, self._recorder, self.tools, self.tool_schemas, self.context)
             self.hook_runner.run(HookEventType.SESSION_START, {})
         except BaseException:
             # An unknown tool, bad params or a refusing disk: release the log, and leave no
@@ -242,7 +233,39 @@ class LocalConversation(
             state.discard()
             raise
 
-    # -- public API ---------------------------------------------------------------------------
+    def _open_fork(self, state: ConversationState) -> LocalConversation:
+        """A conversation set up around the forked `state`, with this one's settings."""
+        visualizer = make_visualizer(type(self._visualizer)) if self._visualizer else None
+        fork = LocalConversation.__new__(LocalConversation)
+        fork._attach(
+            state,
+            callbacks=None,
+            token_callbacks=None,
+            thresholds=self._stuck_detector.thresholds,
+            visualizer=visualizer,
+            secrets=self._state.secret_registry.sources(),
+        )
+        return fork
+
+    def _plugin_loaded(self, tools: dict[str, ToolDefinition]) -> None:
+        """A plugin was loaded (`PluginLoading`): its tools, skills and hooks from now on."""
+        from openhands.sdk.context.conversation_context import ConversationContext
+
+        state = self._state
+        self.tools = tools
+        self._approvals.tools_changed()
+        self.context = ConversationContext(state.agent.agent_context, state.workspace.working_dir)
+        if state.hook_config is not None:
+            self.hook_runner.config = state.hook_config
+
+    def _take_step(self, on_event: Callable[[Event], None]) -> bool:
+        """One agent step (the run loop's `step`); its events go to `on_event`."""
+        agent = self._state.agent
+        if self._on_token is None:
+            return agent.step(self, on_event)
+        return agent.step(self, on_event, on_token=self._on_token)
+
+    # -- what it is ----------------------------------------------------------------------------
 
     @property
     def id(self) -> uuid.UUID:
@@ -291,10 +314,12 @@ class LocalConversation(
         """True once `close()` was called."""
         return self._closed
 
+    # -- events, messages, tools, secrets ------------------------------------------------------
+
     def append_event(self, event: Event) -> None:
         """Append an event from outside the agent (e.g. a goal status update) and publish it."""
         self._check_open()
-        self._emit(event)
+        self._recorder.emit(event)
 
     def set_token_callbacks(self, callbacks: Sequence[ConversationTokenCallbackType]) -> None:
         """Replace the callbacks that get each streamed chunk of the agent's LLM replies."""
@@ -319,19 +344,19 @@ class LocalConversation(
         )
         if hook.blocked:
             raise UserPromptBlockedError(hook.feedback)
-        with self._lock:
+        with self._state.lock:
             # Skills the message triggers and what the hooks added extend what the LLM sees.
             event = self.context.user_message_event(
                 msg, additional_context=hook.additional_context, event_id=message_id
             )
             if sender is not None:
                 event = event.model_copy(update={"sender": sender})
-            self._emit(event)
+            self._recorder.emit(event)
             if self._state.title is None and msg.text.strip():
                 self._state.title = msg.text.strip().splitlines()[0][:80]
-                self._save_config()
+                self._recorder.save_config()
             if self._state.execution_status in (Status.FINISHED, Status.ERROR, Status.STUCK):
-                self._set_status(Status.IDLE, best_effort=True)
+                self._recorder.set_status(Status.IDLE, best_effort=True)
 
     def execute_tool(self, tool_name: str, action: Action) -> Observation:
         """Run one of this conversation's tools directly, outside the agent loop.
@@ -355,52 +380,6 @@ class LocalConversation(
         """
         self._state.secret_registry.update_secrets(secrets)
 
-    def ask_agent(self, question: str) -> str:
-        """Ask the agent's LLM a question about the conversation so far; return its answer.
-
-        One completion on the current LLM context plus the question, without tools being
-        run: it records no event, changes no status and is not remembered. Safe while
-        `run()` is going in another thread. Its cost is counted under usage_id
-        `ask-agent-llm`. Raises `ConversationError` if the LLM answers no text.
-        """
-        if not isinstance(question, str) or not question.strip():
-            raise InvalidArgumentError(
-                "question must be a non-blank string: say what to ask the agent"
-            )
-        self._check_open()
-        return answer_question(
-            self._state.llm_messages(),
-            self._side_llms.get(ASK_AGENT_USAGE_ID),
-            self.tool_schemas,
-            question,
-        )
-
-    def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
-        """A short title for this conversation, from its first user message.
-
-        Uses `llm`, or a copy of the agent's LLM counted under usage_id `title-generation`;
-        if the LLM fails, the first message cut to `max_length`. Does not change
-        `state.title`. Raises ValueError if there is no user message yet.
-        """
-        return generate_conversation_title(
-            self._state.active_branch(), llm or self._side_llms.get(TITLE_USAGE_ID), max_length
-        )
-
-    def _open_fork(
-        self, state: ConversationState, visualizer: ConversationVisualizerBase | None
-    ) -> LocalConversation:
-        """A conversation set up around the forked `state`, with this one's settings."""
-        fork = LocalConversation.__new__(LocalConversation)
-        fork._attach(
-            state,
-            callbacks=None,
-            token_callbacks=None,
-            thresholds=self._stuck_detector.thresholds,
-            visualizer=visualizer,
-            secrets=self._state.secret_registry.sources(),
-        )
-        return fork
-
     def close(self) -> None:
         """Stop a running agent after its current step, then release tools and files.
 
@@ -409,9 +388,8 @@ class LocalConversation(
         """
         if self._closed:
             return
-        self._pause_requested.set()
         self._closed = True
-        with self._runs_stopped():
+        with self._runs.stopped():
             try:
                 self.hook_runner.run(HookEventType.SESSION_END, {})
             except Exception:  # a hook must not keep the conversation from closing
@@ -419,39 +397,3 @@ class LocalConversation(
             close_tools(self.tools)
             save_at_close(self._state)
             self._claim.release()
-
-    def record_stats(self) -> None:
-        """Append the LLM usage as a `stats` update if it changed since the last one.
-
-        Every run does this when it ends; call it after using a registered LLM outside a run
-        (the goal runner does, after its last judge call), so the usage is on disk.
-        """
-        self._recorder.record_stats()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise ConversationClosedError(
-                f"Conversation {self.id} is closed; reopen it with the same conversation_id "
-                "and persistence_dir to continue."
-            )
-
-    # -- what the parts share (see `Recorder`) ------------------------------------------------
-
-    def _take_step(self) -> bool:
-        """One agent step; its events go through `_step_emit`."""
-        agent = self._state.agent
-        if self._on_token is None:
-            return agent.step(self, self._step_emit)
-        return agent.step(self, self._step_emit, on_token=self._on_token)
-
-    def _emit(self, event: Event) -> Event:
-        """Persist `event`, then publish it to the callbacks (see EventPublisher)."""
-        return self._recorder.emit(event)
-
-    def _set_status(self, status: Status, *, best_effort: bool = False) -> None:
-        """Append the status change (see `Recorder.set_status`)."""
-        self._recorder.set_status(status, best_effort=best_effort)
-
-    def _save_config(self) -> None:
-        """Save a configuration change; a refusing disk only delays it."""
-        self._recorder.save_config()

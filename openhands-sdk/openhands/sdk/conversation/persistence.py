@@ -60,6 +60,7 @@ class ConversationSummary(BaseModel):
 
     id: uuid.UUID
     title: str | None = None
+    tags: dict[str, str] = Field(default_factory=dict, description="Its key-value labels.")
     created_at: datetime
     updated_at: datetime = Field(description="When its last event was written.")
     execution_status: ConversationExecutionStatus = Field(

@@ -1,7 +1,8 @@
 """LLM access: messages, the `LLM` model, metrics, errors, registry, routing and fallback.
 
-`openhands.sdk.llm.streaming` (the streamed chunk type) imports litellm and so is not
-imported here; it, the registry, the profile store and the routers load on first use.
+The streamed chunk type, the registry, the profile store and the routers load on first use;
+nothing here imports litellm (the native transport needs none; litellm loads with the first
+completion of a model that goes through it).
 """
 
 from typing import TYPE_CHECKING
@@ -51,8 +52,8 @@ _LAZY = {
     "RouterLLM": "openhands.sdk.llm.router",
     "TokenUsage": "openhands.sdk.llm.usage",
 }
-"""Names loaded on first use: the chunk type is litellm's (it imports litellm); the others
-are rarely used, and every import of the SDK would pay for their classes."""
+"""Names loaded on first use: they are rarely used, and every import of the SDK would pay
+for their classes."""
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -1,7 +1,8 @@
 """`log_completions`: one JSON file per completion, for debugging prompts and costs.
 
 Each file holds the messages and tools sent, the request settings (credentials and header
-values removed), the provider's raw response, the cost and the latency. Files are named
+values removed), the provider's raw response (the JSON body from the native transport,
+litellm's response object dumped from litellm), the cost and the latency. Files are named
 `<model>-<unix time>-<n>.json` in `log_completions_folder`.
 """
 
@@ -44,9 +45,12 @@ def write_completion_log(
             # Header values may carry credentials (Authorization); keep only the names.
             settings["extra_headers"] = {key: "<hidden>" for key in settings["extra_headers"]}
         raw = response.raw_response
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # litellm's models warn while serializing
-            dumped = raw.model_dump() if hasattr(raw, "model_dump") else None
+        if isinstance(raw, dict):  # the native transport's answer: the JSON body itself
+            dumped: Any = raw
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # litellm's models warn while serializing
+                dumped = raw.model_dump() if hasattr(raw, "model_dump") else None
         record = {
             "messages": request.get("messages", []),
             "tools": request.get("tools"),

@@ -55,3 +55,42 @@ class LLMTransientError(LLMError):
 
 class LLMResponseError(LLMError):
     """The provider's answer had no usable message."""
+
+
+# -- the messages, shared by both transports so a failure reads the same whichever sent it ----
+
+
+def key_rejected(model: str, status: int | None, detail: str) -> LLMAuthenticationError:
+    """HTTP 401/403 from the provider."""
+    return LLMAuthenticationError(
+        f"The provider rejected the API key for model {model!r} (HTTP {status or 401}). "
+        f"Check LLM_API_KEY (the `api_key` field). {detail}",
+        model=model,
+    )
+
+
+def key_missing(model: str, detail: str) -> LLMAuthenticationError:
+    """No key was configured; nothing was sent."""
+    return LLMAuthenticationError(
+        f"No API key for model {model!r}: set LLM_API_KEY (the `api_key` field) or the "
+        f"provider's own key variable. {detail}",
+        model=model,
+    )
+
+
+def still_failing(model: str, retries: int, detail: str) -> LLMTransientError:
+    """A retryable failure (429, 5xx, timeout, connection) that outlived the retries."""
+    return LLMTransientError(
+        f"LLM {model!r} kept failing after {retries} retries: {detail}", model=model
+    )
+
+
+def refused(model: str, status: int | None, detail: str, hint: str = "") -> LLMBadRequestError:
+    """Any other 4xx: the request itself was refused."""
+    return LLMBadRequestError(
+        f"LLM {model!r} refused the request (HTTP {status}): {detail}{hint}", model=model
+    )
+
+
+DROP_PARAMS_HINT = " Set drop_params=True on the LLM to leave out what the provider refuses."
+"""Added to a refusal caused by an option the provider does not take."""

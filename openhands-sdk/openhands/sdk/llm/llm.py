@@ -1,8 +1,10 @@
-"""`LLM`: one configured model, called through litellm (imported lazily).
+"""`LLM`: one configured model, called natively (OpenAI-compatible servers) or through litellm.
 
 One pydantic class holds every setting and the calls (a settings base class would cost every
-SDK import a copy of each field); which settings reach litellm is decided in `options.py`,
-the call itself in `transport.py`, its retries in `retry_policy.py`.
+SDK import a copy of each field); which settings are sent is decided in `options.py`, which
+transport carries them in `routing.py` (the `transport` field), the call itself behind
+`transport.py` (`openai_compat/` over httpx, or litellm, imported lazily), its retries in
+`retry_policy.py`.
 
 Metrics belong to a usage slot: an LLM and its copies under the same `usage_id` (e.g. a
 non-streaming copy made for one call) count into the same `Metrics`; a copy under another
@@ -28,6 +30,7 @@ from openhands.sdk.llm.errors import (
 from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
+from openhands.sdk.llm.routing import TransportName
 from openhands.sdk.llm.tool_schema import openai_tool_dicts
 from openhands.sdk.utils.skew import READING_WIRE_BODY
 from pydantic import (
@@ -70,10 +73,12 @@ AZURE_DEFAULT_API_VERSION = "2024-12-01-preview"
 
 
 class LLM(BaseModel):
-    """A language model reachable through litellm, with retries and cost metrics.
+    """A language model with retries and cost metrics.
 
-    litellm is imported on the first real completion, never at import time. Settings the
-    reference SDK has but this one does not act on are accepted and documented as such.
+    OpenAI-compatible models are called over httpx (the native transport); other providers
+    through litellm, imported on their first real completion, never at import time (see
+    `transport`). Settings the reference SDK has but this one does not act on are accepted
+    and documented as such.
     """
 
     model_config = ConfigDict(defer_build=True, extra="forbid", arbitrary_types_allowed=True)
@@ -108,7 +113,9 @@ class LLM(BaseModel):
         default=None, description="HTTP headers added to every request."
     )
     litellm_extra_body: dict[str, Any] = Field(
-        default_factory=dict, description="Passed to litellm as `extra_body` (proxies, vLLM)."
+        default_factory=dict,
+        description="Fields merged into the request body, e.g. vLLM's chat_template_kwargs "
+        "(litellm's `extra_body`).",
     )
     usage_id: str = Field(default="default", description="Name under which metrics are kept.")
     auth_type: Literal["api_key", "subscription"] = Field(
@@ -191,10 +198,20 @@ class LLM(BaseModel):
         "goal judge never streams).",
     )
     drop_params: bool = Field(
-        default=True, description="Let litellm drop parameters the provider does not accept."
+        default=True,
+        description="Leave out options the model does not take (litellm's rules, on both "
+        "transports); False: such an option is an LLMBadRequestError before anything is sent.",
     )
     modify_params: bool = Field(
         default=True, description="Accepted for the reference SDK; unused (deprecated there)."
+    )
+    transport: TransportName = Field(
+        default="auto",
+        description="Which client sends chat completions: 'native' (the SDK's own, over httpx, "
+        "for OpenAI-compatible servers), 'litellm', or 'auto': native for `openai/`, "
+        "`hosted_vllm/`, `lm_studio/`, `llamafile/`, `litellm_proxy/` models and names without "
+        "a provider prefix that are OpenAI models or have a base_url; litellm otherwise and for "
+        "the Responses API (docs/llm.md).",
     )
     api_mode: Literal["auto", "chat", "responses"] = Field(
         default="auto",
@@ -396,6 +413,12 @@ class LLM(BaseModel):
 
     # -- what the model can do -----------------------------------------------------------------
 
+    def uses_native_transport(self) -> bool:
+        """Whether chat completions go through the native transport (`transport`)."""
+        from openhands.sdk.llm.routing import uses_native_transport
+
+        return uses_native_transport(self)
+
     def _supports(self, feature: Any) -> bool | None:
         from openhands.sdk.llm.capabilities import supports
 
@@ -404,6 +427,7 @@ class LLM(BaseModel):
             feature,
             overrides=self.capability_overrides,
             provider=self.custom_llm_provider,
+            native=self.uses_native_transport(),
         )
 
     def vision_is_active(self) -> bool:
@@ -428,10 +452,14 @@ class LLM(BaseModel):
 
     @property
     def model_info(self) -> dict[str, Any] | None:
-        """litellm's information on this model (context window, prices), or None."""
+        """litellm's model-map information on this model (context window, prices), or None."""
         from openhands.sdk.llm.capabilities import model_info
 
-        return model_info(self.model_canonical_name or self.model, self.custom_llm_provider)
+        return model_info(
+            self.model_canonical_name or self.model,
+            self.custom_llm_provider,
+            native=self.uses_native_transport(),
+        )
 
     @property
     def effective_max_input_tokens(self) -> int | None:
@@ -450,7 +478,8 @@ class LLM(BaseModel):
         return output_token_cap(self)
 
     def get_token_count(self, messages: list[Message]) -> int:
-        """Tokens `messages` take for this model (litellm's counter; 0 if it cannot tell)."""
+        """Tokens `messages` take for this model (litellm's counter, so it imports litellm
+        whatever the transport; 0 if it cannot tell)."""
         try:
             return int(
                 _import_litellm().token_counter(
@@ -501,9 +530,11 @@ class LLM(BaseModel):
         """Ask the model for the next assistant message (tool calls included).
 
         `tools` are tool definitions or OpenAI tool dicts. The call streams when `stream`
-        (or, if None, the `stream` field) says so; `on_token` then receives every raw chunk
-        (a litellm `ModelResponseStream`) as it arrives. Extra keyword arguments go to
-        litellm as they are. On a persistent failure, `fallback_strategy` is tried.
+        (or, if None, the `stream` field) says so; `on_token` then receives every chunk as
+        it arrives, in the OpenAI chunk shape (`chunk.choices[0].delta.content`): an
+        `LLMStreamChunk` from the native transport, litellm's `ModelResponseStream` from
+        litellm. Extra keyword arguments are sent as request options (litellm's rules: see
+        docs/llm.md). On a persistent failure, `fallback_strategy` is tried.
         """
         if not messages:
             raise InvalidArgumentError(
@@ -585,6 +616,14 @@ class LLM(BaseModel):
 
         if self.uses_responses_api():
             from openhands.sdk.llm.responses_api import complete_responses
+
+            if self.transport == "native":
+                raise LLMConfigurationError(
+                    f"LLM {self.model!r}: the Responses API (api_mode='responses') goes through "
+                    "litellm; set transport='auto' (or 'litellm'), or api_mode='chat' to keep "
+                    "the native transport.",
+                    model=self.model,
+                )
 
             request = chat_params(self, stream=False, call_context=call_context, overrides=params)
             response = complete_responses(self, messages, tools, request)

@@ -22,6 +22,11 @@ class LLMResponse(BaseModel):
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+    finish_reason: str | None = Field(
+        default=None,
+        description="Why the model stopped, in OpenAI's words: 'stop', 'length', 'tool_calls', "
+        "'content_filter' (None: not reported).",
+    )
     latency: float | None = Field(default=None, description="Seconds the call took.")
     # A MetricsSnapshot; `Any` to pydantic so that importing the SDK does not load its class.
     if TYPE_CHECKING:
@@ -31,7 +36,10 @@ class LLMResponse(BaseModel):
             default=None, description="The LLM's totals right after this call was counted."
         )
     raw_response: Any = Field(
-        default=None, exclude=True, description="The provider's response object (litellm)."
+        default=None,
+        exclude=True,
+        description="The provider's answer: litellm's response object, or the JSON body "
+        "(a dict) from the native transport.",
     )
 
 

@@ -1,4 +1,6 @@
-"""The litellm request for one chat completion: which `LLM` settings are sent, and how.
+"""The request for one chat completion, as litellm keyword arguments: which `LLM` settings
+are sent, and how. Both transports start from it (the native one turns it into the HTTP
+request litellm would have sent: `openai_compat/request.py`).
 
 One rule per setting, in one place:
 
@@ -50,6 +52,7 @@ def _reasoning_model(llm: LLM) -> bool:
             "reasoning_effort",
             overrides=llm.capability_overrides,
             provider=llm.custom_llm_provider,
+            native=llm.uses_native_transport(),
         )
     )
 

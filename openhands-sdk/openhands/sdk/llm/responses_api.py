@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.llm._litellm import import_litellm
 from openhands.sdk.llm.errors import LLMError, LLMResponseError
+from openhands.sdk.llm.litellm_chat import classify_error, response_cost
 from openhands.sdk.llm.llm_response import LLMResponse
 from openhands.sdk.llm.message import Message, MessageToolCall, ReasoningItemModel, TextContent
 from openhands.sdk.llm.retry_policy import retrying
-from openhands.sdk.llm.transport import classify_error, response_cost
 
 if TYPE_CHECKING:
     from openhands.sdk.llm.llm import LLM

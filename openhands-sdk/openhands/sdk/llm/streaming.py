@@ -1,20 +1,29 @@
 """Token streaming types: what `LLM.completion(on_token=...)` hands each chunk to.
 
-Importing this module imports litellm (the chunk class is litellm's); `import openhands.sdk`
-does not import this module.
+`LLMStreamChunk` is what the native transport delivers (the OpenAI `chat.completion.chunk`
+shape); litellm delivers its own `ModelResponseStream`, with the same attributes
+(`chunk.choices[0].delta.content`, `.reasoning_content`, `.tool_calls`). Importing this
+module does not import litellm; reading `ModelResponseStream` from it does.
 """
 
 from __future__ import annotations
 
-from openhands.sdk.llm._litellm import import_litellm
+from typing import TYPE_CHECKING, Any
+
 from openhands.sdk.llm.callbacks import AsyncTokenCallbackType, TokenCallbackType
+from openhands.sdk.llm.openai_compat.chunks import LLMStreamChunk
 
-ModelResponseStream = import_litellm().types.utils.ModelResponseStream
-"""litellm's streamed chunk: `chunk.choices[i].delta` holds `content`, `reasoning_content`
-and `tool_calls` pieces."""
+if TYPE_CHECKING:
+    from litellm.types.utils import ModelResponseStream
 
-LLMStreamChunk = ModelResponseStream
-"""The chunk type `on_token` receives."""
+
+def __getattr__(name: str) -> Any:
+    if name == "ModelResponseStream":
+        from openhands.sdk.llm._litellm import import_litellm
+
+        return import_litellm().types.utils.ModelResponseStream
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AsyncTokenCallbackType",

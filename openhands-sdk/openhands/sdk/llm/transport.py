@@ -1,37 +1,24 @@
-"""One chat completion through litellm: the call (streamed or not), its parse, its errors.
+"""The seam between `LLM` and the transports that carry its chat completions.
 
-`LLM._complete` calls `complete_chat`; everything that touches litellm objects is here.
+`complete_chat(llm, request)` sends `request` (litellm keyword arguments, from
+`options.chat_params`) through the native transport (`openai_compat/`, httpx) or litellm
+(`litellm_chat.py`), as `routing.uses_native_transport` decides; both apply the one retry
+policy (`retry_policy.py`), raise the same `LLMError`s and return an `LLMResponse`. An
+`on_token` callback that raises is the caller's error: it reaches the caller unchanged,
+neither classified as an LLM failure nor retried.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.errors import OpenHandsError
-from openhands.sdk.llm._litellm import import_litellm
-from openhands.sdk.llm.errors import (
-    ENV_HELP,
-    LLMAuthenticationError,
-    LLMBadRequestError,
-    LLMError,
-    LLMResponseError,
-    LLMTransientError,
-)
-from openhands.sdk.llm.llm_response import LLMResponse
-from openhands.sdk.llm.message import Message
-from openhands.sdk.llm.retry_policy import retrying
+from openhands.sdk.llm.routing import uses_native_transport
 
 if TYPE_CHECKING:
     from openhands.sdk.llm.llm import LLM
-
-logger = logging.getLogger("openhands.sdk.llm.llm")
-
-MISSING_KEY_MARKERS = ("Missing credentials", "api_key client option must be set")
-"""What providers' clients say when they find no API key (litellm wraps it as a 500)."""
+    from openhands.sdk.llm.llm_response import LLMResponse
 
 TokenCallback = Callable[[Any], None]
 
@@ -39,38 +26,18 @@ TokenCallback = Callable[[Any], None]
 def complete_chat(
     llm: LLM, request: dict[str, Any], *, on_token: TokenCallback | None = None
 ) -> LLMResponse:
-    """Send `request` (litellm kwargs) with `llm`'s retry policy and parse the answer.
+    """Send `request` with `llm`'s retry policy and parse the answer.
 
-    When the request streams, `on_token` gets every raw chunk as it arrives.
+    When the request streams, `on_token` gets every chunk as it arrives.
     """
-    litellm = import_litellm()
-    if request.get("tools") and _litellm_knows_mcp_skip_flag():
-        # Our tools are plain functions. Without this flag, litellm >= 1.80 imports its MCP
-        # gateway (which needs the optional `mcp` package) for any call with tools.
-        request = {**request, "_skip_mcp_handler": True}
-
-    def attempt() -> LLMResponse:
-        started = time.monotonic()
-        try:
-            if request.get("stream"):
-                chunks: list[Any] = []
-                for chunk in litellm.completion(**request):
-                    chunks.append(chunk)
-                    if on_token is not None:
-                        _deliver(on_token, chunk)
-                raw = litellm.stream_chunk_builder(chunks, messages=request["messages"])
-            else:
-                raw = litellm.completion(**request)
-            response = parse_chat_response(llm, raw, litellm)
-        except (LLMError, TokenCallbackError):
-            raise
-        except Exception as exc:  # litellm raises many exception types; classify them
-            raise classify_error(llm, exc, litellm) from exc
-        response.latency = time.monotonic() - started
-        return response
-
     try:
-        return retrying(llm)(attempt)
+        if uses_native_transport(llm):
+            from openhands.sdk.llm.openai_compat.call import complete_native
+
+            return complete_native(llm, request, on_token=on_token, deliver=deliver)
+        from openhands.sdk.llm.litellm_chat import complete_litellm
+
+        return complete_litellm(llm, request, on_token=on_token)
     except TokenCallbackError as failed:
         raise failed.error from failed.error.__cause__
 
@@ -83,113 +50,12 @@ class TokenCallbackError(OpenHandsError):
         self.error = error
 
 
-def _deliver(on_token: TokenCallback, chunk: Any) -> None:
-    # The caller's callback failing is the caller's error: it is neither classified as an
-    # LLM failure nor retried.
+def deliver(on_token: TokenCallback, chunk: Any) -> None:
+    """Hand `chunk` to the caller's callback; its failure becomes a `TokenCallbackError`."""
     try:
         on_token(chunk)
     except Exception as exc:
         raise TokenCallbackError(exc) from exc
 
 
-def parse_chat_response(llm: LLM, raw: Any, litellm: Any) -> LLMResponse:
-    """Our `LLMResponse` for a litellm `ModelResponse`."""
-    choices = getattr(raw, "choices", None) or []
-    if not choices:
-        raise LLMResponseError(f"LLM {llm.model!r} returned no choices", model=llm.model)
-    message = Message.from_llm_chat_message(choices[0].message)
-    usage = getattr(raw, "usage", None)
-    prompt = _count(usage, "prompt_tokens")
-    completion = _count(usage, "completion_tokens")
-    prompt_details = getattr(usage, "prompt_tokens_details", None)
-    completion_details = getattr(usage, "completion_tokens_details", None)
-    cache_read = _count(prompt_details, "cached_tokens") or _count(usage, "cache_read_input_tokens")
-    return LLMResponse(
-        message=message,
-        id=getattr(raw, "id", "") or "",
-        cost=response_cost(llm, raw, litellm, prompt, completion),
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        cache_read_tokens=cache_read,
-        cache_write_tokens=_count(usage, "cache_creation_input_tokens"),
-        reasoning_tokens=_count(completion_details, "reasoning_tokens"),
-        raw_response=raw,
-    )
-
-
-def _count(source: Any, name: str) -> int:
-    value = getattr(source, name, None) if source is not None else None
-    return value if isinstance(value, int) and value > 0 else 0
-
-
-def response_cost(llm: LLM, raw: Any, litellm: Any, prompt: int, completion: int) -> float:
-    """USD of one response: the LLM's own prices when set, else the cost the provider
-    reported in `usage.cost` (OpenRouter and some proxies do), else litellm's price map."""
-    if llm.input_cost_per_token is not None or llm.output_cost_per_token is not None:
-        return prompt * (llm.input_cost_per_token or 0.0) + completion * (
-            llm.output_cost_per_token or 0.0
-        )
-    reported = getattr(getattr(raw, "usage", None), "cost", None)
-    if isinstance(reported, int | float) and not isinstance(reported, bool) and reported >= 0:
-        return float(reported)
-    hidden = getattr(raw, "_hidden_params", None) or {}
-    cost = hidden.get("response_cost")
-    if cost is None:
-        try:
-            cost = litellm.completion_cost(completion_response=raw)
-        except Exception:  # unknown models have no price; that is not an error
-            cost = 0.0
-    return float(cost or 0.0)
-
-
-def classify_error(llm: LLM, exc: Exception, litellm: Any) -> LLMError:
-    """The LLMError for a litellm failure; only an `LLMTransientError` is retried."""
-    status = getattr(exc, "status_code", None)
-    detail = str(exc).strip() or type(exc).__name__
-    if isinstance(exc, litellm.AuthenticationError) or status in (401, 403):
-        return LLMAuthenticationError(
-            f"The provider rejected the API key for model {llm.model!r} "
-            f"(HTTP {status or 401}). Check LLM_API_KEY (the `api_key` field). {detail}",
-            model=llm.model,
-        )
-    if llm.api_key is None and any(marker in detail for marker in MISSING_KEY_MARKERS):
-        # The provider's client found no key before sending anything; litellm reports that
-        # as a server error, but no retry can fix it.
-        return LLMAuthenticationError(
-            f"No API key for model {llm.model!r}: set LLM_API_KEY (the `api_key` "
-            f"field) or the provider's own key variable. {detail}",
-            model=llm.model,
-        )
-    retryable = (
-        litellm.RateLimitError,
-        litellm.Timeout,
-        litellm.APIConnectionError,
-        litellm.InternalServerError,
-        litellm.ServiceUnavailableError,
-    )
-    if isinstance(exc, retryable) or status == 429 or (status or 0) >= 500:
-        return LLMTransientError(
-            f"LLM {llm.model!r} kept failing after {llm.num_retries} retries: {detail}",
-            model=llm.model,
-        )
-    if isinstance(exc, litellm.BadRequestError) or (status and 400 <= status < 500):
-        hint = ""
-        if "LLM Provider NOT provided" in detail:
-            hint = f" The model name needs a provider prefix. {ENV_HELP}"
-        elif "UnsupportedParamsError" in detail:
-            hint = " Set drop_params=True on the LLM to leave out what the provider refuses."
-        return LLMBadRequestError(
-            f"LLM {llm.model!r} refused the request (HTTP {status}): {detail}{hint}",
-            model=llm.model,
-        )
-    return LLMError(f"LLM {llm.model!r} call failed: {detail}", model=llm.model)
-
-
-@functools.cache
-def _litellm_knows_mcp_skip_flag() -> bool:
-    """True when litellm strips `_skip_mcp_handler` itself, so it never reaches a provider."""
-    try:
-        from litellm.litellm_core_utils.core_helpers import filter_internal_params
-    except ImportError:
-        return False
-    return "_skip_mcp_handler" not in filter_internal_params({"_skip_mcp_handler": True})
+__all__ = ["TokenCallback", "TokenCallbackError", "complete_chat", "deliver"]

@@ -1,7 +1,7 @@
 """`FakeOpenAIServer`: a scriptable OpenAI-compatible chat-completions server on 127.0.0.1.
 
-It lets tests and examples drive the real LLM code path (litellm, HTTP, retries, streaming)
-without a provider. Replies are queued per model name; a responder function can answer
+It lets tests and examples drive the real LLM code path (HTTP, retries, streaming; the native
+transport or litellm) without a provider; it records each request's body and headers. Replies are queued per model name; a responder function can answer
 dynamically once a queue is empty.
 
     with FakeOpenAIServer() as server:
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
 import time
 from collections import deque
@@ -66,7 +67,7 @@ class FakeOpenAIServer:
         """Bind the port and serve in a daemon thread; returns self."""
         if self._httpd is not None:
             raise InvalidStateError("FakeOpenAIServer is already running")
-        httpd = ThreadingHTTPServer((self._host, self._port), _make_handler(self))
+        httpd = _QuietServer((self._host, self._port), _make_handler(self))
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -222,6 +223,16 @@ class FakeOpenAIServer:
         with self._lock:
             required = self._api_keys.get(FALLBACK_MODEL)
         return required is not None and headers.get("authorization") != f"Bearer {required}"
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up before its answer (a timeout) is not the server's error."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            logger.debug("fake openai: %s went away before its answer", client_address)
+            return
+        super().handle_error(request, client_address)
 
 
 def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:

@@ -6,7 +6,7 @@ import dataclasses
 import json
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from openhands.sdk.errors import InvalidArgumentError
@@ -24,8 +24,9 @@ _ERROR_TYPES = {
 class FakeReply:
     """One scripted answer: an assistant message (text and/or tool calls) or an HTTP error.
 
-    Build replies with `text`, `tool_call`, `tool_calls` or `error`; `delayed` returns a copy
-    that waits before answering.
+    Build replies with `text`, `tool_call`, `tool_calls`, `error` or `raw` (an exact body);
+    `delayed` returns a copy that waits before answering, `with_usage` one that reports more
+    usage fields (cached or reasoning tokens).
     """
 
     content: str | None = None
@@ -42,6 +43,14 @@ class FakeReply:
     cost: float | None = None
     """USD the server reports for this answer in `usage.cost` (as OpenRouter does); None:
     no cost reported (the client prices the tokens itself)."""
+    reasoning: str | None = None
+    """Sent as the message's (or the stream's deltas') `reasoning_content`."""
+    usage_extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """More `usage` fields, e.g. `{"prompt_tokens_details": {"cached_tokens": 5}}`."""
+    raw_body: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    """An exact `chat.completion` body to answer with (see `raw`)."""
+    raw_chunks: tuple[dict[str, Any], ...] | None = field(default=None, compare=False, hash=False)
+    """Exact stream chunks to answer a streaming request with (see `raw`)."""
 
     @classmethod
     def text(
@@ -51,14 +60,22 @@ class FakeReply:
         prompt_tokens: int = 0,
         completion_tokens: int = 0,
         finish_reason: str = "stop",
+        reasoning: str | None = None,
     ) -> FakeReply:
-        """An assistant message holding `content` and no tool call."""
+        """An assistant message holding `content` (and `reasoning`) and no tool call."""
         return cls(
             content=content,
             finish_reason=finish_reason,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
+            reasoning=reasoning,
         )
+
+    @classmethod
+    def raw(cls, body: dict[str, Any], chunks: Sequence[dict[str, Any]] | None = None) -> FakeReply:
+        """Answer with exactly `body` (a `chat.completion`), or, to a streaming request, with
+        exactly `chunks` (default: one chunk carrying `body`'s message and usage)."""
+        return cls(raw_body=dict(body), raw_chunks=tuple(chunks) if chunks is not None else None)
 
     @classmethod
     def tool_call(
@@ -123,6 +140,10 @@ class FakeReply:
             error_code=code if code is not None else default_code,
         )
 
+    def with_usage(self, **fields: Any) -> FakeReply:
+        """A copy that also reports `fields` in `usage` (e.g. `completion_tokens_details`)."""
+        return dataclasses.replace(self, usage_extra={**self.usage_extra, **fields})
+
     def delayed(self, seconds: float) -> FakeReply:
         """A copy of this reply that waits `seconds` before answering."""
         if seconds < 0:
@@ -154,13 +175,18 @@ def _usage(reply: FakeReply) -> dict[str, Any]:
     }
     if reply.cost is not None:
         usage["cost"] = reply.cost
+    usage.update(reply.usage_extra)
     return usage
 
 
 def completion_body(
     reply: FakeReply, model: str, completion_id: str, call_ids: list[str]
 ) -> dict[str, Any]:
+    if reply.raw_body is not None:
+        return reply.raw_body
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
     if reply.calls:
         message["tool_calls"] = [
             {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
@@ -180,6 +206,9 @@ def stream_chunks(
     reply: FakeReply, model: str, completion_id: str, call_ids: list[str]
 ) -> Iterator[dict[str, Any]]:
     """The `chat.completion.chunk` objects of a streamed reply, split like a real provider."""
+    if reply.raw_body is not None:
+        yield from reply.raw_chunks or _one_chunk(reply.raw_body)
+        return
     created = int(time.time())
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -192,6 +221,8 @@ def stream_chunks(
         }
 
     yield chunk({"role": "assistant", "content": ""})
+    for piece in _halves(reply.reasoning or ""):
+        yield chunk({"reasoning_content": piece})
     for piece in _halves(reply.content or ""):
         yield chunk({"content": piece})
     for index, (call_id, (name, args)) in enumerate(zip(call_ids, reply.calls, strict=True)):
@@ -202,6 +233,23 @@ def stream_chunks(
     final = chunk({}, reply.finish_reason)
     final["usage"] = _usage(reply)
     yield final
+
+
+def _one_chunk(body: dict[str, Any]) -> list[dict[str, Any]]:
+    choices = body.get("choices") or [{}]
+    first = choices[0] if isinstance(choices[0], dict) else {}
+    chunk = {
+        **{k: v for k, v in body.items() if k not in ("choices", "object")},
+        "object": "chat.completion.chunk",
+        "choices": [
+            {
+                "index": 0,
+                "delta": first.get("message") or {},
+                "finish_reason": first.get("finish_reason"),
+            }
+        ],
+    }
+    return [chunk]
 
 
 def _halves(text: str) -> list[str]:

@@ -135,7 +135,6 @@ class StartConversationRequest(WireRequest):
     UNSUPPORTED: ClassVar[Mapping[str, str]] = {
         "agent.critic": "critics are not built here; leave critic out",
         "agent_settings": "send a full `agent` spec instead",
-        "agent_profile_id": "send a full `agent` spec instead",
         "agent_definitions": "register sub-agents on the server (agent files) instead",
         "agent_launch_additions": "send a full `agent` spec instead",
         "container": "conversations run on this server, not in containers",
@@ -199,19 +198,29 @@ class StartConversationRequest(WireRequest):
         description="A stored LLM profile (/api/profiles) the agent uses instead of agent.llm "
         "(which may then be left out); its key stays on the server.",
     )
+    agent_profile_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="A stored agent profile (/api/agent-profiles), by id or name: the agent is "
+        "built from it (`agent` may then be left out); its secret_refs filter `secrets`.",
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _agent_llm_from_profile(cls, data: Any) -> Any:
         # With `llm_profile` the agent's LLM comes from the server: a placeholder stands in
         # until the server puts the profile's LLM there.
-        if not isinstance(data, dict) or not isinstance(data.get("llm_profile"), str):
+        if not isinstance(data, dict):
+            return data
+        named = data.get("llm_profile") or data.get("agent_profile_id")
+        if not isinstance(named, str):
             return data
         agent = data.get("agent")
         if agent is None:
             agent = {"kind": "Agent"}
         if isinstance(agent, dict) and agent.get("llm") is None:
-            placeholder = {"model": f"{PROFILE_USAGE_PREFIX}{data['llm_profile']}"}
+            placeholder = {"model": f"{PROFILE_USAGE_PREFIX}{named}"}
             data = {**data, "agent": {**agent, "llm": placeholder}}
         return data
 

@@ -3,10 +3,14 @@
 The conversation gets the `AlwaysConfirm` policy (`finish` and `think` never ask). When calls
 wait, the main thread (`drive`'s poll) shows them and reads one answer from stdin:
 
-    y  run them           n  reject them (then an optional reason the agent reads)
-    a  always allow calls like these in this conversation (the command's first words for
-       the terminal, the tool otherwise), and run them
-    t  always allow these tools in this conversation, and run them
+    y  run them, this once
+    n  don't run them (then an optional reason the agent reads)
+    a  run them, and from now on run calls like these without asking, in this conversation
+       (a terminal command: the same first words, e.g. `python3 ...`; another tool: any call)
+    t  run them, and trust their tools: any call of them runs without asking, in this
+       conversation (offered when it allows more than `a`)
+
+Each choice is printed with exactly what it allows before the question.
 
 Ctrl-C while it asks stops the goal as usual; an end of input (stdin closed) stops it too.
 The answer goes to the conversation the same way locally and on a server (`ApprovalDesk`).
@@ -24,6 +28,7 @@ from typing import Any, Protocol, TextIO
 
 from openhands.sdk.event import ActionEvent
 from openhands.sdk.security.approval_rules import AllowRule, call_arguments, suggested_rules
+from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase, NeverConfirm
 from openhands.tools.cli.describe import describe_event
 from openhands.tools.cli.views import GoalView
 
@@ -33,7 +38,10 @@ READ_POLL_SECONDS = 0.2
 PREVIEW_LINES = 40
 """How many lines of a file edit's diff the question shows (the rest is counted)."""
 
-QUESTION = "Run it? [y]es / [n]o / [a]lways allow {like} / [t]rust {tools} in this conversation: "
+SCOPE = "(this conversation only)"
+
+ANSWER_PROMPT = "Your answer [{keys}]: "
+"""The question's last line (the choices are listed above it)."""
 
 
 class ApprovalDesk(Protocol):
@@ -85,6 +93,39 @@ def edit_preview(tool_name: str, arguments: dict[str, Any]) -> list[str]:
     return lines
 
 
+def answer_choices(calls: list[ActionEvent]) -> dict[str, str]:
+    """The answers offered for `calls`, each with what exactly it allows (`t` only when it
+    allows more than `a`: for a terminal command, not for a file edit)."""
+    count = "it" if len(calls) == 1 else "them"
+    like = suggested_rules(calls, whole_tools=False)
+    tools = suggested_rules(calls, whole_tools=True)
+    choices = {
+        "y": f"run {count}, this once",
+        "n": f"don't run {count} (you can tell the agent why)",
+    }
+    if like:
+        allowed = "; ".join(rule.describe() for rule in like)
+        choices["a"] = f"run {count}, and from now on run {allowed} without asking {SCOPE}"
+    if tools and tools != like:
+        allowed = "; ".join(rule.describe() for rule in tools)
+        choices["t"] = (
+            f"run {count}, and trust the tool: from now on run {allowed} without asking, "
+            f"whatever it does {SCOPE}"
+        )
+    return choices
+
+
+def approval_note(policy: ConfirmationPolicyBase | None) -> str | None:
+    """What a resumed goal says when its conversation asks before tool calls although this
+    run was started without --confirm (the setting belongs to the conversation), else None."""
+    if policy is None or isinstance(policy, NeverConfirm):
+        return None
+    return (
+        "approval: this conversation asks before tool calls (it was started with --confirm "
+        "or set so on the page); answer each question below, or `t` to trust a tool."
+    )
+
+
 class TerminalApprover:
     """Asks about the calls that wait, from the main thread (see the module docstring)."""
 
@@ -123,16 +164,19 @@ class TerminalApprover:
             self._view.notice(f"  {describe_event(call, self._workdir, full=True)}")
             for line in edit_preview(call.tool_name, call_arguments(call)):
                 self._view.notice(f"    {line}")
-        like = "; ".join(rule.describe() for rule in suggested_rules(calls, whole_tools=False))
-        tools = ", ".join(sorted({call.tool_name for call in calls}))
+        choices = answer_choices(calls)
+        for key, meaning in choices.items():
+            self._view.notice(f"  {key}  {meaning}")
+        keys = "/".join(choices)
         while True:
-            answer = self._read_line(QUESTION.format(like=like, tools=tools), pressed, calls)
+            answer = self._read_line(ANSWER_PROMPT.format(keys=keys), pressed, calls)
             if answer is None:
                 return  # Ctrl-C, end of input, or answered elsewhere
             choice = answer.strip().lower()[:1]
-            if choice in ("y", "a", "t", "n"):
+            # `t` where it is not listed means what `a` means (the same rules): accepted.
+            if choice in choices or (choice == "t" and "a" in choices):
                 break
-            self._view.notice("approval: answer y, n, a or t.")
+            self._view.notice(f"approval: answer {', '.join(choices)}.")
         self._answered.update(call.id for call in calls)
         if choice == "n":
             reason = self._read_line("Reason for the agent (Enter: none): ", pressed, calls)
@@ -199,4 +243,4 @@ class _Lines:
         return rest.decode(errors="replace")  # "" once the input ended
 
 
-__all__ = ["ApprovalDesk", "TerminalApprover", "edit_preview"]
+__all__ = ["ApprovalDesk", "TerminalApprover", "answer_choices", "approval_note", "edit_preview"]

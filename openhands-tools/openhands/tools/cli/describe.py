@@ -17,6 +17,7 @@ from openhands.sdk.event import (
     Event,
     MessageEvent,
     ObservationEvent,
+    UserRejectObservation,
 )
 
 ACTION_CHARS = 72
@@ -24,6 +25,12 @@ ACTION_CHARS = 72
 
 MISSING_CHARS = 160
 """How much of the judge's "missing" text a verdict line shows."""
+
+RESULT_CHARS = 100
+"""How long a tool result's line may get."""
+
+QUIET_RESULTS = frozenset({"finish", "think"})
+"""Tools whose result only repeats the call (its message or thought): no result line."""
 
 THINKING = "thinking..."
 """The agent's activity while it waits for its LLM."""
@@ -53,6 +60,49 @@ def describe_event(event: Event, workdir: Path | None = None, *, full: bool = Fa
         text = event.llm_message.text
         return shorten(f"says: {text}", ACTION_CHARS) if text.strip() else None
     return None
+
+
+def describe_step(event: Event, workdir: Path | None = None) -> str | None:
+    """The line the scrollback keeps for `event`: a tool call (`terminal: pytest -q`) or what
+    the agent said; None for anything else (results have `describe_result`)."""
+    if isinstance(event, ActionEvent):
+        return shorten(
+            f"{event.tool_name}: {_arguments(event, workdir)}".rstrip(": "), RESULT_CHARS
+        )
+    if isinstance(event, MessageEvent) and event.source == "agent":
+        text = event.llm_message.text
+        return shorten(f"says: {text}", RESULT_CHARS) if text.strip() else None
+    return None
+
+
+def describe_result(event: Event) -> str | None:
+    """A tool call's result in one short line: how a command ended and its last output line
+    (`exit 0 · 3 lines · 2 passed`), a file edit's message, an error or a rejection; None
+    for events that are not results."""
+    if isinstance(event, AgentErrorEvent):
+        return shorten(f"failed: {event.error}", RESULT_CHARS)
+    if isinstance(event, UserRejectObservation):
+        return shorten(f"rejected: {event.rejection_reason}", RESULT_CHARS)
+    if not isinstance(event, ObservationEvent) or event.tool_name in QUIET_RESULTS:
+        return None
+    observation = event.observation
+    lines = [line for line in observation.text.splitlines() if line.strip()]
+    parts: list[str] = []
+    exit_code = getattr(observation, "exit_code", None)
+    if getattr(observation, "timed_out", False):
+        parts.append("still running")
+    elif isinstance(exit_code, int):
+        parts.append(f"exit {exit_code}")
+    elif observation.is_error:
+        parts.append("error")
+    if isinstance(exit_code, int) or getattr(observation, "timed_out", False):
+        parts.append(f"{len(lines)} line{'' if len(lines) == 1 else 's'}")
+        last = lines[-1] if lines else ""
+    else:
+        last = lines[0] if lines else ""
+    if last:
+        parts.append(last.strip())
+    return shorten(" · ".join(parts) or "done", RESULT_CHARS)
 
 
 def _arguments(event: ActionEvent, workdir: Path | None) -> str:
@@ -152,6 +202,8 @@ def end_line(status: GoalStatus) -> str:
 __all__ = [
     "THINKING",
     "describe_event",
+    "describe_result",
+    "describe_step",
     "end_line",
     "money",
     "phase_line",

@@ -11,7 +11,7 @@ from openhands.sdk.conversation.goal.status import is_goal_event
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.workspace.checkpoints import Checkpoint, RewindResult
 from openhands.tools.cli.changes import checkpoint_line, rewind_line
-from openhands.tools.cli.describe import describe_event
+from openhands.tools.cli.describe import describe_event, describe_result, describe_step
 from openhands.tools.cli.views import GoalView
 
 
@@ -34,8 +34,8 @@ class StatusTracker:
 
 
 class EventFeed:
-    """A conversation callback: the agent's actions go to the view as its activity, and each
-    workspace snapshot a goal round ends with as a line of what it changed.
+    """A conversation callback: the agent's actions go to the view as its activity and, with
+    their results, as scrollback lines; each workspace snapshot a goal round ends with as a line of what it changed.
 
     With `goal_events=True` (a conversation on a server, whose goal loop runs there) the goal
     status events become statuses too; `objective` fills in the objective that compact
@@ -65,6 +65,12 @@ class EventFeed:
             if self._goal_events and isinstance(event, ConversationStateUpdateEvent):
                 self._tracker(goal_status_from(event, objective=self.objective))
             return
+        step = describe_step(event, self._workdir)
+        if step is not None:
+            self._view.step(step)
+        result = describe_result(event)
+        if result is not None:
+            self._view.result(result)
         text = describe_event(event, self._workdir)
         if text is not None:
             self._view.activity(text)

@@ -271,6 +271,12 @@ class _Hinted:
     def activity(self, text: str) -> None:
         self.view.activity(text)
 
+    def step(self, text: str) -> None:
+        self.view.step(text)
+
+    def result(self, text: str) -> None:
+        self.view.result(text)
+
     def notice(self, text: str) -> None:
         self.view.notice(text)
 

@@ -30,7 +30,7 @@ from openhands.sdk.llm import LLM
 from openhands.sdk.llm.preflight import check_llm
 from openhands.sdk.security import AlwaysConfirm
 from openhands.sdk.workspace.checkpoints import CheckpointDiff
-from openhands.tools.cli.approve import TerminalApprover
+from openhands.tools.cli.approve import TerminalApprover, approval_note
 from openhands.tools.cli.changes import CheckpointSource, goal_diff
 from openhands.tools.cli.drive import drive
 from openhands.tools.cli.feed import EventFeed, StatusTracker
@@ -67,10 +67,12 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
         callbacks=[feed],
         max_iteration_per_run=options.max_steps,
     )
-    approver = None
     if options.confirm:
         conversation.set_confirmation_policy(AlwaysConfirm())
-        approver = TerminalApprover(conversation, view, options.workspace)
+    # Always there: a resumed conversation keeps the approval setting it was started with,
+    # and a call it left waiting is asked about again (without an approver it would wait
+    # forever).
+    approver = TerminalApprover(conversation, view, options.workspace)
     try:
         if options.rewind is not None:
             conversation.rewind(options.rewind)  # the feed prints what it did
@@ -80,6 +82,10 @@ def run_local(options: GoalOptions, view: GoalView) -> GoalStatus | None:
             check_resumable(stored, change, f"conversation {conversation.id}")
             assert stored is not None
             view.begin(str(conversation.id), options.header(conversation.id, stored))
+            if not options.confirm:
+                note = approval_note(conversation.state.confirmation_policy)
+                if note is not None:
+                    view.notice(note)
             # The judge continues from the judge counts saved with the conversation (else
             # `resume_goal` finds them registered under its usage_id and leaves it out).
             conversation.conversation_stats.register_llm(judge)

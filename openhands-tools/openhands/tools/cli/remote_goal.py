@@ -17,7 +17,7 @@ from openhands.sdk.conversation.remote.client import RemoteClient
 from openhands.sdk.security import AlwaysConfirm
 from openhands.sdk.wire import ConversationPage
 from openhands.sdk.workspace import RemoteWorkspace
-from openhands.tools.cli.approve import TerminalApprover
+from openhands.tools.cli.approve import TerminalApprover, approval_note
 from openhands.tools.cli.changes import rewind_line
 from openhands.tools.cli.drive import drive
 from openhands.tools.cli.feed import EventFeed, StatusTracker
@@ -52,10 +52,11 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
         callbacks=[feed],
         max_iteration_per_run=options.max_steps or 500,
     )
-    approver = None
     if options.confirm:
         conversation.set_confirmation_policy(AlwaysConfirm())
-        approver = TerminalApprover(conversation, view, options.workspace)
+    # Always there: the conversation may ask before its calls (its own approval setting, or
+    # a call left waiting when a goal stopped); without an approver it would wait forever.
+    approver = TerminalApprover(conversation, view, options.workspace)
     try:
         if options.rewind is not None:
             conversation.rewind(options.rewind)  # the feed prints what it did
@@ -65,6 +66,10 @@ def run_remote(options: GoalOptions, view: GoalView) -> GoalStatus | None:
             assert stored is not None
             feed.objective = stored.objective
             view.begin(str(conversation.id), options.header(conversation.id, stored))
+            if not options.confirm:
+                note = approval_note(conversation.state.info().confirmation_policy)
+                if note is not None:
+                    view.notice(note)
             conversation.resume_goal(change)
         else:
             request = options.goal_request()

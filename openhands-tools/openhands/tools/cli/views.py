@@ -1,7 +1,9 @@
 """How `openhands-goal` shows a goal: live widgets, plain lines, or JSON lines.
 
-A view gets the goal's statuses (`status`), the agent's current action (`activity`) and the
-command's own remarks (`notice`), from any thread, and a last call to `close`. The runner
+A view gets the goal's statuses (`status`), the agent's current action (`activity`, for a live
+status line), each action and its result as lines that stay in the scrollback (`step`,
+`result`) and the command's own remarks (`notice`), from any thread, and a last call to
+`close`. The runner
 picks one: `LiveView` on a terminal, `PlainView` when the output is not a TTY (or with
 `--plain`), `JsonView` with `--json`.
 """
@@ -46,6 +48,14 @@ class GoalView(Protocol):
 
     def activity(self, text: str) -> None:
         """What the agent does now, in a few words (see `describe_event`)."""
+        ...
+
+    def step(self, text: str) -> None:
+        """What the agent just did (a tool call, or what it said), for the scrollback."""
+        ...
+
+    def result(self, text: str) -> None:
+        """A tool call's result in one short line, for the scrollback (see `describe_result`)."""
         ...
 
     def notice(self, text: str) -> None:
@@ -104,6 +114,12 @@ class JsonView:
             self._out.flush()
 
     def activity(self, text: str) -> None:
+        """Not shown: the JSON lines are statuses only."""
+
+    def step(self, text: str) -> None:
+        """Not shown: the JSON lines are statuses only."""
+
+    def result(self, text: str) -> None:
         """Not shown: the JSON lines are statuses only."""
 
     def notice(self, text: str) -> None:
@@ -197,15 +213,21 @@ class PlainView:
                 self._print(f"{progress.label} | {phase}")
 
     def activity(self, text: str) -> None:
-        """Print the agent's action (not its thinking: that would be every other line)."""
+        """Kept, not printed: `step` and `result` print each action and its result."""
+        with self._progress.lock:
+            self._progress.activity = text
+
+    def step(self, text: str) -> None:
+        """Print the agent's action."""
         progress = self._progress
         with progress.lock:
-            if text == THINKING:
-                progress.activity = text
-                return
-            if text != progress.activity:
-                progress.activity = text
-                self._print(f"{progress.label} | agent | {text}")
+            self._print(f"{progress.label} | agent | {text}")
+
+    def result(self, text: str) -> None:
+        """Print the action's result."""
+        progress = self._progress
+        with progress.lock:
+            self._print(f"{progress.label} | result | {text}")
 
     def notice(self, text: str) -> None:
         """Print the remark."""
@@ -282,6 +304,14 @@ class LiveView:
         """Show the agent's action in the status line."""
         with self._progress.lock:
             self._progress.activity = text
+
+    def step(self, text: str) -> None:
+        """Print the action above the block: it stays in the scrollback, however fast it ran."""
+        self._print(f"● {text}", "bold")
+
+    def result(self, text: str) -> None:
+        """Print the action's result under it."""
+        self._print(f"  ⎿ {text}", "dim")
 
     def notice(self, text: str) -> None:
         """Print the remark above the block."""

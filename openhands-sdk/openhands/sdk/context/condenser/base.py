@@ -24,6 +24,15 @@ class CondenserBase(BaseModel):
         """The condensation to apply to `messages` now, or None."""
         raise NotImplementedError
 
+    def handles_condensation_requests(self) -> bool:
+        """Whether `condense_now` can condense on request (a client's "condense" button)."""
+        return False
+
+    def condense_now(self, messages: list[Message]) -> Condensation | None:
+        """Condense `messages` on request, however long they are; None when there is too
+        little to condense. Only for condensers that `handles_condensation_requests`."""
+        return None
+
     @property
     def llms(self) -> list[object]:
         """The LLMs this condenser calls (their usage is counted in the conversation)."""

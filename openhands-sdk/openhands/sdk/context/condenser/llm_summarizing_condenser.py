@@ -68,10 +68,28 @@ class LLMSummarizingCondenser(CondenserBase):
     def condense(self, messages: list[Message]) -> Condensation | None:
         if len(messages) <= self.max_size:
             return None
+        return self._condense(messages, keep=self.max_size // 2)
+
+    def handles_condensation_requests(self) -> bool:
+        return True
+
+    def condense_now(self, messages: list[Message]) -> Condensation | None:
+        """Summarize the older half of what follows the kept head (at most what `condense`
+        would), however short the view is."""
+        head = self._head(messages)
+        keep = min(self.max_size // 2, max(1, (len(messages) - head) // 2))
+        return self._condense(messages, keep=keep)
+
+    def _head(self, messages: list[Message]) -> int:
         head = (1 if messages and messages[0].role == "system" else 0) + self.keep_first
         while head < len(messages) and messages[head].role == "tool":
             head += 1  # the kept calls keep their results
-        cut = len(messages) - self.max_size // 2
+        return head
+
+    def _condense(self, messages: list[Message], *, keep: int) -> Condensation | None:
+        """Replace the messages between the head and the newest `keep` by their summary."""
+        head = self._head(messages)
+        cut = len(messages) - keep
         while cut > head and messages[cut].role == "tool":
             cut -= 1  # the kept results keep their calls
         if cut - head < 2:
