@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from openhands.sdk import Agent, LocalConversation, MessageToolCall, TextContent, Tool
+from openhands.sdk import Agent, LocalConversation, Tool
 from openhands.sdk.conversation.state import ConversationExecutionStatus, ConversationState
-from openhands.sdk.event.action import ActionEvent, ObservationEvent, UserRejectObservation
+from openhands.sdk.event.action import ObservationEvent, UserRejectObservation
 from openhands.sdk.security import (
     AlwaysConfirm,
     ConfirmRisky,
@@ -157,16 +157,3 @@ def test_without_a_policy_calls_run_at_once(make_conversation, reply) -> None:
     conversation.run()
     assert _echo_results(conversation) == ["now"]
 
-
-def test_a_call_without_a_valid_action_never_waits_for_approval() -> None:
-    call = MessageToolCall(id="c1", name="echo", arguments="{not json")
-    unparsed = ActionEvent(
-        thought=[TextContent(text="")],
-        action=None,
-        tool_name="echo",
-        tool_call_id="c1",
-        tool_call=call,
-        llm_response_id="r1",
-    )
-
-    assert ConversationState.get_unmatched_actions([unparsed]) == []

@@ -40,8 +40,7 @@ _RESULTS = (ObservationEvent, AgentErrorEvent, UserRejectObservation)
 
 def unmatched_actions(events: EventHistory | Sequence[Event]) -> list[ActionEvent]:
     """The calls of the newest LLM reply that have no result yet (no observation, error or
-    rejection), in call order; a call without a valid action (`action=None`) never waits.
-    `events` is a list of events or a conversation's history."""
+    rejection), in call order. `events` is a list of events or a conversation's history."""
     total = len(events)
     start = max(0, total - PENDING_SEARCH)
     # A history reads only the newest events from its files; a list is sliced.
@@ -53,8 +52,7 @@ def unmatched_actions(events: EventHistory | Sequence[Event]) -> list[ActionEven
     newest_reply: str | None = None
     for event in window:
         if isinstance(event, ActionEvent):
-            if event.action is not None:  # a call that did not parse can never run: no wait
-                waiting[event.id] = event
+            waiting[event.id] = event
             newest_reply = event.llm_response_id
         elif isinstance(event, _RESULTS):
             # A result names its call by event id when it can; an error only by the LLM's
