@@ -156,4 +156,3 @@ def test_without_a_policy_calls_run_at_once(make_conversation, reply) -> None:
     conversation.send_message("go")
     conversation.run()
     assert _echo_results(conversation) == ["now"]
-

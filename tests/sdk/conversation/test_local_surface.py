@@ -29,6 +29,7 @@ PUBLIC = [
     "close",
     "context",
     "conversation_stats",
+    "delete_on_close",
     "execute_tool",
     "fork",
     "generate_title",

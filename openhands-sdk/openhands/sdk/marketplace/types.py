@@ -228,7 +228,7 @@ class Marketplace(BaseModel):
         if isinstance(source, MarketplacePluginSource):
             location = f"github:{source.repo}" if source.source == "github" else source.url
             if not location or (source.source == "github" and not source.repo):
-                raise ValueError(
+                raise MarketplaceError(
                     f"Plugin {plugin.name!r}: its {source.source!r} source lacks the field "
                     "that says where it is (`repo` for github, `url` for url)"
                 )
