@@ -53,7 +53,7 @@ def test_dict_spec_resolves_too(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "fields"),
     [
-        ("terminal", {"command", "is_input", "timeout"}),
+        ("terminal", {"command", "is_input", "timeout", "reset"}),
         (
             "file_editor",
             {"command", "path", "file_text", "old_str", "new_str", "insert_line", "view_range"},

@@ -82,22 +82,22 @@ def test_a_tools_answer_is_made_an_observation_of_its_type_or_by_kind() -> None:
 
     from openhands.sdk.tool import ToolDefinition
 
-    class Echo(Action):
+    class CoercedEchoAction(Action):
         """Arguments of the test tool."""
 
     def tool(answer: Any, observation_type: type[Observation] | None) -> ToolDefinition:
         return ToolDefinition(
             description="d",
-            action_type=Echo,
+            action_type=CoercedEchoAction,
             observation_type=observation_type,
             executor=lambda action, conversation=None: answer,
         )
 
-    by_kind = tool({"kind": "ProbeObservation", "content": "hi"}, None)(Echo())
+    by_kind = tool({"kind": "ProbeObservation", "content": "hi"}, None)(CoercedEchoAction())
     assert isinstance(by_kind, ProbeObservation) and by_kind.text == "hi"
-    typed = tool({"content": "typed"}, ProbeObservation)(Echo())
+    typed = tool({"content": "typed"}, ProbeObservation)(CoercedEchoAction())
     assert isinstance(typed, ProbeObservation) and typed.text == "typed"
     same = ProbeObservation.from_text("as is")
-    assert tool(same, None)(Echo()) is same
+    assert tool(same, None)(CoercedEchoAction()) is same
     with pytest.raises(TypeError, match="Output must be dict or BaseModel"):
-        tool([1, 2], None)(Echo())
+        tool([1, 2], None)(CoercedEchoAction())

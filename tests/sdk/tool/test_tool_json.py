@@ -10,22 +10,22 @@ from openhands.sdk.tool.builtins import FinishAction, FinishTool, ThinkTool
 from pydantic import BaseModel, Field
 
 
-class CountAction(Action):
+class TallyJsonAction(Action):
     """Arguments of the test tool."""
 
     n: int = Field(description="How many.")
 
 
-class CountObservation(Observation):
+class TallyJsonObservation(Observation):
     """What the test tool answers."""
 
 
-class CountTool(ToolDefinition):
+class TallyJsonTool(ToolDefinition):
     """A tool defined by a user, read back by its class name."""
 
     description = "Counts."
-    action_type = CountAction
-    observation_type = CountObservation
+    action_type = TallyJsonAction
+    observation_type = TallyJsonObservation
 
 
 def test_a_tool_dumps_its_kind_title_and_schema_classes_by_name() -> None:
@@ -39,7 +39,7 @@ def test_a_tool_dumps_its_kind_title_and_schema_classes_by_name() -> None:
     assert "executor" not in data
 
 
-@pytest.mark.parametrize("tool", [FinishTool.create()[0], CountTool()])
+@pytest.mark.parametrize("tool", [FinishTool.create()[0], TallyJsonTool()])
 def test_reading_through_the_base_class_gives_the_tool_class_back(tool: ToolDefinition) -> None:
     again = ToolDefinition.model_validate_json(tool.model_dump_json())
 
@@ -52,12 +52,12 @@ def test_tools_inside_another_model_round_trip() -> None:
     class Holder(BaseModel):
         tools: list[ToolDefinition]
 
-    holder = Holder(tools=[FinishTool.create()[0], ThinkTool.create()[0], CountTool()])
+    holder = Holder(tools=[FinishTool.create()[0], ThinkTool.create()[0], TallyJsonTool()])
 
     again = Holder.model_validate_json(holder.model_dump_json())
 
-    assert [type(t) for t in again.tools] == [FinishTool, ThinkTool, CountTool]
-    assert again.tools[2].action_type is CountAction
+    assert [type(t) for t in again.tools] == [FinishTool, ThinkTool, TallyJsonTool]
+    assert again.tools[2].action_type is TallyJsonAction
 
 
 def test_an_unknown_kind_or_action_class_is_refused_by_name() -> None:
