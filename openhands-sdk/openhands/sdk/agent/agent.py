@@ -12,6 +12,7 @@ with the calls that waited.
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,8 @@ from openhands.sdk.llm.message import Message, MessageToolCall, TextContent
 from openhands.sdk.tool.builtins import FinishTool
 from openhands.sdk.tool.tool import Observation, ToolDefinition
 from pydantic import PrivateAttr, ValidationError
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from openhands.sdk.agent.parallel_executor import ParallelToolExecutor
@@ -132,7 +135,7 @@ class Agent(AgentBase):
         # Ties this reply's calls together so the history can merge them into one message.
         response_id = response.id or uuid.uuid4().hex
         calls: list[_Call] = []
-        for index, tool_call in enumerate(reply.tool_calls or []):
+        for index, tool_call in enumerate(_up_to_finish(reply.tool_calls or [])):
             action, error, stated_risk = self._validate(tool_call, conversation.tools)
             first = index == 0  # the reply's text and reasoning go with its first call
             event = ActionEvent(
@@ -311,3 +314,18 @@ def _tool_input(event: ActionEvent) -> dict[str, Any]:
     if isinstance(action, dict):  # the JSON of the action already
         return action
     return action.model_dump(mode="json")  # a typed Action
+
+
+def _up_to_finish(tool_calls: list[MessageToolCall]) -> list[MessageToolCall]:
+    """The calls of a reply up to its first `finish`: the run ends there, so a call after it
+    would never be answered (the reference drops them too)."""
+    for index, call in enumerate(tool_calls):
+        if call.name == FinishTool.name:
+            if index + 1 < len(tool_calls):
+                logger.info(
+                    "Dropped %d tool call(s) after finish: %s",
+                    len(tool_calls) - index - 1,
+                    ", ".join(c.name for c in tool_calls[index + 1 :]),
+                )
+            return tool_calls[: index + 1]
+    return tool_calls
