@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from child_processes import uv_command
+from sandbox_support import needs_bwrap
 from waits import EVENT_WAIT
 
 pytestmark = pytest.mark.slow
@@ -87,27 +88,41 @@ def test_the_installed_packages_come_from_the_venv_not_the_workspace(installed: 
     assert all(f.startswith(str(installed.parent)) and "site-packages" in f for f in files)
 
 
-def test_the_installed_server_serves_its_page(installed: Path, tmp_path: Path) -> None:
+def _start_server(
+    installed: Path, tmp_path: Path, **env: str
+) -> tuple[subprocess.Popen[bytes], str]:
+    """The installed server on a free port, its data in tmp_path; (process, base URL)."""
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OH_", "LLM_"))}
-    env |= {
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("OH_", "LLM_"))}
+    environment |= {
         "OH_CONVERSATIONS_PATH": str(tmp_path / "conversations"),
         "OH_WORKSPACE_PATH": str(tmp_path / "projects"),
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        **env,
     }
-    env.pop("PYTHONPATH", None)
+    environment.pop("PYTHONPATH", None)
     log = tmp_path / "server.log"
     with log.open("wb") as out:
         server = subprocess.Popen(
             [str(installed / "openhands-agent-server"), "--host", "127.0.0.1", "--port", str(port)],
             cwd=tmp_path,
-            env=env,
+            env=environment,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
+    base = f"http://127.0.0.1:{port}"
     try:
-        base = f"http://127.0.0.1:{port}"
         _wait_for_health(base, server, log)
+    except BaseException:
+        server.kill()
+        server.wait(timeout=30)
+        raise
+    return server, base
+
+
+def test_the_installed_server_serves_its_page(installed: Path, tmp_path: Path) -> None:
+    server, base = _start_server(installed, tmp_path)
+    try:
         page = httpx.get(f"{base}/", timeout=30)
         assert page.status_code == 200
         assert '<script type="module" src="/static/app.js">' in page.text
@@ -117,6 +132,22 @@ def test_the_installed_server_serves_its_page(installed: Path, tmp_path: Path) -
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@needs_bwrap
+def test_the_installed_server_s_terminal_runs_in_the_sandbox(
+    installed: Path, tmp_path: Path
+) -> None:
+    # The venv is in a temp folder, which the sandbox replaces with a private one: the
+    # server's own Python must be shown there, or the terminal's launcher cannot start.
+    server, base = _start_server(installed, tmp_path, OH_SANDBOX="bwrap")
+    try:
+        sandbox = httpx.get(f"{base}/server_info", timeout=30).json()["sandbox"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    assert sandbox["active"] is True and sandbox["self_check"] == "passed", sandbox
 
 
 def _wait_for_health(base: str, server: subprocess.Popen[bytes], log: Path) -> None:

@@ -73,8 +73,11 @@ class ServerProcess:
         log_dir: Path | None = None,
         preexec_fn: Callable[[], None] | None = None,
         args: tuple[str, ...] = (),
+        python: str | None = None,
     ) -> None:
+        """`python`: the interpreter to run the server with (default: this test's)."""
         self.conversations = conversations
+        self.python = python or sys.executable
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = (log_dir or conversations.parent) / f"server-{self.port}.log"
@@ -86,8 +89,8 @@ class ServerProcess:
             self.extra_env.get("OH_SESSION_API_KEYS", "").split(",")[0] or None
         )
 
-    def start(self) -> ServerProcess:
-        """Start the process and wait until /health answers."""
+    def environment(self) -> dict[str, str]:
+        """The server's environment: this one's, its folders, `env`; no developer's keys."""
         env = {
             **os.environ,
             "OH_CONVERSATIONS_PATH": str(self.conversations),
@@ -98,10 +101,15 @@ class ServerProcess:
         for name in ("OH_SESSION_API_KEYS", "LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
             if name not in self.extra_env:  # the developer's own settings must not leak in
                 env.pop(name, None)
+        return env
+
+    def start(self) -> ServerProcess:
+        """Start the process and wait until /health answers."""
+        env = self.environment()
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [
-                    sys.executable,
+                    self.python,
                     "-m",
                     "openhands.agent_server",
                     "--port",

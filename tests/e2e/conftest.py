@@ -137,7 +137,11 @@ def crashable_server(tmp_path: Path, fake_llm: FakeOpenAIServer) -> Iterator[Ser
 
 @pytest.fixture
 def screenshot_dir() -> Path:
-    """Where the tests leave screenshots for a human to look at."""
+    """Where the tests leave screenshots for a human to look at: /tmp/openhands-e2e, or
+    /tmp/openhands-e2e-<uid> when another user of the machine made that one."""
     path = Path("/tmp/openhands-e2e")
     path.mkdir(parents=True, exist_ok=True)
+    if not os.access(path, os.W_OK):
+        path = path.with_name(f"openhands-e2e-{os.getuid()}")
+        path.mkdir(exist_ok=True)
     return path

@@ -190,11 +190,12 @@ def test_hooks_mcp_servers_and_api_bash_are_sandboxed_too(
     probe_secrets = f"cat {key_file}; ls -A {root / 'conversations'}; echo END"
     with server.client() as http:
         bash = http.post("/api/bash/execute_bash_command", json={"command": probe_secrets}).json()
-        # Even started inside the conversations folder, the folder stays hidden.
+        # A command cannot be started inside the conversations folder (its sandbox would
+        # make that folder its writable workspace): refused, naming the field.
         inside = http.post(
             "/api/bash/execute_bash_command",
             json={"command": probe_secrets, "cwd": str(root / "conversations")},
-        ).json()
+        )
         started = http.post("/api/bash/start_bash_command", json={"command": probe_secrets})
         command_id = started.json()["id"]
         background = wait_until(
@@ -216,7 +217,9 @@ def test_hooks_mcp_servers_and_api_bash_are_sandboxed_too(
     assert key not in saw and mine["id"].replace("-", "") not in saw
     pid = int(whoami.split()[0])
     assert pid < 10, whoami  # a PID namespace of its own
-    for answer in (bash, inside, background):
+    # A cwd inside the conversations folder is refused before anything runs.
+    assert inside.status_code == 403 and "cwd" in inside.text, inside.text
+    for answer in (bash, background):
         seen = answer["stdout"]
         assert "END" in seen, answer  # the command ran
         assert key not in seen and mine["id"].replace("-", "") not in seen, answer

@@ -49,7 +49,11 @@ from openhands.agent_server.litellm_preload import preload_litellm
 from openhands.agent_server.services.bash_events import BashEvents
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.registry import ConversationRegistry
-from openhands.agent_server.services.sandboxing import start_sandbox, stop_sandbox
+from openhands.agent_server.services.sandboxing import (
+    sandbox_policy_of,
+    start_sandbox,
+    stop_sandbox,
+)
 from openhands.agent_server.services.sealed_credentials import SealedCredentials
 from openhands.agent_server.services.sealing import SecretBox
 from openhands.agent_server.services.server_settings import ServerSettings
@@ -79,6 +83,7 @@ def create_app(
     """
     config = config or ServerConfig.from_env()
     box = SecretBox.from_config(config)  # the bootstrap key of a dormant server
+    sandbox_policy_of(config)  # an unsafe OH_SANDBOX_WRITABLE stops the server here, in words
     keys = SessionKeys(config.session_api_keys)
     running: list[_Running] = []
 
@@ -183,7 +188,10 @@ async def _start(
         app.state.conversations = conversations
         app.state.server_settings = settings
         app.state.bash_events = BashEvents(
-            pools.runs, config.workspace_path, config.max_bash_events
+            pools.runs,
+            config.workspace_path,
+            config.max_bash_events,
+            stream_seconds=config.bash_stream_seconds,
         )
         # Thousands of summaries are read at once and kept: collecting garbage meanwhile
         # only costs time, and freezing them keeps later collections short.

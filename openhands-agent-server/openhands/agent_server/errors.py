@@ -4,6 +4,7 @@ ServerError                  base: carries the HTTP status code
 ├── NotFoundError            404: unknown conversation or event
 ├── ConflictError            409: already running, another goal active
 ├── BadRequestError          400: nothing to resume, a hook refused a message
+├── ForbiddenError           403: a path the agent's sandbox hides or may not write
 ├── InvalidRequestError      422: a field is wrong (names the field in `loc`)
 └── UpstreamError            502: a call the server made for the request failed (an LLM's)
 """
@@ -44,6 +45,12 @@ class BadRequestError(ServerError):
     """The request cannot be honoured in the current state (e.g. nothing to resume)."""
 
     status_code = 400
+
+
+class ForbiddenError(ServerError):
+    """The request names a path the agent's sandbox hides, or one it may not write."""
+
+    status_code = 403
 
 
 class InvalidRequestError(ServerError):

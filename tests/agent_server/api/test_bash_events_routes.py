@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from child_processes import Sleeper
 
 from ..harness import wait_until
 
@@ -31,11 +32,12 @@ def test_a_started_command_answers_at_once_and_its_output_is_found_by_search(
     command = started.json()
     assert command["kind"] == "BashCommand"
 
-    wait_until(lambda: _outputs(client, command["id"]), what="the command's output")
-    [output] = _outputs(client, command["id"])
-    assert (output["exit_code"], output["order"]) == (3, 0)
-    assert output["stdout"].splitlines() == ["hi", "oops"]  # stderr interleaved, as bash prints
-    assert _outputs(client, command["id"], order__gt=0) == []
+    final = wait_until(lambda: _final(client, command["id"]), what="the command's output")
+    assert final["exit_code"] == 3
+    outputs = _outputs(client, command["id"])
+    # stderr interleaved, as bash prints it
+    assert _joined(outputs).splitlines() == ["hi", "oops"]
+    assert _outputs(client, command["id"], order__gt=final["order"]) == []
 
 
 def test_search_filters_by_kind_and_sorts_newest_first(client: httpx.Client) -> None:
@@ -79,20 +81,99 @@ def test_stopping_an_ended_command_succeeds_and_an_unknown_one_is_404(
     assert client.post(f"/api/bash/bash_commands/{uuid.uuid4()}/stop").status_code == 404
 
 
-def test_stopping_a_running_command_is_409_saying_it_ends_at_its_timeout(
+def _joined(outputs: list[dict]) -> str:
+    return "".join(o["stdout"] or "" for o in sorted(outputs, key=lambda o: o["order"]))
+
+
+def _final(client: httpx.Client, command_id: str) -> dict | None:
+    return next((o for o in _outputs(client, command_id) if o["exit_code"] is not None), None)
+
+
+def test_output_is_published_while_the_command_runs(client: httpx.Client, tmp_path: Path) -> None:
+    gate = tmp_path / "go"
+    script = f"echo first; while [ ! -e {gate} ]; do sleep 0.02; done; echo second"
+    command = client.post(
+        "/api/bash/start_bash_command", json={"command": script, "cwd": str(tmp_path)}
+    ).json()
+
+    early = wait_until(
+        lambda: [o for o in _outputs(client, command["id"]) if "first" in (o["stdout"] or "")],
+        what="the first line while the command still runs",
+    )
+    assert early[0]["exit_code"] is None  # published before the end
+    assert _final(client, command["id"]) is None
+    gate.touch()
+    final = wait_until(lambda: _final(client, command["id"]), what="the command's end")
+    assert final["exit_code"] == 0
+    outputs = _outputs(client, command["id"])
+    assert [o["order"] for o in outputs] == list(range(len(outputs)))
+    assert _joined(outputs) == "first\nsecond\n"
+    newer = _outputs(client, command["id"], order__gt=early[0]["order"])
+    assert "second" in _joined(newer) and "first" not in _joined(newer)
+
+
+def test_stopping_a_running_command_kills_its_tree_and_records_its_end(
     client: httpx.Client,
 ) -> None:
+    sleeper = Sleeper()
+    command = client.post(
+        "/api/bash/start_bash_command",
+        json={"command": f"echo started; {sleeper.command} & wait", "timeout": 600},
+    ).json()
+    try:
+        assert sleeper.started()
+        stopped = client.post(f"/api/bash/bash_commands/{command['id']}/stop")
+        assert stopped.json() == {"success": True}
+        final = _final(client, command["id"])  # the stop answers once the end is recorded
+        assert final is not None and final["exit_code"] != 0 and final["timed_out"] is False
+        assert sleeper.gone()
+        again = client.post(f"/api/bash/bash_commands/{command['id']}/stop")
+        assert again.status_code == 200  # an ended command: nothing to do
+    finally:
+        sleeper.kill()
+
+
+def test_a_command_past_its_timeout_is_killed(client: httpx.Client) -> None:
     command = client.post(
         "/api/bash/start_bash_command", json={"command": "sleep 30", "timeout": 1}
     ).json()
-    refused = client.post(f"/api/bash/bash_commands/{command['id']}/stop")
-    assert refused.status_code == 409
-    assert "timeout" in refused.json()["message"]
-    wait_until(lambda: _outputs(client, command["id"]), what="the command to be killed")
-    assert _outputs(client, command["id"])[0]["timed_out"] is True
+    final = wait_until(lambda: _final(client, command["id"]), what="the command to be killed")
+    assert (final["timed_out"], final["exit_code"]) == (True, 124)
+
+
+def test_batch_get_answers_null_for_unknown_ids(client: httpx.Client) -> None:
+    output = client.post("/api/bash/execute_bash_command", json={"command": "true"}).json()
+    unknown = uuid.uuid4().hex
+    found = client.get(
+        "/api/bash/bash_events/", params={"event_ids": [output["id"], unknown]}
+    ).json()
+    assert [e and e["id"] for e in found] == [output["id"], None]
+
+
+def test_deleting_the_events_forgets_them(client: httpx.Client) -> None:
+    output = client.post("/api/bash/execute_bash_command", json={"command": "true"}).json()
+    cleared = client.delete("/api/bash/bash_events").json()
+    assert cleared["cleared_count"] >= 2
+    assert client.get(f"/api/bash/bash_events/{output['id']}").status_code == 404
+    assert client.get("/api/bash/bash_events/search").json()["items"] == []
 
 
 def test_a_bad_page_id_is_a_400_naming_it(client: httpx.Client) -> None:
     response = client.get("/api/bash/bash_events/search", params={"page_id": "nope"})
     assert response.status_code == 400
     assert "page_id" in response.json()["message"]
+
+
+def test_a_missing_folder_is_made_and_is_the_commands_only_writable_one(
+    client: httpx.Client, tmp_path: Path
+) -> None:
+    folder = tmp_path / "made" / "deeper"
+    output = client.post(
+        "/api/bash/execute_bash_command",
+        json={"command": "pwd; touch here; touch ../beside", "cwd": str(folder)},
+    ).json()
+    assert output["stdout"].splitlines()[0] == str(folder)
+    assert (folder / "here").exists()
+    if client.get("/server_info").json()["sandbox"]["active"]:
+        # Beside it the sandbox has its own private /tmp: nothing lands on the host.
+        assert not (folder.parent / "beside").exists()

@@ -116,3 +116,15 @@ def test_blank_model_is_rejected() -> None:
 def test_max_wait_below_min_wait_is_rejected() -> None:
     with pytest.raises(ValidationError, match="retry_max_wait"):
         LLM(model="openai/x", retry_min_wait=5.0, retry_max_wait=1.0)
+
+
+def test_from_env_reads_whether_tools_go_in_the_prompt(clean_env: pytest.MonkeyPatch) -> None:
+    monkeypatch = clean_env
+    monkeypatch.setenv("LLM_MODEL", "openai/local")
+    monkeypatch.setenv("LLM_NATIVE_TOOL_CALLING", "false")
+    assert LLM.from_env().native_tool_calling is False
+    monkeypatch.setenv("LLM_NATIVE_TOOL_CALLING", "yes")
+    assert LLM.from_env().native_tool_calling is True
+    monkeypatch.setenv("LLM_NATIVE_TOOL_CALLING", "maybe")
+    with pytest.raises(LLMConfigurationError, match="LLM_NATIVE_TOOL_CALLING='maybe'"):
+        LLM.from_env()

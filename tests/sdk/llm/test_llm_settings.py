@@ -12,7 +12,6 @@ from openhands.sdk.llm import (
     ImageContent,
     LLMBadRequestError,
     LLMCallContext,
-    LLMConfigurationError,
     Message,
     TextContent,
     text_message,
@@ -166,13 +165,6 @@ def test_a_model_known_to_be_blind_gets_no_images(make_llm: Callable[..., LLM]) 
 
     assert not llm.vision_is_active()
     assert llm.format_messages_for_llm(PICTURE)[0]["content"] == "what is this?"
-
-
-def test_prompt_based_tool_calling_is_refused_clearly(make_llm: Callable[..., LLM]) -> None:
-    tool = {"type": "function", "function": {"name": "t", "parameters": {"type": "object"}}}
-
-    with pytest.raises(LLMConfigurationError, match="native_tool_calling"):
-        make_llm(native_tool_calling=False).completion(HI, tools=[tool])
 
 
 def test_completion_log_records_the_call_without_credentials(

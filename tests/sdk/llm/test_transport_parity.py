@@ -488,3 +488,67 @@ def test_every_openai_model_has_the_capabilities_litellm_gives_it() -> None:
             if theirs.get(key) != mine.get(key):
                 wrong.append((name, key, theirs.get(key), mine.get(key)))
     assert wrong == []
+
+
+# -- tools in the prompt (native_tool_calling=False) -----------------------------------------
+
+PROMPT_CALL = FakeReply.text(
+    "Listing.\n<function=terminal>\n<parameter=command>ls -la</parameter>\n"
+    "<parameter=strict>true</parameter>\n",
+    prompt_tokens=700,
+    completion_tokens=30,
+)
+
+
+def _without_call_ids(exchange: Exchange) -> dict[str, Any] | None:
+    """The response with its tool-call ids blanked (calls read from text get fresh ids)."""
+    response = copy.deepcopy(exchange.response)
+    for call in (response or {}).get("message", {}).get("tool_calls") or []:
+        assert call["id"].startswith("call_")
+        call["id"] = "<id>"
+    return response
+
+
+def assert_same_without_ids(model: str, replies: list[FakeReply], **kwargs: Any) -> Exchange:
+    via_litellm, native = both(model, replies, **kwargs)
+    assert native.error is None and via_litellm.error is None, (via_litellm.error, native.error)
+    assert native.body == via_litellm.body
+    assert _without_call_ids(native) == _without_call_ids(via_litellm)
+    return native
+
+
+@pytest.mark.parametrize(
+    "model", ["openai/agent", "openai/gpt-4o", "openai/o3-mini", "hosted_vllm/qwen3", "lm_studio/q"]
+)
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_tools_in_the_prompt_send_the_same_body_and_read_the_same_calls(
+    model: str, stream: bool
+) -> None:
+    fields = {**SETTINGS, "native_tool_calling": False}
+    via_litellm, native = both(
+        model, [PROMPT_CALL], fields=fields, tools=TOOLS, stream=stream, tool_choice="auto"
+    )
+
+    assert native.error is None and via_litellm.error is None, (via_litellm.error, native.error)
+    assert native.body == via_litellm.body
+    assert native.headers == via_litellm.headers
+    assert _without_call_ids(native) == _without_call_ids(via_litellm)
+    assert native.pieces == via_litellm.pieces
+    assert native.body is not None and "tools" not in native.body
+    assert "tool_choice" not in native.body
+    first, *rest = native.body["messages"]
+    assert "# Calling tools" in str(first["content"])  # o3-mini: a user message (litellm's rule)
+    assert [m["role"] for m in rest] == ["user", "assistant", "user"]  # the result, as text
+    assert native.body.get("stop") == (None if "o3" in model else ["</function"])
+    assert native.response is not None
+    [call] = native.response["message"]["tool_calls"]
+    assert (call["name"], call["arguments"]) == (
+        "terminal",
+        '{"command": "ls -la", "strict": true}',
+    )
+
+
+def test_tools_in_the_prompt_with_drop_params_off_send_the_same_stop_word() -> None:
+    fields = {"native_tool_calling": False, "drop_params": False}
+    native = assert_same_without_ids("openai/agent", [PROMPT_CALL], fields=fields, tools=TOOLS)
+    assert native.body is not None and native.body["stop"] == ["</function"]

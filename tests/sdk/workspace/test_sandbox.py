@@ -179,12 +179,15 @@ def test_a_configured_policy_wins_over_the_workspace_choice(tmp_path: Path) -> N
     assert argv == ["true"]
 
 
-def test_the_environment_describes_the_default_policy() -> None:
+def test_the_environment_describes_the_default_policy(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
     policy = SandboxPolicy.from_env(
-        {"OH_SANDBOX": "BWRAP", "OH_SANDBOX_NETWORK": "false", "OH_SANDBOX_WRITABLE": "/a, /b"}
+        {"OH_SANDBOX": "BWRAP", "OH_SANDBOX_NETWORK": "false", "OH_SANDBOX_WRITABLE": f"{a}, {b}"}
     )
 
-    assert policy == SandboxPolicy(mode="bwrap", network=False, writable=("/a", "/b"))
+    assert policy == SandboxPolicy(mode="bwrap", network=False, writable=(str(a), str(b)))
     assert SandboxPolicy.from_env({}).mode == "off"
     with pytest.raises(ValueError, match="OH_SANDBOX"):
         SandboxPolicy.from_env({"OH_SANDBOX": "docker"})

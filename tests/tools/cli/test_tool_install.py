@@ -15,6 +15,7 @@ from goal_process import GoalProcess
 from openhands.sdk.testing import DemoScript, FakeOpenAIServer
 from openhands.sdk.testing.demo_script import DEMO_FILE, DEMO_TEST
 from openhands.tools.cli.options import CONVERSATIONS_DIR
+from sandbox_support import needs_bwrap
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -89,9 +90,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield bin_dir
 
 
+@pytest.mark.parametrize(
+    "sandbox", ["off", pytest.param("bwrap", marks=needs_bwrap)], ids=["unsandboxed", "sandboxed"]
+)
 def test_the_installed_command_runs_a_goal_from_a_folder_outside_the_repository(
-    installed: Path, tmp_path: Path
+    installed: Path, tmp_path: Path, sandbox: str
 ) -> None:
+    # Sandboxed, the tool's venv (in a temp folder, as ~/.local/share/uv/tools would be in a
+    # home under /tmp) must be shown in the sandbox's private /tmp for the terminal to start.
     folder = tmp_path / "my-project"
     folder.mkdir()
     assert REPO not in folder.parents
@@ -103,7 +109,7 @@ def test_the_installed_command_runs_a_goal_from_a_folder_outside_the_repository(
             "greet the world",
             "--plain",
             model="openai/fake",
-            env=_outside_env(installed),
+            env={**_outside_env(installed), "OH_SANDBOX": sandbox},
             command=[str(installed / "openhands-goal")],
         )
         process.end_input()

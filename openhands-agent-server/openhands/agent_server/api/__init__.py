@@ -9,6 +9,7 @@ first request (lazy.py): a route family most requests never use belongs there.
 
 from fastapi import APIRouter
 from openhands.agent_server.api.bash import router as bash
+from openhands.agent_server.api.bash_sockets import router as bash_sockets
 from openhands.agent_server.api.checkpoints import router as checkpoints
 from openhands.agent_server.api.children import router as children
 from openhands.agent_server.api.client_tools import router as client_tools
@@ -31,6 +32,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     checkpoints,
     client_tools,
     bash,
+    bash_sockets,
     sockets,
     server,
     settings,
@@ -64,5 +66,10 @@ LAZY_ROUTERS: tuple[LazyRouter, ...] = (
     ),
     _lazy("mcp", "/api/mcp/"),
     _lazy("responses", "/v1/responses"),
+    _lazy("git", "/api/git/", "/api/conversations/"),
+    _lazy("files", "/api/file/", "/api/conversations/"),
+    _lazy("skills", "/api/skills"),
+    _lazy("plugins", "/api/plugins"),
+    _lazy("agent_parts", "/api/hooks", "/api/tools/", "/api/sub-agents"),
 )
 """Routers loaded on their first request, by module and the path prefixes of their routes."""

@@ -66,7 +66,15 @@ class SandboxInfo(BaseModel):
         "slirp4netns missing: see `warning`); `host`: the server's network (no sandbox)."
     )
     warning: str | None = Field(
-        default=None, description="What the operator should know: no sandbox, a shared network."
+        default=None,
+        description="What the operator should know: no sandbox (and why: e.g. the self-check "
+        "failed), a shared network.",
+    )
+    self_check: Literal["passed", "failed", "skipped"] = Field(
+        default="skipped",
+        description="The check at start: one trivial command through the sandbox, the "
+        "server's Python and the terminal's launcher. `failed`: `warning` says what failed "
+        "(with OH_SANDBOX=auto the agent then runs unsandboxed); `skipped`: no sandbox to check.",
     )
 
 

@@ -101,7 +101,11 @@ def _sandbox_info(status: SandboxStatus | None) -> SandboxInfo | None:
     if status is None:
         return None
     return SandboxInfo(
-        mode=status.mode, active=status.active, network=status.network, warning=status.warning
+        mode=status.mode,
+        active=status.active,
+        network=status.network,
+        warning=status.warning,
+        self_check=status.self_check,
     )
 
 

@@ -187,6 +187,32 @@ class ServerConfig(BaseSettings):
         description="Commands and outputs of /api/bash kept for bash_events/search (in "
         "memory, newest kept; a restart forgets them).",
     )
+    bash_stream_seconds: float = Field(
+        default=0.25,
+        ge=0,
+        le=60,
+        description="How often the output of a running /api/bash command is published as a "
+        "BashOutput event without exit code (the reference's chunks); 0: only when it ends.",
+    )
+    public_skills_source: str | None = Field(
+        default=None,
+        description="The public skills catalog of /api/skills (its skills, /catalog, "
+        "/marketplace, /sync) and /api/plugins/marketplace: a folder or a git URL (cloned "
+        "once, fetched again by POST /api/skills/sync). Unset: no public catalog.",
+    )
+    git_timeout_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        le=3600,
+        description="Longest a question of the git routes (/api/git/..., changes, diff, "
+        "commits) may take; it runs in the sandbox and is killed after this.",
+    )
+    github_api_url: str = Field(
+        default="https://api.github.com",
+        description="The GitHub API that GET /api/git/repositories/search asks (with the "
+        "stored secret github_token, GITHUB_TOKEN, GH_TOKEN or github), e.g. a GitHub "
+        "Enterprise server's https://HOST/api/v3.",
+    )
     max_run_threads: int = Field(
         default=256,
         ge=1,
@@ -376,8 +402,11 @@ class ServerConfig(BaseSettings):
     )
     sandbox_writable: tuple[str, ...] = Field(
         default=(),
-        description="Folders (comma separated, absolute) that sandboxed processes may write "
-        "besides their workspace, e.g. a shared virtualenv the agent installs into.",
+        description="Folders (comma separated, absolute, existing) that sandboxed processes "
+        "may write besides their workspace, e.g. a shared virtualenv the agent installs into. "
+        "Refused at start: `/` (or a link to it), /proc, /sys, /dev, a folder holding or "
+        "inside the server's own venv, Python or packages, or its data (conversations, key "
+        "file, settings), relative or missing folders, `:`-separated lists.",
     )
 
     # -- LLM defaults (names without the OH_ prefix) -------------------------------------
@@ -461,6 +490,19 @@ class ServerConfig(BaseSettings):
             if not _ENV_NAME.match(name):
                 raise ValueError(f"{name!r} is not an environment variable name")
         return names
+
+    @field_validator("sandbox_writable")
+    @classmethod
+    def _safe_writable(cls, paths: tuple[str, ...]) -> tuple[str, ...]:
+        # Imported here: the workspace package is not needed to read the other settings.
+        # The server's data folders are checked once all settings are read (start_sandbox).
+        from openhands.sdk.workspace.sandbox_safety import writable_problem
+
+        for path in paths:
+            problem = writable_problem(path)
+            if problem is not None:
+                raise ValueError(problem)
+        return paths
 
     @field_validator("llm_model", "llm_base_url", "llm_api_key", "secret_key", mode="before")
     @classmethod

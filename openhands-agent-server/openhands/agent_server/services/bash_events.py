@@ -1,28 +1,37 @@
-"""`BashEvents`: shell commands run for `/api/bash`, in the background or waited for.
+"""`BashEvents`: shell commands run for `/api/bash` (server-wide, or for one conversation), in
+the background or waited for, their output published while they run.
 
-Each command runs like the agent's terminal and `verify` (`run_shell`: bash with the agent's
-environment, its whole tree killed at its timeout) in a run thread. What it did is kept as
-the reference server keeps it: a `BashCommand` when it starts and one `BashOutput` when it
-ends, searchable by kind, command id and order. Only the newest `max_events` are kept (in
-memory: a restart forgets them, as the reference's clients expect of a fresh server).
+Each command is a `RunningCommand` (`bash_runner.py`) in a run thread. What it did is kept as
+the reference server keeps it: a `BashCommand` when it starts, then `BashOutput` events: one
+per `OH_BASH_STREAM_SECONDS` while output comes (no exit code yet) and a last one with the
+exit code, searchable by kind, command id and order, and streamed to `/sockets/bash-events`
+subscribers. Only the newest `max_events` are kept (in memory: a restart forgets them, as the
+reference's clients expect of a fresh server). A running command can be stopped: its whole
+tree is killed and its last output says so with the exit code.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import uuid
 from collections import deque
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 
 from openhands.agent_server.blocking import BlockingPool
-from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.agent_server.errors import BadRequestError, NotFoundError
+from openhands.agent_server.services.bash_runner import RunningCommand
+from openhands.agent_server.services.sandboxing import refuse_unsafe_workspace
 from openhands.sdk.wire import BashCommand, BashOutput, ExecuteCommandRequest
-from openhands.sdk.workspace import LocalWorkspace
-from openhands.sdk.workspace.shell import run_shell
 
 BashEvent = BashCommand | BashOutput
+
+STOP_WAIT_SECONDS = 10.0
+"""How long a stop request waits for the stopped command's last output."""
 
 
 class BashSortOrder(StrEnum):
@@ -33,43 +42,80 @@ class BashSortOrder(StrEnum):
 
 
 class BashEvents:
-    """The commands this server ran for `/api/bash` and their outputs, newest kept."""
+    """The commands run here for `/api/bash` and their outputs, newest kept."""
 
-    def __init__(self, pool: BlockingPool, default_cwd: Path, max_events: int) -> None:
-        """Run commands in `pool`, in `default_cwd` unless asked otherwise; keep `max_events`."""
+    def __init__(
+        self,
+        pool: BlockingPool,
+        default_cwd: Path,
+        max_events: int,
+        *,
+        stream_seconds: float = 0.0,
+    ) -> None:
+        """Run commands in `pool`, in `default_cwd` unless asked otherwise; keep `max_events`;
+        publish running output every `stream_seconds` (0: only at the end)."""
         self._pool = pool
-        self._default_cwd = default_cwd
-        self._events: deque[BashEvent] = deque(maxlen=max_events)
-        self._running: set[uuid.UUID] = set()
+        self.default_cwd = default_cwd
+        self._stream_seconds = stream_seconds
+        self._events: deque[tuple[int, BashEvent]] = deque(maxlen=max_events)
+        self._sequence = 0
+        self._running: dict[uuid.UUID, RunningCommand] = {}
         self._lock = threading.Lock()
+        self._watchers: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
 
-    async def execute(self, request: ExecuteCommandRequest) -> BashOutput:
-        """Run the command and answer its whole output once it has ended."""
-        command = self._record_start(request)
-        return await self._pool.run_to_completion(self._run, request, command.id)
+    # -- running ----------------------------------------------------------------------------
 
-    def start(self, request: ExecuteCommandRequest) -> BashCommand:
-        """Start the command in the background; its output is recorded when it ends."""
-        command = self._record_start(request)
-        future = self._pool.submit(self._run, request, command.id)
-        future.add_done_callback(lambda _: None)  # errors are recorded as outputs by _run
+    async def execute(
+        self, request: ExecuteCommandRequest, *, workspace: Path | None = None
+    ) -> BashOutput:
+        """Run the command and answer its whole output (every chunk joined) once it ended.
+
+        InvalidRequestError (422) for a `cwd` the sandbox cannot take (`/`, /proc, ...).
+        """
+        command = self._prepare(request)
+        parts: list[str] = []
+
+        def collect(output: BashOutput) -> None:
+            if output.stdout:
+                parts.append(output.stdout)
+            self._record(output)
+
+        runner = self._runner(command, request, workspace, collect)
+        final = await self._pool.run_to_completion(runner.run)
+        return final.model_copy(update={"stdout": "".join(parts) or None})
+
+    def start(
+        self, request: ExecuteCommandRequest, *, workspace: Path | None = None
+    ) -> BashCommand:
+        """Start the command in the background; its output is recorded as it comes."""
+        command = self._prepare(request)
+        runner = self._runner(command, request, workspace, self._record)
+        future = self._pool.submit(runner.run)
+        future.add_done_callback(lambda _: None)  # failures are recorded as outputs by run()
         return command
 
-    def stop(self, command_id: uuid.UUID) -> None:
-        """Succeed for a command that has ended; NotFoundError for one this server never ran.
+    async def stop(self, command_id: uuid.UUID) -> None:
+        """Stop a running command and wait for its last output; nothing for one that ended.
 
-        A running command cannot be stopped here yet: ConflictError (it ends at its timeout).
+        NotFoundError for a command this server never ran (or no longer keeps).
         """
         with self._lock:
-            running = command_id in self._running
-            known = running or any(e.id == command_id for e in self._events)
+            runner = self._running.get(command_id)
+            known = runner is not None or any(e.id == command_id for _, e in self._events)
         if not known:
             raise NotFoundError(f"Bash command {command_id} is not known to this server.")
-        if running:
-            raise ConflictError(
-                f"Bash command {command_id} is still running and cannot be stopped here yet; "
-                "it is killed at its timeout."
-            )
+        if runner is not None:
+            runner.stop()
+            await asyncio.to_thread(runner.done.wait, STOP_WAIT_SECONDS)
+
+    def clear(self) -> int:
+        """Forget every kept command and output (running commands go on); how many."""
+        with self._lock:
+            count = len(self._events)
+            self._events.clear()
+        return count
+
+    # -- reading ------------------------------------------------------------------------------
 
     def search(
         self,
@@ -85,7 +131,7 @@ class BashEvents:
     ) -> tuple[list[BashEvent], str | None]:
         """One page of the events that match, and the id starting the next page."""
         with self._lock:
-            events = list(self._events)
+            events = [event for _, event in self._events]
         if sort_order is BashSortOrder.TIMESTAMP_DESC:
             events.reverse()
         matching = [
@@ -113,46 +159,104 @@ class BashEvents:
 
     def get(self, event_id: str) -> BashEvent:
         """One event by id (hex or dashed); NotFoundError if it is not kept."""
-        key = _hex(event_id)
+        found = self.get_many([event_id])[0]
+        if found is None:
+            raise NotFoundError(f"Bash event {event_id} is not known to this server.")
+        return found
+
+    def get_many(self, event_ids: list[str]) -> list[BashEvent | None]:
+        """The events of these ids, in order; None for one not kept."""
         with self._lock:
-            for event in self._events:
-                if event.id.hex == key:
-                    return event
-        raise NotFoundError(f"Bash event {event_id} is not known to this server.")
+            by_id = {event.id.hex: event for _, event in self._events}
+        return [by_id.get(_hex(event_id)) for event_id in event_ids]
+
+    async def follow(self, *, replay: bool) -> AsyncIterator[BashEvent]:
+        """Every event recorded from now on (after the kept ones, with `replay`), as they come;
+        for the bash socket. Ends when the caller stops iterating."""
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+        watcher = (loop, wake)
+        with self._lock:
+            self._watchers.add(watcher)
+            cursor = 0 if replay else self._sequence
+        try:
+            while True:
+                with self._lock:
+                    fresh = [(seq, event) for seq, event in self._events if seq > cursor]
+                for seq, event in fresh:
+                    cursor = seq
+                    yield event
+                await wake.wait()
+                wake.clear()
+        finally:
+            with self._lock:
+                self._watchers.discard(watcher)
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _record_start(self, request: ExecuteCommandRequest) -> BashCommand:
-        command = BashCommand(command=request.command, cwd=request.cwd, timeout=request.timeout)
-        with self._lock:
-            self._events.append(command)
-            self._running.add(command.id)
+    def _prepare(self, request: ExecuteCommandRequest) -> BashCommand:
+        if request.cwd:  # the folder a command runs in is the one its sandbox lets it write
+            refuse_unsafe_workspace(request.cwd, ("body", "cwd"))
+        cwd = request.cwd or str(self.default_cwd)
+        command = BashCommand(command=request.command, cwd=cwd, timeout=request.timeout)
+        self._record(command)
         return command
 
-    def _run(self, request: ExecuteCommandRequest, command_id: uuid.UUID) -> BashOutput:
-        try:
-            folder = Path(request.cwd) if request.cwd else self._default_cwd
-            cwd = LocalWorkspace(working_dir=str(folder)).ensure_exists()
-            result = run_shell(request.command, cwd, timeout=request.timeout)
-            output = BashOutput(
-                command_id=command_id,
-                exit_code=result.exit_code,
-                stdout=result.output or None,
-                stderr=result.stderr or None,
-                command=request.command,
-                timed_out=result.timed_out,
-            )
-        except Exception as exc:  # a folder that cannot be made: an answer, not a lost command
-            output = BashOutput(
-                command_id=command_id,
-                exit_code=-1,
-                stderr=f"{type(exc).__name__}: {exc}",
-                command=request.command,
-            )
+    def _runner(
+        self,
+        command: BashCommand,
+        request: ExecuteCommandRequest,
+        workspace: Path | None,
+        publish: Callable[[BashOutput], None],
+    ) -> RunningCommand:
+        cwd = Path(command.cwd or self.default_cwd)
+        runner = RunningCommand(
+            command.id,
+            request.command,
+            cwd=cwd,
+            workspace=workspace or cwd,
+            timeout=request.timeout,
+            stream_seconds=self._stream_seconds,
+            publish=publish,
+            on_end=self._ended,
+        )
         with self._lock:
-            self._events.append(output)
-            self._running.discard(command_id)
-        return output
+            self._running[command.id] = runner
+        return runner
+
+    def _ended(self, command_id: uuid.UUID) -> None:
+        with self._lock:
+            self._running.pop(command_id, None)
+
+    def _record(self, event: BashEvent) -> None:
+        with self._lock:
+            self._sequence += 1
+            self._events.append((self._sequence, event))
+            watchers = list(self._watchers)
+        for loop, wake in watchers:
+            with contextlib.suppress(RuntimeError):  # its loop closed: the socket is gone
+                loop.call_soon_threadsafe(wake.set)
+
+
+class ConversationBash:
+    """The `BashEvents` of each conversation's own bash routes, made on first use."""
+
+    def __init__(self, pool: BlockingPool, max_events: int, stream_seconds: float) -> None:
+        """Each conversation's commands run in `pool`; each keeps `max_events`."""
+        self._pool = pool
+        self._max_events = max_events
+        self._stream_seconds = stream_seconds
+        self._by_conversation: dict[uuid.UUID, BashEvents] = {}
+
+    def of(self, conversation_id: uuid.UUID, working_dir: Path) -> BashEvents:
+        """The conversation's commands (their default folder: `working_dir`)."""
+        events = self._by_conversation.get(conversation_id)
+        if events is None:
+            events = BashEvents(
+                self._pool, working_dir, self._max_events, stream_seconds=self._stream_seconds
+            )
+            self._by_conversation[conversation_id] = events
+        return events
 
 
 def _command_of(event: BashEvent) -> uuid.UUID:

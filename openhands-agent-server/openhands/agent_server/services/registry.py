@@ -27,6 +27,7 @@ from openhands.agent_server.services.conversation_secrets import ConversationSec
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
 from openhands.agent_server.services.extensions import extended_agent
 from openhands.agent_server.services.live import LiveConversation
+from openhands.agent_server.services.sandboxing import refuse_unsafe_workspace
 from openhands.agent_server.services.storage import (
     create_conversation,
     load_summaries,
@@ -432,6 +433,8 @@ class ConversationRegistry:
             if request.workspace is not None
             else LocalWorkspace(working_dir=str(self.default_workspace(conversation_id)))
         )
+        if request.workspace is not None:
+            refuse_unsafe_workspace(workspace.working_dir, ("body", "workspace", "working_dir"))
         agent, hook_config = request.agent, request.hook_config
         if request.plugins or request.client_tools:
             agent, hook_config = await self.pools.controls.run_to_completion(
@@ -537,6 +540,12 @@ class ConversationRegistry:
         if not busy:
             await asyncio.wait({cleanup})
         return answer
+
+    def working_dirs(self) -> dict[uuid.UUID, str]:
+        """Every existing conversation's working directory (open or stored), by id."""
+        found = {summary.id: summary.workspace.working_dir for summary in self.catalog.summaries()}
+        found.update((cid, live.working_dir) for cid, live in self._live.items())
+        return {cid: folder for cid, folder in found.items() if cid not in self._deleting}
 
     def users_of(self, working_dir: str) -> list[uuid.UUID]:
         """The conversations (open or stored) that work in `working_dir`."""

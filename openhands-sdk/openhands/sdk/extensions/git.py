@@ -23,7 +23,13 @@ from pathlib import Path
 from openhands.sdk.extensions.errors import ExtensionFetchError
 from openhands.sdk.extensions.sources import redact_url
 
-__all__ = ["DEFAULT_GIT_CACHE_DIR", "GIT_TIMEOUT_ENV", "fetch_repository", "git_timeout"]
+__all__ = [
+    "DEFAULT_GIT_CACHE_DIR",
+    "GIT_TIMEOUT_ENV",
+    "fetch_repository",
+    "git_environment",
+    "git_timeout",
+]
 
 GIT_TIMEOUT_ENV = "OH_GIT_TIMEOUT"
 DEFAULT_GIT_TIMEOUT = 120.0
@@ -116,9 +122,39 @@ def _revision(folder: Path, ref: str | None, error: type[ExtensionFetchError], u
     raise error(f"{redact_url(url)} has no branch, tag or commit {ref!r}")
 
 
-def _git(args: list[str], cwd: Path, error: type[ExtensionFetchError], url: str) -> str:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+_KEPT_VARIABLES = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "TMPDIR",
+    "XDG_CONFIG_HOME",
+    "SSH_AUTH_SOCK",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "GIT_SSL_CAINFO",
+    "GIT_SSH_COMMAND",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+)
+"""What git gets of this process's environment to fetch a repository: where programs,
+certificates, proxies and the user's ssh agent are; never the server's keys and secrets."""
+
+
+def git_environment() -> dict[str, str]:
+    """The environment every git command of a fetch runs with (see `_KEPT_VARIABLES`)."""
+    env = {name: os.environ[name] for name in _KEPT_VARIABLES if name in os.environ}
+    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    return env
+
+
+def _git(args: list[str], cwd: Path, error: type[ExtensionFetchError], url: str) -> str:
+    env = git_environment()
     timeout = git_timeout()
     try:
         done = subprocess.run(

@@ -23,6 +23,7 @@ from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm._litellm import import_litellm as _import_litellm
 from openhands.sdk.llm.errors import (
     ENV_HELP,
+    LLMBadRequestError,
     LLMConfigurationError,
     LLMResponseError,
     LLMTransientError,
@@ -70,6 +71,26 @@ def _default_log_folder() -> str:
 
 AZURE_DEFAULT_API_VERSION = "2024-12-01-preview"
 """The API version an `azure/...` model gets when `api_version` is not given."""
+
+NATIVE_TOOL_CALLING_ENV = "LLM_NATIVE_TOOL_CALLING"
+"""`false` (or 0, no, off): describe the tools in the prompt instead of sending them (a local
+model without tool calls); `true`: native calls; unset: the LLM's default."""
+
+
+def native_tool_calling_from_env() -> bool | None:
+    """`LLM_NATIVE_TOOL_CALLING` as a flag (None when unset); `LLMConfigurationError` for a
+    value that is not a yes or a no."""
+    raw = os.environ.get(NATIVE_TOOL_CALLING_ENV, "").strip().lower()
+    if not raw:
+        return None
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise LLMConfigurationError(
+        f"{NATIVE_TOOL_CALLING_ENV}={raw!r}: give true (native tool calls) or false (tools "
+        "described in the prompt, for a model without tool calls)"
+    )
 
 
 class LLM(BaseModel):
@@ -220,8 +241,9 @@ class LLM(BaseModel):
     )
     native_tool_calling: bool = Field(
         default=True,
-        description="Send tools natively. False (prompt-based tool calling) is not supported: "
-        "a completion with tools then fails with a clear error.",
+        description="Send tools natively. False: for models or servers without tool calling, "
+        "the tools are described in the system prompt and the calls read back from the reply's "
+        "text (chat completions; docs/llm.md).",
     )
     force_string_serializer: bool | None = Field(
         default=None, description="Send message content as one string (drops images)."
@@ -233,7 +255,9 @@ class LLM(BaseModel):
         default=None, description="Never send images, even to a vision model."
     )
     disable_stop_word: bool | None = Field(
-        default=False, description="Accepted for the reference SDK; no stop words are sent."
+        default=False,
+        description="With native_tool_calling=False, do not send the stop word that ends a reply "
+        "after its first call (for servers that refuse `stop`).",
     )
     caching_prompt: bool = Field(
         default=True, description="Mark prompt-cache breakpoints for models that need them."
@@ -348,12 +372,16 @@ class LLM(BaseModel):
 
     @classmethod
     def from_env(cls, usage_id: str = "default", **overrides: Any) -> "LLM":
-        """Build an LLM from LLM_MODEL, LLM_API_KEY and LLM_BASE_URL, or say what to set."""
+        """Build an LLM from LLM_MODEL, LLM_API_KEY and LLM_BASE_URL (and
+        LLM_NATIVE_TOOL_CALLING=false for a model without tool calls), or say what to set."""
         model = os.environ.get("LLM_MODEL", "").strip()
         if not model:
             raise LLMConfigurationError(f"No LLM configured. {ENV_HELP}")
         api_key = os.environ.get("LLM_API_KEY") or None
         base_url = os.environ.get("LLM_BASE_URL") or None
+        native = native_tool_calling_from_env()
+        if native is not None:
+            overrides.setdefault("native_tool_calling", native)
         return cls(
             model=model,
             api_key=SecretStr(api_key) if api_key else None,
@@ -541,13 +569,6 @@ class LLM(BaseModel):
                 "completion() needs at least one message, e.g. [Message(role='user', ...)]"
             )
         tool_dicts = openai_tool_dicts(tools, add_security_risk_prediction)
-        if tool_dicts and not self.native_tool_calling:
-            raise LLMConfigurationError(
-                f"LLM {self.model!r} has native_tool_calling=False, but prompt-based tool "
-                "calling is not supported: use a model with tool calling and leave "
-                "native_tool_calling=True.",
-                model=self.model,
-            )
         if self.auth_type != "api_key":
             raise LLMConfigurationError(
                 f"LLM {self.model!r}: auth_type={self.auth_type!r} is not supported; use "
@@ -563,7 +584,16 @@ class LLM(BaseModel):
         if kwargs:
             extra["params"] = kwargs
         try:
-            response = self._complete(messages, tool_dicts, use_stream, **extra)
+            response = self._complete_chat_or_prompt(messages, tool_dicts, use_stream, extra)
+        except LLMBadRequestError as error:
+            if not tool_dicts or not self.native_tool_calling:
+                raise
+            from openhands.sdk.llm.prompt_tools import hint_tools_refused
+
+            hinted = hint_tools_refused(error)
+            if hinted is error:
+                raise
+            raise hinted from error
         except (LLMTransientError, LLMResponseError) as error:
             fallback = self.fallback_strategy
             if fallback is None or not fallback.should_fallback(error):
@@ -593,6 +623,26 @@ class LLM(BaseModel):
         )
         response.metrics = self._metrics.get_snapshot()
         return response
+
+    def _complete_chat_or_prompt(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        stream: bool,
+        extra: dict[str, Any],
+    ) -> LLMResponse:
+        """`_complete`, with the tools moved into the prompt and the calls read back out of
+        the reply when `native_tool_calling` is off (`prompt_tools/`, loaded only then)."""
+        if not tools or self.native_tool_calling or self.uses_responses_api():
+            return self._complete(messages, tools, stream, **extra)
+        from openhands.sdk.llm.prompt_tools import PromptToolCalling
+
+        prompt = PromptToolCalling(self, tools)
+        extra = {**extra, "params": prompt.params(extra.get("params"))}
+        if extra["params"] is None:
+            del extra["params"]
+        response = self._complete(prompt.messages(messages), None, stream, **extra)
+        return prompt.read(response)
 
     def _context_window(self, response: LLMResponse) -> int:
         # litellm's figure only for real calls: a scripted reply must not import litellm.

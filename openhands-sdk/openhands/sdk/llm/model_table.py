@@ -164,15 +164,44 @@ def _filled(key: str, row: dict[str, Any]) -> dict[str, Any]:
 
 def clear_cache() -> None:
     """Read the table again on next use (after installing another litellm; in tests)."""
-    for cached in (_raw, _table, _rules, table_entry):
+    for cached in (_raw, _table, _rules, _routing, table_entry):
         cached.cache_clear()
 
 
 def table_provider(model: str) -> str | None:
-    """The provider the table lists a bare model name under (None: not listed)."""
+    """The provider the table gives a bare model name (None: it names none): its own row,
+    else the first of litellm's routing rules whose pattern matches it (`claude-*` is
+    Anthropic's, also a model newer than the table), as litellm decides."""
     row = _table().get(model)
     provider = row.get("litellm_provider") if row else None
-    return provider if isinstance(provider, str) else None
+    if isinstance(provider, str):
+        # The table files Vertex's models by kind ("vertex_ai-language-models"); the
+        # provider that calls them is "vertex_ai".
+        return "vertex_ai" if provider.startswith("vertex_ai-") else provider
+    for pattern, routed in _routing():
+        if pattern.search(model):
+            return routed
+    return None
+
+
+@functools.cache
+def _routing() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """litellm's routing rules (a pattern and the provider it names), in file order."""
+    block = _raw().get(RULES_KEY)
+    rules = block.get("rules") if isinstance(block, dict) else None
+    out: list[tuple[re.Pattern[str], str]] = []
+    for rule in rules if isinstance(rules, list) else ():
+        info = rule.get("model_info") if isinstance(rule, dict) else None
+        if not isinstance(info, dict) or set(info) != {"litellm_provider"}:
+            continue
+        provider = info["litellm_provider"]
+        try:
+            pattern = re.compile(str(rule.get("pattern")), re.IGNORECASE)
+        except re.error:
+            continue
+        if isinstance(provider, str):
+            out.append((pattern, provider))
+    return tuple(out)
 
 
 __all__ = ["TABLE_FILE", "clear_cache", "table_entry", "table_path", "table_provider"]

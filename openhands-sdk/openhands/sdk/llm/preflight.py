@@ -136,14 +136,10 @@ def _check_provider(llm: LLM, model_flag: str) -> None:
 
     if uses_native_transport(llm):
         return
-    from openhands.sdk.llm._litellm import import_litellm
+    from openhands.sdk.llm.model_table import table_provider
 
-    litellm = import_litellm()
-    try:
-        litellm.get_llm_provider(llm.model, api_base=llm.base_url)
-    except Exception:  # litellm's BadRequestError: it cannot tell the provider
-        pass
-    else:
+    # litellm's own table of models, read as data (importing litellm costs seconds).
+    if table_provider(llm.model) is not None:
         return
     if llm.base_url is not None:
         fix = (

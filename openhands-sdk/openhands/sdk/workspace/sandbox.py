@@ -8,6 +8,8 @@ shell, MCP stdio servers and workflow scripts. Inside:
 - the whole file system read-only (`--ro-bind / /`), the workspace writable, a private
   `/tmp`, a minimal `/dev`, its own `/proc` (a new PID namespace: the server's processes and
   their environments are not visible);
+- the folders this process runs from (its Python, venv and packages: `sandbox_runtime.py`),
+  read-only, wherever they are (also under `/tmp`, or inside the workspace);
 - invisible: every path the policy hides (the server's conversations folder and key file),
   the folders of conversations persisted by this process, and every other workspace this
   process knows (`claim_workspace`); a file is replaced by an empty one, a folder by an empty
@@ -18,6 +20,10 @@ shell, MCP stdio servers and workflow scripts. Inside:
   cannot connect to the server's port or any other loopback service; without a working
   slirp4netns there is no network (and `sandbox_status()` warns); off: only a loopback of
   its own.
+
+A workspace the sandbox cannot take safely (`/`, /proc, /dev, a folder holding the server's
+data: `sandbox_safety.py`) is refused with `UnsafeWorkspaceError`, and so is a writable folder
+of that kind in the policy (`OH_SANDBOX_WRITABLE`).
 
 Modes (`OH_SANDBOX`, or `LocalWorkspace(sandbox=...)`): `bwrap` (required: a spawn fails
 with `SandboxUnavailableError` when bubblewrap cannot run), `auto` (bubblewrap when it works,
@@ -48,7 +54,13 @@ from openhands.sdk.workspace.sandbox_mounts import (
     resolv_conf,
 )
 from openhands.sdk.workspace.sandbox_probe import BASE_OPTIONS, NET_STARTER, probe, reset_probes
-from pydantic import BaseModel, ConfigDict, Field
+from openhands.sdk.workspace.sandbox_runtime import runtime_paths
+from openhands.sdk.workspace.sandbox_safety import (
+    UnsafeWorkspaceError,
+    refuse_unsafe_workspace,
+    writable_problem,
+)
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +74,9 @@ __all__ = [
     "SandboxPolicy",
     "SandboxStatus",
     "SandboxUnavailableError",
+    "UnsafeWorkspaceError",
     "ViewPlan",
+    "check_workspace",
     "claim_workspace",
     "configure_sandbox",
     "hide_path",
@@ -83,7 +97,8 @@ SANDBOX_ENV = "OH_SANDBOX"
 SANDBOX_NETWORK_ENV = "OH_SANDBOX_NETWORK"
 """`false` (or 0, no, off) takes the network away from sandboxed processes."""
 SANDBOX_WRITABLE_ENV = "OH_SANDBOX_WRITABLE"
-"""Comma-separated folders that stay writable in the sandbox besides the workspace."""
+"""Comma-separated folders that stay writable in the sandbox besides the workspace (absolute,
+existing, none of the server's own: `sandbox_safety.writable_problem`)."""
 CONFINE_WRITES_ENV = "OH_CONFINE_WRITES"
 """`false` lets the agent's in-process file tools write anywhere when the sandbox is off."""
 
@@ -110,7 +125,10 @@ class SandboxPolicy(BaseModel):
         default=(), description="Files and folders no sandboxed process may see (absolute)."
     )
     writable: tuple[str, ...] = Field(
-        default=(), description="Folders writable in the sandbox besides the workspace."
+        default=(),
+        description="Folders writable in the sandbox besides the workspace: absolute, "
+        "existing, not `/`, /proc, /sys or /dev, none the process runs from and none holding "
+        "(or inside) a hidden path.",
     )
     confine_writes: bool = Field(
         default=True,
@@ -118,6 +136,14 @@ class SandboxPolicy(BaseModel):
         "process (file editor, rewind, file routes) still write only in the workspace and "
         "the writable folders; False lets them write wherever this process can.",
     )
+
+    @model_validator(mode="after")
+    def _safe_writable(self) -> SandboxPolicy:
+        for path in self.writable:
+            problem = writable_problem(path, hidden=self.hidden)
+            if problem is not None:
+                raise ValueError(problem)
+        return self
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> SandboxPolicy:
@@ -133,6 +159,10 @@ class SandboxPolicy(BaseModel):
         writable = tuple(
             part.strip() for part in env.get(SANDBOX_WRITABLE_ENV, "").split(",") if part.strip()
         )
+        for path in writable:
+            problem = writable_problem(path)
+            if problem is not None:
+                raise InvalidSettingError(f"{SANDBOX_WRITABLE_ENV}: {problem}")
         confine = (env.get(CONFINE_WRITES_ENV) or "true").strip().lower() not in _FALSE
         return cls(
             mode=mode,  # type: ignore[arg-type]
@@ -153,6 +183,9 @@ class SandboxStatus:
     no user-mode stack works here); `host`: the server's (no sandbox)."""
     warning: str | None = None
     """What the operator should know (no sandbox under `auto`, a shared network), or None."""
+    self_check: Literal["passed", "failed", "skipped"] = "skipped"
+    """How the self-check at start went (`sandbox_check.self_check`); `skipped` when none ran
+    (no sandbox, or a caller that does not check)."""
 
 
 # -- process-wide state ------------------------------------------------------------------------
@@ -253,7 +286,8 @@ def sandbox_plan(
     (ignored when a process-wide policy is configured). `switches_user`: the command starts
     as root and switches to another user itself (the terminal's `username`), so it keeps the
     capabilities to do so until it has switched. Raises `SandboxUnavailableError` when the
-    sandbox is required but cannot run.
+    sandbox is required but cannot run, `UnsafeWorkspaceError` for a workspace it cannot take
+    (`check_workspace`).
     """
     policy, chosen = _effective(workspace, mode)
     if chosen == "off":
@@ -268,6 +302,7 @@ def sandbox_plan(
             )
         _warn_once(found.problem or "bubblewrap cannot run")
         return None
+    refuse_unsafe_workspace(workspace, hidden=policy.hidden)
     own = _real(workspace)
     start = _real(cwd) if cwd is not None else own
     with _lock:
@@ -284,6 +319,7 @@ def sandbox_plan(
             readable=[_real(path) for path in readable],
             secret=[_real(path) for path in secret],
             resolv=resolv_conf() if found.network == "isolated" else None,
+            runtime=runtime_paths(),
         ),
         "--setenv",
         "TMPDIR",
@@ -319,6 +355,18 @@ def sandbox_command(
     network = plan.slirp or NO_NETWORK
     starter = [sys.executable, "-I", "-S", str(NET_STARTER), network, plan.bwrap]
     return [*starter, *plan.options, "--", *argv]
+
+
+def check_workspace(workspace: str | Path, mode: SandboxMode | None = None) -> None:
+    """Raise `UnsafeWorkspaceError` when the sandbox in force for `workspace` cannot take it:
+    `/`, /proc, /sys, /dev, a folder holding (or inside) what the policy hides or inside the
+    server's own installation (`sandbox_safety.workspace_problem`). Nothing is refused when
+    no sandbox will run (off, or `auto` without bubblewrap). `mode` is the caller's choice (as
+    in `sandbox_plan`)."""
+    policy, chosen = _effective(workspace, mode)
+    if chosen == "off" or (chosen == "auto" and probe(policy.network).bwrap is None):
+        return
+    refuse_unsafe_workspace(workspace, hidden=policy.hidden)
 
 
 @dataclass(frozen=True)
@@ -363,6 +411,7 @@ def view_plan(workspace: str | Path, mode: SandboxMode | None = None) -> ViewPla
         writable=writable,
         secret=[_real(item) for item in secret],
         private_tmp=active,
+        runtime=runtime_paths() if active else (),
     )
     return ViewPlan(mounts=(*always, *mounts), system="ro", active=active)
 

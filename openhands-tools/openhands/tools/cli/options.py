@@ -20,7 +20,8 @@ from openhands.sdk.conversation.goal import (
 from openhands.sdk.conversation.goal.limits import COST_BUDGET, TIME_LIMIT
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm import LLM
-from openhands.sdk.llm.llm import ENV_HELP
+from openhands.sdk.llm.errors import LLMConfigurationError
+from openhands.sdk.llm.llm import ENV_HELP, native_tool_calling_from_env
 from pydantic import SecretStr
 
 CONVERSATIONS_DIR = Path(".openhands") / "conversations"
@@ -91,7 +92,9 @@ class GoalOptions:
         return change
 
     def agent_llm(self) -> LLM:
-        """The agent's LLM: flags first, then LLM_MODEL, LLM_API_KEY and LLM_BASE_URL."""
+        """The agent's LLM: flags first, then LLM_MODEL, LLM_API_KEY and LLM_BASE_URL
+        (LLM_NATIVE_TOOL_CALLING=false: tools described in the prompt, for a local model
+        without tool calls)."""
         model = (self.model or os.environ.get("LLM_MODEL", "")).strip()
         if not model:
             raise GoalCommandError(
@@ -101,11 +104,16 @@ class GoalOptions:
             )
         key = self.llm_api_key or os.environ.get("LLM_API_KEY") or None
         base_url = self.base_url or os.environ.get("LLM_BASE_URL") or None
+        try:
+            native = native_tool_calling_from_env()
+        except LLMConfigurationError as exc:
+            raise GoalCommandError(str(exc)) from None
         return LLM(
             model=model,
             api_key=SecretStr(key) if key else None,
             base_url=base_url,
             usage_id="agent",
+            native_tool_calling=native if native is not None else True,
         )
 
     def judge_llm(self, agent_llm: LLM) -> LLM:
