@@ -30,6 +30,19 @@ class TextContent(BaseModel):
 
     type: Literal["text"] = "text"
     text: str
+    cache_prompt: bool = Field(
+        default=False,
+        description="Mark this part as a prompt-cache breakpoint when it is sent as a list "
+        "part with `cache_enabled` (left out of dumps while False).",
+        exclude_if=_empty,
+    )
+
+    def to_llm_dict(self) -> dict[str, Any]:
+        """This part as a chat-completions content item (with `cache_control` when marked)."""
+        item: dict[str, Any] = {"type": "text", "text": self.text}
+        if self.cache_prompt:
+            item["cache_control"] = {"type": "ephemeral"}
+        return item
 
 
 class ImageContent(BaseModel):
@@ -39,6 +52,20 @@ class ImageContent(BaseModel):
 
     type: Literal["image"] = "image"
     image_urls: list[str]
+    cache_prompt: bool = Field(
+        default=False,
+        description="Mark the last image as a prompt-cache breakpoint (see TextContent).",
+        exclude_if=_empty,
+    )
+
+    def to_llm_dict(self) -> list[dict[str, Any]]:
+        """One chat-completions `image_url` item per URL (the last marked when asked)."""
+        items: list[dict[str, Any]] = [
+            {"type": "image_url", "image_url": {"url": url}} for url in self.image_urls
+        ]
+        if self.cache_prompt and items:
+            items[-1]["cache_control"] = {"type": "ephemeral"}
+        return items
 
 
 Content = TextContent | ImageContent
@@ -236,31 +263,33 @@ class Message(BaseModel):
     def to_chat_dict(
         self,
         *,
-        vision_enabled: bool = True,
+        vision_enabled: bool = False,
         force_string_serializer: bool = False,
         send_reasoning_content: bool = False,
         cache_enabled: bool = False,
-        function_calling_enabled: bool = True,
+        function_calling_enabled: bool = False,
     ) -> dict[str, Any]:
         """Render in the OpenAI chat-completions shape that litellm accepts.
 
-        Images are sent only with `vision_enabled`; `force_string_serializer` sends the text
-        as one string (for providers that refuse content lists). `cache_enabled` and
-        `function_calling_enabled` are accepted for the reference SDK's signature (prompt
-        caching marks are added by the LLM, not here).
+        The content is a list of parts when any of `cache_enabled`, `vision_enabled` or
+        `function_calling_enabled` is set (images only with `vision_enabled`; a part marked
+        `cache_prompt` carries `cache_control` only with `cache_enabled`), else one string
+        (`force_string_serializer` always gives the string, for providers that refuse lists).
+        An assistant turn with tool calls leaves out empty text (and `content` when nothing
+        is left).
         """
-        del cache_enabled, function_calling_enabled
         content: str | list[dict[str, Any]]
-        with_images = vision_enabled and self.contains_image and not force_string_serializer
-        if with_images:
+        as_list = not force_string_serializer and (
+            cache_enabled or vision_enabled or function_calling_enabled
+        )
+        if as_list:
             content = []
             for part in self.content:
-                if isinstance(part, TextContent):
-                    content.append({"type": "text", "text": part.text})
+                if isinstance(part, ImageContent):
+                    if vision_enabled:
+                        content.extend(_uncached(part.to_llm_dict(), keep=cache_enabled))
                 else:
-                    content.extend(
-                        {"type": "image_url", "image_url": {"url": url}} for url in part.image_urls
-                    )
+                    content.extend(_uncached([part.to_llm_dict()], keep=cache_enabled))
         else:
             content = self.text
         out: dict[str, Any] = {"role": self.role, "content": content}
@@ -268,10 +297,8 @@ class Message(BaseModel):
             out["thinking_blocks"] = [block.model_dump() for block in self.thinking_blocks]
         if self.tool_calls:
             out["tool_calls"] = [call.to_chat_dict() for call in self.tool_calls]
-            if self.role == "assistant" and not content:
-                # Some providers refuse an empty content beside tool calls (the reference
-                # leaves the key out too).
-                del out["content"]
+            if self.role == "assistant":
+                _drop_empty_text(out)
         if self.role == "tool":
             out["tool_call_id"] = self.tool_call_id
             if self.name:
@@ -380,3 +407,32 @@ def content_to_str(contents: Sequence[TextContent | ImageContent]) -> list[str]:
         part.text if isinstance(part, TextContent) else f"[Image: {len(part.image_urls)} URLs]"
         for part in contents
     ]
+
+
+def _uncached(items: list[dict[str, Any]], *, keep: bool) -> list[dict[str, Any]]:
+    """`items` without their `cache_control` unless prompt caching is on."""
+    if keep:
+        return items
+    for item in items:
+        item.pop("cache_control", None)
+    return items
+
+
+def _drop_empty_text(message: dict[str, Any]) -> None:
+    """Leave out blank text beside tool calls, and `content` when nothing is left (some
+    providers refuse an empty content next to tool calls; the reference does the same)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        if not content.strip():
+            del message["content"]
+        return
+    if isinstance(content, list):
+        kept = [
+            item
+            for item in content
+            if not (item.get("type") == "text" and not str(item.get("text", "")).strip())
+        ]
+        if kept:
+            message["content"] = kept
+        else:
+            del message["content"]
