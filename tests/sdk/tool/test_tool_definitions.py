@@ -91,8 +91,8 @@ def test_builtin_schemas_use_the_field_names_llms_know() -> None:
     finish = FinishTool().to_openai_tool()["function"]["parameters"]["properties"]
     think = ThinkTool().to_openai_tool()["function"]["parameters"]["properties"]
 
-    assert set(finish) == {"message"}
-    assert set(think) == {"thought"}
+    assert set(finish) == {"message", "summary"}
+    assert set(think) == {"thought", "summary"}
 
 
 def test_actions_reject_unknown_arguments() -> None:

@@ -62,6 +62,22 @@ SECURITY_RISK_PROPERTY: dict[str, Any] = {
     "description": "Your assessment of this action's security risk.",
 }
 
+SUMMARY_PROPERTY: dict[str, Any] = {
+    "type": "string",
+    "description": "A few words saying what this call does and why, shown to the user "
+    "beside it (e.g. 'list the tests that failed').",
+}
+"""Asked of every tool call (optional): the agent keeps it as `ActionEvent.summary`."""
+
+
+def with_summary(parameters: dict[str, Any]) -> dict[str, Any]:
+    """`parameters` (a JSON schema, changed in place) with the optional `summary` property,
+    unless the tool has a `summary` argument of its own."""
+    properties = parameters.setdefault("properties", {})
+    if "summary" not in properties:
+        properties["summary"] = dict(SUMMARY_PROPERTY)
+    return parameters
+
 
 class ToolAnnotations(BaseModel):
     """Hints about a tool's behaviour (the MCP tool annotations)."""
@@ -434,6 +450,7 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
             from openhands.sdk.tool.response_schema import merge_into
 
             schema = merge_into(schema, self.response_schema)
+        with_summary(schema)
         return {
             "type": "function",
             "function": {
@@ -462,10 +479,13 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
     def to_mcp_tool(self) -> dict[str, Any]:
         """This tool in the MCP tool-listing shape (name, description, inputSchema...)."""
         function = self.to_openai_tool()["function"]
+        parameters = function["parameters"]
+        if not self.declares_summary():  # an MCP client calls the tool itself: no summary
+            parameters["properties"].pop("summary", None)
         out: dict[str, Any] = {
             "name": self.name,
             "description": function["description"],
-            "inputSchema": function["parameters"],
+            "inputSchema": parameters,
         }
         if self.annotations is not None:
             out["annotations"] = self.annotations.model_dump(exclude_none=True)
@@ -474,6 +494,14 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         return out
 
     # -- calls ---------------------------------------------------------------------------------
+
+    def declares_summary(self) -> bool:
+        """Whether `summary` is one of this tool's own arguments (then the agent leaves it in
+        the call), rather than the summary asked of every call."""
+        if "summary" in self.action_type.model_fields:
+            return True
+        schema = getattr(self.action_type, "input_schema", None)  # MCP and client tools
+        return isinstance(schema, dict) and "summary" in (schema.get("properties") or {})
 
     def action_from_arguments(self, arguments: dict[str, Any]) -> Action:
         """The validated Action for the LLM's `arguments` (response-schema fields split off).
