@@ -132,8 +132,8 @@ class Event(BaseModel):
         then what it says. Subclasses with more to show override it."""
         head = f"[{self.kind} from {self.source}]"
         to_message = getattr(self, "to_llm_message", None)
-        if callable(to_message):
-            message: Message = to_message()
+        message = to_message() if callable(to_message) else None
+        if isinstance(message, Message):
             return f"{head}\n{message.text}" if message.text else head
         fields = self.model_dump(mode="json", exclude={"kind", "id", "timestamp", "source"})
         shown = {k: v for k, v in fields.items() if v not in (None, "", [], {})}
