@@ -396,4 +396,8 @@ class LocalConversation(ConversationParts["LocalConversation"]):
                 logger.exception("conversation %s: SessionEnd hooks failed", self.id)
             close_tools(self.tools)
             save_at_close(self._state)
+            # For `with workspace:` to report the run to an automation service.
+            workspace = self._state.workspace
+            workspace.register_cost(self._state.stats.get_combined_metrics().accumulated_cost)
+            workspace.register_conversation_id(str(self.id))
             self._claim.release()
