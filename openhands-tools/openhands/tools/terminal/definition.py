@@ -373,6 +373,9 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         return TerminalObservation.from_text(message, is_error=True, command=action.command)
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class TerminalParams(BaseModel):
     """The `params` of a `Tool(name="terminal")` spec."""
 
@@ -399,6 +402,18 @@ class TerminalParams(BaseModel):
         default=None,
         description="Run the shell as this user (needs root, or being that user). None: as is.",
     )
+
+    @field_validator("env")
+    @classmethod
+    def _shell_names(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        # bash cannot read (or `export`) a variable whose name is not a shell name.
+        bad = sorted(name for name in value or {} if not _ENV_NAME.fullmatch(name))
+        if bad:
+            raise ValueError(
+                f"Invalid terminal environment variable name(s) {bad}: a name is letters, "
+                "digits and '_', not starting with a digit"
+            )
+        return value
 
     @field_validator("username")
     @classmethod
