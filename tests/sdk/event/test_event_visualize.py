@@ -55,3 +55,26 @@ def test_an_error_shows_its_text_and_a_bare_event_its_kind() -> None:
     assert error.visualize.startswith("[AgentErrorEvent from agent]\n")
     assert "no such tool" in error.visualize
     assert PauseEvent().visualize == "[PauseEvent from user]"
+
+
+def test_a_reply_with_thinking_counts_its_blocks_and_str_shows_the_same() -> None:
+    from openhands.sdk.llm import ThinkingBlock
+
+    reply = Message(
+        role="assistant",
+        content=[TextContent(text="42")],
+        thinking_blocks=[
+            ThinkingBlock(thinking="first", signature="s1"),
+            ThinkingBlock(thinking="second", signature="s2"),
+        ],
+    )
+    event = MessageEvent(source="agent", llm_message=reply, activated_skills=["math"])
+
+    assert event.visualize.splitlines() == [
+        "[MessageEvent from agent]",
+        "42",
+        "[Activated skills: math]",
+        "[Thinking blocks: 2]",
+    ]
+    assert str(event) == event.visualize
+    assert "first" not in str(event)
