@@ -211,3 +211,38 @@ def test_many_sandboxed_commands_at_once_all_get_their_network(tmp_path: Path) -
         configure_sandbox(None)
 
     assert [(r.exit_code, r.output.strip()) for r in results] == [(0, "2")] * 48
+
+
+def test_claiming_many_workspaces_at_once_hides_what_claiming_each_would(tmp_path: Path) -> None:
+    """`claim_workspaces` resolves paths without a full realpath each: a symlinked folder, a
+    symlinked parent, a missing folder and a path with `..` must come out as realpath's."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "a").mkdir()
+    (tmp_path / "target").mkdir()
+    (tmp_path / "real" / "link").symlink_to(tmp_path / "target")
+    (tmp_path / "parent-link").symlink_to(tmp_path / "real")
+    paths = [
+        str(tmp_path / "real" / "a"),
+        str(tmp_path / "real" / "link"),
+        str(tmp_path / "parent-link" / "a"),
+        str(tmp_path / "real" / "missing"),
+        str(tmp_path / "real" / ".." / "target"),
+    ]
+
+    def hidden() -> set[str]:
+        """The claimed folders under tmp_path: what every other sandbox hides."""
+        claimed = sandbox_module._workspaces  # the claims the mount plans read
+        return {path for path in claimed if path.startswith(str(tmp_path))}
+
+    for path in paths:
+        claim_workspace(path)
+    one_by_one = hidden()
+    for path in paths:
+        release_workspace(path)
+    sandbox_module.claim_workspaces(paths)
+    at_once = hidden()
+    for path in paths:
+        release_workspace(path)
+
+    assert at_once == one_by_one == {os.path.realpath(p) for p in paths}
+    assert hidden() == set()

@@ -1,11 +1,13 @@
 """`ConversationRegistry`: every conversation the server holds, opened only when needed.
 
-At start-up it reads the summaries of the stored conversations (never their events) into the
-`Catalog` and opens only those a dead server left in the middle of something: a run (the SDK
-records `RunLost` on reopen) or a goal (recorded `interrupted`, reason "server restart").
-Any other conversation is opened (`LocalConversation` plus its `LiveConversation`) by the
-first request that needs it; listings, counts and reads of one answer from summaries until
-then. Each command either completes or leaves the conversation as it was: a create that
+At start-up it reads the stored conversations' index (`summary_index.py`: one file, each
+entry checked against its files' stamps; only conversations written since, or unknown to it,
+have their summaries read, never their events) into the `Catalog`, and opens only those a
+dead server left in the middle of something: a run (the SDK records `RunLost` on reopen) or a
+goal (recorded `interrupted`, reason "server restart"). Any other conversation is opened
+(`LocalConversation` plus its `LiveConversation`) by the first request that needs it;
+listings, counts and reads of one answer from the catalog until then (a page reads the
+summaries it shows). At shutdown the index is written again. Each command either completes or leaves the conversation as it was: a create that
 fails leaves no folder, a delete that fails leaves the conversation listed and usable, and a
 refusing disk is the SDK's `StorageError` (the edge answers 503, or 507 when it is full).
 """
@@ -22,6 +24,7 @@ from typing import Any
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.agent_server.goals.backend import GoalBackend
 from openhands.agent_server.services.catalog import BrokenConversation, Catalog
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
@@ -33,11 +36,10 @@ from openhands.agent_server.services.storage import (
     load_summaries,
     move_to_trash,
     open_conversation,
-    prepare_folder,
     read_goal_statuses,
     remove_folders,
-    remove_trash,
 )
+from openhands.agent_server.services.store_scan import index_at_shutdown, scan_store
 from openhands.agent_server.services.workspace_claims import (
     WorkspaceClaims,
     keep_reason,
@@ -46,12 +48,9 @@ from openhands.agent_server.services.workspace_claims import (
 from openhands.sdk.conversation import (
     ConversationConfig,
     ConversationExecutionStatus,
-    ConversationSummary,
     LocalConversation,
-    list_conversation_ids,
 )
 from openhands.sdk.conversation.errors import UnknownEventError
-from openhands.sdk.conversation.goal.status import left_running
 from openhands.sdk.errors import StorageError
 from openhands.sdk.wire import (
     ConversationInfo,
@@ -68,9 +67,6 @@ Status = ConversationExecutionStatus
 CLOSE_GRACE_SECONDS = 2.0
 """On shutdown, time for the bookkeeping around the step wait (goal status, pause, close)."""
 
-LOAD_THREADS = 4
-"""Control threads reading summaries at start-up (at most OH_CONTROL_THREADS are used)."""
-
 
 class ConversationRegistry:
     """The conversations under one folder: stored ones by summary, open ones live."""
@@ -82,13 +78,16 @@ class ConversationRegistry:
         credentials: Credentials | None = None,
         *,
         secrets: ConversationSecrets | None = None,
+        goal_backend: GoalBackend | None = None,
     ) -> None:
-        """`secrets` keeps the secret sources conversations are created with (else: none)."""
+        """`secrets` keeps the secret sources conversations are created with (else: none);
+        `goal_backend` interprets every conversation's goal steps (None: the built-in driver)."""
         self.config = config
         self.pools = pools
         self.path = config.conversations_path
         self.credentials: Credentials = credentials or ServerDefaults(config)
         self.secrets = secrets
+        self.goal_backend = goal_backend
         self.catalog = Catalog()
         self._live: dict[uuid.UUID, LiveConversation] = {}
         self._opening: dict[uuid.UUID, asyncio.Future[LiveConversation]] = {}
@@ -100,36 +99,27 @@ class ConversationRegistry:
     # -- start-up and shut-down -------------------------------------------------------------
 
     async def load_all(self) -> None:
-        """Read every stored conversation's summary; open those a dead server left busy."""
-        for folder in await self.pools.controls.run(prepare_folder, self.path):
-            logger.warning(
-                "Removed %s: a crash left it unfinished (a conversation being created or "
-                "forked, with no history of its own)",
-                folder,
-            )
-        ids = await self.pools.controls.run(list_conversation_ids, self.path)
-        # Reading summaries mostly waits for the disk: a few threads share the work.
-        parts = [ids[start::LOAD_THREADS] for start in range(LOAD_THREADS)]
-        loads = [self.pools.controls.run(load_summaries, self.path, part) for part in parts]
-        summaries: list[ConversationSummary] = []
-        for part_summaries, broken in await asyncio.gather(*loads):
-            summaries += part_summaries
-            self.catalog.broken.extend(broken)
+        """Read the stored conversations' index (and the summaries it lacks); open those a
+        dead server left busy."""
+        scan = await scan_store(self.path, self.pools.controls)
+        self.catalog.broken.extend(scan.broken)
         self.catalog.broken.sort(key=lambda entry: entry.id)
-        for summary in summaries:
-            self.catalog.add(summary.id, summary.created_at, summary)
-            self._claims.claim(summary.id, summary.workspace.working_dir)
-        self._dispose_later(self.pools.controls.run(remove_trash, self.path))
-        for summary in summaries:
-            if _left_busy(summary):
+        self.catalog.add_stored(scan.entries)
+        self._claims.claim_all(scan.entries)
+        for cleanup in scan.cleanups:
+            self._dispose_later(cleanup())
+        for entry in scan.entries:
+            if entry.left_busy:
                 try:
-                    await self.get(summary.id)
+                    await self.get(entry.id)
                 except Exception as exc:  # a refusing disk: it stays listed, opened on demand
-                    logger.error("conversation %s could not be recovered: %s", summary.id, exc)
+                    logger.error("conversation %s could not be recovered: %s", entry.id, exc)
         logger.info(
-            "Found %d conversations in %s (%d opened to record an interrupted run or goal)",
+            "Found %d conversations in %s (%d read, the others from its index; %d opened to "
+            "record an interrupted run or goal)",
             len(self.catalog),
             self.path,
+            scan.read,
             len(self._live),
         )
 
@@ -148,6 +138,19 @@ class ConversationRegistry:
         pending_disposals = list(self._disposals)
         if not services and not pending_disposals:
             return 0
+        try:
+            return await self._close(services, pending_disposals, reason, run_wait)
+        finally:
+            closed = [service.id for service in services]
+            await index_at_shutdown(self.path, self.pools.controls, closed, self.catalog.entries())
+
+    async def _close(
+        self,
+        services: list[LiveConversation],
+        pending_disposals: list[asyncio.Future[None]],
+        reason: str,
+        run_wait: float | None,
+    ) -> int:
         if run_wait is None:
             closes = [asyncio.ensure_future(service.close(reason)) for service in services]
             timeout = None
@@ -210,13 +213,12 @@ class ConversationRegistry:
         pending = self._opening.get(conversation_id)
         if pending is not None:
             return await asyncio.shield(pending)
-        summary = self.catalog.summary(conversation_id)
-        if summary is None or conversation_id in self._deleting:
+        if self.catalog.entry(conversation_id) is None or conversation_id in self._deleting:
             raise NotFoundError(f"Conversation {conversation_id} does not exist.")
         future: asyncio.Future[LiveConversation] = asyncio.get_running_loop().create_future()
         self._opening[conversation_id] = future
         try:
-            live = await self._open(summary)
+            live = await self._open(conversation_id)
         except BaseException as exc:
             if isinstance(exc, Exception):
                 future.set_exception(exc)
@@ -263,17 +265,23 @@ class ConversationRegistry:
                 next_page_id = cid.hex
                 break
             page.append(cid)
-        return await self._infos(page), next_page_id
+        return await self._infos(page, skip_gone=True), next_page_id
 
     def _status(self, conversation_id: uuid.UUID) -> Status | None:
         live = self._live.get(conversation_id)
         if live is not None:
             return live.conversation.state.execution_status
-        summary = self.catalog.summary(conversation_id)
-        return None if summary is None else summary.execution_status
+        entry = self.catalog.entry(conversation_id)
+        return None if entry is None else entry.execution_status
 
-    async def _infos(self, ids: list[uuid.UUID]) -> list[ConversationInfo]:
-        """What clients see of each conversation; NotFoundError for one that is unknown."""
+    async def _infos(
+        self, ids: list[uuid.UUID], *, skip_gone: bool = False
+    ) -> list[ConversationInfo]:
+        """What clients see of each conversation; NotFoundError for one that is unknown (left
+        out with `skip_gone`: a listing whose conversation turned out gone or damaged)."""
+        unread = self.catalog.unread([cid for cid in ids if cid not in self._live])
+        if unread:
+            await self._read_summaries(unread)
         lookups = [
             cid for cid in ids if cid not in self._live and self.catalog.needs_goal_lookup(cid)
         ]
@@ -289,33 +297,54 @@ class ConversationRegistry:
                 infos.append(live.info())
             elif summary is not None and cid not in self._deleting:
                 infos.append(self.catalog.stored_info(summary))
-            else:
+            elif not skip_gone:
                 raise NotFoundError(f"Conversation {cid} does not exist.")
         return infos
 
+    async def _read_summaries(self, ids: list[uuid.UUID]) -> None:
+        """Read the summaries of stored conversations a listing shows (a refusing disk raises);
+        one found damaged or gone is dropped from the catalog."""
+        summaries, broken = await self.pools.controls.run(load_summaries, self.path, ids)
+        for summary in summaries:
+            self.catalog.set_summary(summary)
+        for entry in broken:
+            self.catalog.remove(uuid.UUID(hex=entry.id))
+            self.catalog.broken.append(entry)
+        # Neither read nor damaged: its folder went away behind the server's back.
+        accounted = {summary.id.hex for summary in summaries} | {entry.id for entry in broken}
+        for cid in ids:
+            if cid.hex not in accounted:
+                self.catalog.remove(cid)
+
     # -- opening ----------------------------------------------------------------------------
 
-    async def _open(self, summary: ConversationSummary) -> LiveConversation:
+    async def _open(self, conversation_id: uuid.UUID) -> LiveConversation:
         loop = asyncio.get_running_loop()
         try:
             live = await self.pools.controls.run_to_completion(
-                open_conversation, summary, self.path, self.credentials, self.pools, loop
+                open_conversation,
+                conversation_id,
+                self.path,
+                self.credentials,
+                self.pools,
+                loop,
+                self.goal_backend,
             )
         except StorageError:
             raise
         except NotFoundError:
-            self.catalog.remove(summary.id)  # its folder went away behind the server's back
+            self.catalog.remove(conversation_id)  # its folder went away behind the server's back
             raise
         except ValueError as exc:  # damaged files: skipped, as at start-up
-            self.catalog.mark_broken(summary.id, exc)
+            self.catalog.mark_broken(conversation_id, exc)
             raise NotFoundError(
-                f"Conversation {summary.id} could not be loaded: its files are damaged "
+                f"Conversation {conversation_id} could not be loaded: its files are damaged "
                 f"({type(exc).__name__}); see broken_conversations in /server_info."
             ) from exc
         if self.secrets is not None:
             try:
                 sources = await self.pools.controls.run(
-                    self.secrets.restore, self.path / summary.id.hex
+                    self.secrets.restore, self.path / conversation_id.hex
                 )
             except BaseException:
                 await self.pools.controls.run_to_completion(live.conversation.close)
@@ -419,7 +448,7 @@ class ConversationRegistry:
         except BaseException:
             self.credentials.forget(fork_id)
             raise
-        self._live[fork_id] = LiveConversation(fork, self.pools, asyncio.get_running_loop())
+        self._live[fork_id] = self._live_of(fork)
         self.catalog.add(fork_id, fork.state.created_at)
         self._claims.claim(fork_id, fork.workspace.working_dir)
         return fork_id
@@ -473,7 +502,13 @@ class ConversationRegistry:
             if self.secrets is not None:
                 sources = self.secrets.resolve(sources)
             conversation.update_secrets(sources)
-        return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
+        return self._live_of(conversation)
+
+    def _live_of(self, conversation: LocalConversation) -> LiveConversation:
+        """A conversation made in this process, live (in the event loop's thread)."""
+        return LiveConversation(
+            conversation, self.pools, asyncio.get_running_loop(), goal_backend=self.goal_backend
+        )
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:
         """The working directory of a conversation created without a workspace."""
@@ -502,7 +537,7 @@ class ConversationRegistry:
 
     async def _delete(self, conversation_id: uuid.UUID) -> DeleteConversationResponse:
         live = self._live.get(conversation_id)
-        summary = self.catalog.summary(conversation_id)
+        entry = self.catalog.entry(conversation_id)
         if live is not None:
             live.begin_delete()
         self._deleting.add(conversation_id)
@@ -521,7 +556,7 @@ class ConversationRegistry:
         self._deleting.discard(conversation_id)
         self._claims.release(conversation_id)
         answer = DeleteConversationResponse(removed=[str(self.path / conversation_id.hex)])
-        workspace = workspace_of(live, summary)
+        workspace = workspace_of(live, entry)
         remove_workspace: Path | None = None
         if workspace is not None:
             working_dir, created = workspace
@@ -543,18 +578,14 @@ class ConversationRegistry:
 
     def working_dirs(self) -> dict[uuid.UUID, str]:
         """Every existing conversation's working directory (open or stored), by id."""
-        found = {summary.id: summary.workspace.working_dir for summary in self.catalog.summaries()}
+        found = {entry.id: entry.working_dir for entry in self.catalog.entries()}
         found.update((cid, live.working_dir) for cid, live in self._live.items())
         return {cid: folder for cid, folder in found.items() if cid not in self._deleting}
 
     def users_of(self, working_dir: str) -> list[uuid.UUID]:
         """The conversations (open or stored) that work in `working_dir`."""
         users = [cid for cid, live in self._live.items() if live.working_dir == working_dir]
-        users += [
-            summary.id
-            for summary in self.catalog.summaries()
-            if summary.workspace.working_dir == working_dir
-        ]
+        users += [entry.id for entry in self.catalog.entries() if entry.working_dir == working_dir]
         return [cid for cid in users if cid not in self._deleting]
 
     async def _dispose(
@@ -579,11 +610,6 @@ class ConversationRegistry:
         self._disposals.add(task)
         task.add_done_callback(self._disposals.discard)
         return task
-
-
-def _left_busy(summary: ConversationSummary) -> bool:
-    """Whether a dead server left this conversation running, or its goal running."""
-    return summary.execution_status == Status.RUNNING or left_running(summary.goal)
 
 
 def _parse_id(value: str) -> uuid.UUID | None:

@@ -12,8 +12,9 @@ import uuid
 from pathlib import Path
 
 from openhands.agent_server.services.live import LiveConversation
-from openhands.sdk.conversation import ConversationSummary
+from openhands.agent_server.services.summary_index import StoredEntry
 from openhands.sdk.workspace import claim_workspace, release_workspace
+from openhands.sdk.workspace.sandbox import claim_workspaces
 
 
 class WorkspaceClaims:
@@ -29,6 +30,13 @@ class WorkspaceClaims:
             self._claims[conversation_id] = working_dir
             claim_workspace(working_dir)
 
+    def claim_all(self, entries: list[StoredEntry]) -> None:
+        """`claim` for the stored conversations found at start-up (resolved in one pass)."""
+        new = [e for e in entries if e.id not in self._claims]
+        for entry in new:
+            self._claims[entry.id] = entry.working_dir
+        claim_workspaces(entry.working_dir for entry in new)
+
     def release(self, conversation_id: uuid.UUID) -> None:
         """Give up a deleted conversation's claim (nothing if it had none)."""
         claimed = self._claims.pop(conversation_id, None)
@@ -43,14 +51,14 @@ class WorkspaceClaims:
 
 
 def workspace_of(
-    live: LiveConversation | None, summary: ConversationSummary | None
+    live: LiveConversation | None, entry: StoredEntry | None
 ) -> tuple[str, bool] | None:
     """(working directory, made for the conversation) of a conversation being deleted."""
     if live is not None:
         state = live.conversation.state
         return state.workspace.working_dir, state.created_workspace
-    if summary is not None:
-        return summary.workspace.working_dir, summary.created_workspace
+    if entry is not None:
+        return entry.working_dir, entry.created_workspace
     return None
 
 

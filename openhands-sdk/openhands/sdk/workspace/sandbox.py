@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import sys
 import threading
 from collections import Counter
@@ -78,6 +79,7 @@ __all__ = [
     "ViewPlan",
     "check_workspace",
     "claim_workspace",
+    "claim_workspaces",
     "configure_sandbox",
     "hide_path",
     "release_workspace",
@@ -226,6 +228,38 @@ def claim_workspace(path: str | Path, mode: SandboxMode | None = None) -> None:
         _workspaces[key] += 1
         if mode is not None:
             _workspace_modes[key] = mode
+
+
+def claim_workspaces(paths: Iterable[str | Path]) -> None:
+    """`claim_workspace` for many paths at once (a server's stored conversations at start-up).
+
+    Each is resolved as `os.path.realpath` would, at a fraction of its cost: the folder a path
+    is in is resolved once for all its siblings, and the last component is checked with one
+    `lstat` (a symlink there, or a path with `.` or `..` in it, is resolved in full).
+    """
+    folders: dict[str, str] = {}
+    keys: list[str] = []
+    for path in paths:
+        text = os.fspath(path)
+        parent, name = os.path.split(text)
+        parts = text.split("/")
+        if not os.path.isabs(text) or not name or "." in parts or ".." in parts:
+            keys.append(_real(text))
+            continue
+        try:
+            is_link = stat.S_ISLNK(os.lstat(text).st_mode)
+        except OSError:
+            is_link = False  # not there (yet): realpath keeps the name as it is
+        if is_link:
+            keys.append(_real(text))
+            continue
+        real_parent = folders.get(parent)
+        if real_parent is None:
+            real_parent = folders[parent] = _real(parent)
+        keys.append(os.path.join(real_parent, name))
+    with _lock:
+        for key in keys:
+            _workspaces[key] += 1
 
 
 def release_workspace(path: str | Path) -> None:
