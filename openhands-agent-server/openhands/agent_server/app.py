@@ -48,6 +48,7 @@ from openhands.agent_server.goals.backend import make_goal_backend
 from openhands.agent_server.litellm_preload import preload_litellm
 from openhands.agent_server.services.bash_events import BashEvents
 from openhands.agent_server.services.credentials import Credentials
+from openhands.agent_server.services.profile_store import ConversationProfiles
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.agent_server.services.sandboxing import (
     sandbox_policy_of,
@@ -187,6 +188,7 @@ async def _start(
             pools,
             credentials,
             secrets=settings.conversation_secrets,
+            profiles=ConversationProfiles(settings.profiles),
             goal_backend=goal_backend,
         )
         app.state.pools = pools

@@ -33,6 +33,7 @@ PUBLIC = [
     "execute_tool",
     "fork",
     "generate_title",
+    "get_or_create_profile_llm",
     "hook_runner",
     "id",
     "interrupt",

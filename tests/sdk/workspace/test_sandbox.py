@@ -111,6 +111,37 @@ def test_a_workspace_inside_a_hidden_folder_is_bound_back_and_a_secret_inside_st
 
 
 @needs_bwrap
+def test_a_claim_grants_its_own_workspace_paths_inside_another_hidden_workspace(
+    layout: dict[str, Path],
+) -> None:
+    # As a git worktree's repository records: readable, one part writable, only for the
+    # workspace whose claim grants them, and only while it is claimed.
+    records = layout["other"] / "records"
+    (records / "open").mkdir(parents=True)
+    (records / "closed.txt").write_text("closed")
+    work = layout["work"]
+    command = (
+        f"cat {records}/closed.txt; echo x > {records}/open/new.txt && echo WROTE; "
+        f"echo y > {records}/closed.txt 2>/dev/null || echo REFUSED; "
+        f"cat {layout['other']}/theirs.txt 2>&1"
+    )
+    claim_workspace(work, readable=[records], writable=[records / "open"])
+    try:
+        granted = _sh(work, command)
+        elsewhere = _sh(layout["secret"], f"cat {records}/closed.txt 2>&1")
+    finally:
+        release_workspace(work)
+    released = _sh(work, f"cat {records}/closed.txt 2>&1")
+
+    assert "closed" in granted and "WROTE" in granted and "REFUSED" in granted
+    assert (records / "open" / "new.txt").read_text() == "x\n"
+    assert (records / "closed.txt").read_text() == "closed"
+    assert "other workspace" not in granted  # the rest of that workspace stays hidden
+    assert "closed" not in elsewhere.replace("closed.txt", "")
+    assert "closed" not in released.replace("closed.txt", "")
+
+
+@needs_bwrap
 @pytest.mark.slow
 def test_a_timed_out_sandboxed_command_dies_with_everything_it_started(tmp_path: Path) -> None:
     marker = f"oh-sandbox-sleeper-{os.getpid()}"

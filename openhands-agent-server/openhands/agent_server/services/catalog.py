@@ -3,8 +3,9 @@
 It keeps the listing order (newest first) of every conversation, the `StoredEntry` of each one
 that is not open (from the start-up index, `summary_index.py`: status, working directory,
 creation time), the summaries of those a listing has shown (read on demand through the SDK's
-persistence API: `base_state.json` and the log written after its snapshot, never the history)
-and the folders found damaged. Searches and counts answer from the entries; the registry
+persistence API: `base_state.json` and the log written after its snapshot, never the history),
+the children of each parent (for `sub_conversation_ids`, without a scan) and the folders found
+damaged. Searches and counts answer from the entries; the registry
 (`registry.py`) reads the summaries a page shows, and asks the open conversations' live state
 instead.
 """
@@ -53,17 +54,27 @@ class Catalog:
         self._stored: dict[uuid.UUID, StoredEntry] = {}
         self._summaries: dict[uuid.UUID, ConversationSummary] = {}
         self._goals: dict[uuid.UUID, GoalStatus | None] = {}
+        self._parents: dict[uuid.UUID, uuid.UUID] = {}  # child -> parent
+        self._children: dict[uuid.UUID, set[uuid.UUID]] = {}  # parent -> children
         self.broken: list[BrokenConversation] = []
 
     # -- membership -------------------------------------------------------------------------
 
-    def add(self, conversation_id: uuid.UUID, created_at: datetime) -> None:
-        """Know a conversation (open: its live state answers for it)."""
+    def add(
+        self,
+        conversation_id: uuid.UUID,
+        created_at: datetime,
+        *,
+        parent: uuid.UUID | None = None,
+    ) -> None:
+        """Know a conversation (open: its live state answers for it), a child of `parent`
+        if it has one."""
         if conversation_id not in self._keys:
             key = (created_at, conversation_id.hex)
             bisect.insort(self._order, key)
             self._keys[conversation_id] = key
             self._ids[conversation_id.hex] = conversation_id
+        self._link(conversation_id, parent)
 
     def add_stored(self, entries: list[StoredEntry]) -> None:
         """Know these stored conversations (start-up: sorted once, not inserted one by one)."""
@@ -74,7 +85,13 @@ class Catalog:
                 self._order.append(key)
                 self._keys[entry.id] = key
                 self._ids[entry.id.hex] = entry.id
+            self._link(entry.id, entry.parent_conversation_id)
         self._order.sort()
+
+    def _link(self, child: uuid.UUID, parent: uuid.UUID | None) -> None:
+        if parent is not None and child not in self._parents:
+            self._parents[child] = parent
+            self._children.setdefault(parent, set()).add(child)
 
     def opened(self, conversation_id: uuid.UUID) -> None:
         """The conversation is open now: its live state answers instead of its entry."""
@@ -90,6 +107,13 @@ class Catalog:
             if index < len(self._order) and self._order[index] == key:
                 del self._order[index]
             self._ids.pop(conversation_id.hex, None)
+        parent = self._parents.pop(conversation_id, None)
+        if parent is not None:
+            siblings = self._children.get(parent)
+            if siblings is not None:
+                siblings.discard(conversation_id)
+                if not siblings:
+                    del self._children[parent]
         self.opened(conversation_id)
 
     def mark_broken(self, conversation_id: uuid.UUID, exc: BaseException) -> None:
@@ -102,6 +126,14 @@ class Catalog:
 
     def __len__(self) -> int:
         return len(self._order)
+
+    def children(self, conversation_id: uuid.UUID) -> list[uuid.UUID]:
+        """The conversations naming `conversation_id` as their parent, oldest first (a
+        deleted parent's children keep their link; they are not deleted with it)."""
+        found = self._children.get(conversation_id)
+        if not found:
+            return []
+        return sorted(found, key=lambda child: self._keys[child])
 
     def entry(self, conversation_id: uuid.UUID) -> StoredEntry | None:
         """The entry of a conversation that is not open, else None."""
@@ -168,6 +200,7 @@ class Catalog:
             max_iterations=summary.max_iterations,
             hook_config=summary.hook_config,
             persistence_dir=summary.persistence_dir,
+            parent_conversation_id=summary.parent_conversation_id,
         )
 
     def _goal(self, summary: ConversationSummary) -> GoalStatus | None:

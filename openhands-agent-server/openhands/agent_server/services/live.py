@@ -184,6 +184,7 @@ class LiveConversation:
             persistence_dir=state.persistence_dir,
             tags=dict(state.tags),
             approval_rules=list(state.approval_rules),
+            parent_conversation_id=state.parent_conversation_id,
         )
 
     # -- events -----------------------------------------------------------------------------

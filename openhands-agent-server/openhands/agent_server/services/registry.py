@@ -45,6 +45,7 @@ from openhands.agent_server.services.workspace_claims import (
     keep_reason,
     workspace_of,
 )
+from openhands.sdk.contracts import ProfileSource
 from openhands.sdk.conversation import (
     ConversationConfig,
     ConversationExecutionStatus,
@@ -78,15 +79,19 @@ class ConversationRegistry:
         credentials: Credentials | None = None,
         *,
         secrets: ConversationSecrets | None = None,
+        profiles: ProfileSource | None = None,
         goal_backend: GoalBackend | None = None,
     ) -> None:
         """`secrets` keeps the secret sources conversations are created with (else: none);
-        `goal_backend` interprets every conversation's goal steps (None: the built-in driver)."""
+        `profiles` is where their LLM profiles are loaded (`switch_profile`, `ask_oracle`;
+        else the server user's `~/.openhands/profiles`); `goal_backend` interprets every
+        conversation's goal steps (None: the built-in driver)."""
         self.config = config
         self.pools = pools
         self.path = config.conversations_path
         self.credentials: Credentials = credentials or ServerDefaults(config)
         self.secrets = secrets
+        self.profiles = profiles
         self.goal_backend = goal_backend
         self.catalog = Catalog()
         self._live: dict[uuid.UUID, LiveConversation] = {}
@@ -227,7 +232,7 @@ class ConversationRegistry:
                 future.cancel()
             raise
         else:
-            self._live[conversation_id] = live
+            self._live[conversation_id] = self._hosted(live)
             self.catalog.opened(conversation_id)
             future.set_result(live)
             return live
@@ -294,12 +299,27 @@ class ConversationRegistry:
             live = self._live.get(cid)
             summary = self.catalog.summary(cid)
             if live is not None:
-                infos.append(live.info())
+                info = live.info()
             elif summary is not None and cid not in self._deleting:
-                infos.append(self.catalog.stored_info(summary))
-            elif not skip_gone:
+                info = self.catalog.stored_info(summary)
+            elif skip_gone:
+                continue
+            else:
                 raise NotFoundError(f"Conversation {cid} does not exist.")
+            children = self.catalog.children(cid)
+            info.sub_conversation_ids = [c for c in children if c not in self._deleting]
+            infos.append(info)
         return infos
+
+    def working_dir_of(self, conversation_id: uuid.UUID) -> str | None:
+        """The working directory of a conversation (open or not), None if it is unknown."""
+        live = self._live.get(conversation_id)
+        if live is not None:
+            return live.working_dir
+        entry = self.catalog.entry(conversation_id)
+        if entry is None or conversation_id in self._deleting:
+            return None
+        return entry.working_dir
 
     async def _read_summaries(self, ids: list[uuid.UUID]) -> None:
         """Read the summaries of stored conversations a listing shows (a refusing disk raises);
@@ -362,8 +382,15 @@ class ConversationRegistry:
 
     # -- commands ---------------------------------------------------------------------------
 
-    async def start(self, request: StartConversationRequest) -> tuple[uuid.UUID, bool]:
-        """Create the conversation (True) or find the existing one with that id (False)."""
+    async def start(
+        self, request: StartConversationRequest, *, worktree_git_dir: str | None = None
+    ) -> tuple[uuid.UUID, bool]:
+        """Create the conversation (True) or find the existing one with that id (False).
+
+        `worktree_git_dir`: its working directory is in a git worktree the server just made
+        for it in its default folder (`services/worktrees.py`), removed with it; git's folder
+        for that worktree.
+        """
         conversation_id = request.conversation_id or uuid.uuid4()
         if conversation_id in self._deleting:
             raise ConflictError(f"Conversation {conversation_id} is being deleted; retry later.")
@@ -376,10 +403,11 @@ class ConversationRegistry:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._creating[conversation_id] = future
         try:
-            live = await self._create(conversation_id, request)
-            self._live[conversation_id] = live
-            self.catalog.add(conversation_id, live.conversation.state.created_at)
-            self._claims.claim(conversation_id, live.working_dir)
+            live = await self._create(conversation_id, request, worktree_git_dir)
+            self._live[conversation_id] = self._hosted(live)
+            state = live.conversation.state
+            self.catalog.add(conversation_id, state.created_at, parent=state.parent_conversation_id)
+            self._claims.claim(conversation_id, live.working_dir, state.worktree_git_dir)
             future.set_result(None)
         except Exception as exc:
             future.set_exception(exc)
@@ -448,13 +476,16 @@ class ConversationRegistry:
         except BaseException:
             self.credentials.forget(fork_id)
             raise
-        self._live[fork_id] = self._live_of(fork)
-        self.catalog.add(fork_id, fork.state.created_at)
-        self._claims.claim(fork_id, fork.workspace.working_dir)
+        self._live[fork_id] = self._hosted(self._live_of(fork))
+        self.catalog.add(fork_id, fork.state.created_at, parent=fork.state.parent_conversation_id)
+        self._claims.claim(fork_id, fork.workspace.working_dir, fork.state.worktree_git_dir)
         return fork_id
 
     async def _create(
-        self, conversation_id: uuid.UUID, request: StartConversationRequest
+        self,
+        conversation_id: uuid.UUID,
+        request: StartConversationRequest,
+        worktree_git_dir: str | None = None,
     ) -> LiveConversation:
         # The server's OH_SANDBOX decides where the agent runs, not the request.
         workspace = (
@@ -476,6 +507,10 @@ class ConversationRegistry:
             hook_config=hook_config,
             confirmation_policy=request.confirmation_policy,
             security_analyzer=request.security_analyzer,
+            parent_conversation_id=request.parent_conversation_id,
+            worktree=worktree_git_dir is not None,
+            worktree_git_dir=worktree_git_dir,
+            created_workspace=worktree_git_dir is not None,
         )
         self.credentials.new_conversation(conversation_id, agent)
         keep_secrets = None
@@ -509,6 +544,12 @@ class ConversationRegistry:
         return LiveConversation(
             conversation, self.pools, asyncio.get_running_loop(), goal_backend=self.goal_backend
         )
+
+    def _hosted(self, live: LiveConversation) -> LiveConversation:
+        """`live`, its conversation given the server's own stores (where it loads profiles)."""
+        if self.profiles is not None:
+            live.conversation.profile_store = self.profiles
+        return live
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:
         """The working directory of a conversation created without a workspace."""
@@ -559,19 +600,26 @@ class ConversationRegistry:
         workspace = workspace_of(live, entry)
         remove_workspace: Path | None = None
         if workspace is not None:
-            working_dir, created = workspace
-            reason = keep_reason(
-                working_dir, created, self.config.workspace_path, self.users_of(working_dir)
-            )
-            if reason is None:
-                remove_workspace = Path(working_dir)
-                answer.removed.append(working_dir)
-            else:
+            root, working_dir = self.config.workspace_path, workspace.working_dir
+            reason = keep_reason(workspace, root, self.users_of(working_dir))
+            folder = workspace.made_folder(root)
+            if reason is None and folder is not None:
+                remove_workspace = folder
+                answer.removed.append(str(folder))
+            elif reason is not None:
                 answer.kept.append(KeptFolder(path=working_dir, reason=reason))
         busy = live is not None and (live.is_busy or live.goal.active)
         if live is not None:
             live.pubsub.close()  # sockets hear of it now, before the answer
-        cleanup = self._dispose_later(self._dispose(conversation_id, live, trash, remove_workspace))
+        cleanup = self._dispose_later(
+            self._dispose(
+                conversation_id,
+                live,
+                trash,
+                remove_workspace,
+                worktree=workspace is not None and workspace.worktree,
+            )
+        )
         if not busy:
             await asyncio.wait({cleanup})
         return answer
@@ -594,11 +642,19 @@ class ConversationRegistry:
         live: LiveConversation | None,
         trash: Path | None,
         working_dir: Path | None,
+        *,
+        worktree: bool = False,
     ) -> None:
-        """Release a deleted conversation and remove its files (after its current step)."""
+        """Release a deleted conversation and remove its files (after its current step): its
+        working directory too when given, a git worktree (`worktree`) with git's record of it."""
         try:
             if live is not None:
                 await live.discard()
+            if worktree and working_dir is not None:
+                from openhands.agent_server.services.worktrees import remove_worktree
+
+                await self.pools.controls.run(remove_worktree, working_dir)
+                working_dir = None
             await self.pools.controls.run(remove_folders, trash, working_dir)
             self.credentials.forget(conversation_id)
         except Exception:

@@ -4,7 +4,8 @@ Reading every conversation's `base_state.json` (and the log after it) at start-u
 0.2 ms each, 1 s or more for 5,000 conversations, most of it validating agent specs nobody
 asked for yet. The index (`.summary-index.json` in the conversations folder) keeps, per
 conversation, only what start-up and listings need before anything is opened (`StoredEntry`:
-created_at, status, working directory, whether a dead server left it busy) and the stamp of
+created_at, status, working directory, whether a dead server left it busy, the parent of a
+child conversation and a worktree child's git folder) and the stamp of
 the two files it was read from (inode, size and modification time of `base_state.json` and
 `events.jsonl`, taken before they were read). Full summaries are read when a listing shows
 them.
@@ -42,7 +43,7 @@ logger = logging.getLogger(__name__)
 INDEX_FILE = ".summary-index.json"
 """The index, in the conversations folder (hidden from listings: not a conversation id)."""
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 
 Status = ConversationExecutionStatus
 
@@ -66,6 +67,10 @@ class StoredEntry(NamedTuple):
     """A dead server left it running, or its goal running: it is opened at start-up."""
     stamp: Stamp
     """Its files when the entry was made (taken before they were read)."""
+    parent_conversation_id: uuid.UUID | None = None
+    """The conversation that started it (a child's link), for `sub_conversation_ids`."""
+    worktree_git_dir: str | None = None
+    """Git's folder for the worktree the server made for it (its sandbox may use it)."""
 
     @classmethod
     def of(cls, summary: ConversationSummary, stamp: Stamp) -> StoredEntry:
@@ -78,19 +83,24 @@ class StoredEntry(NamedTuple):
             created_workspace=summary.created_workspace,
             left_busy=summary.execution_status == Status.RUNNING or left_running(summary.goal),
             stamp=stamp,
+            parent_conversation_id=summary.parent_conversation_id,
+            worktree_git_dir=summary.worktree_git_dir,
         )
 
 
-_Row = tuple[str, str, Status, str, bool, bool, FileStamp | None, FileStamp | None]
+_Row = tuple[
+    str, str, Status, str, bool, bool, FileStamp | None, FileStamp | None, str | None, str | None
+]
 """An entry as the file holds it: id (hex), created_at (ISO 8601), status, working directory,
-created_workspace, left_busy, and the two file stamps. Arrays, not objects: 5,000 of them
+created_workspace, left_busy, the two file stamps, the parent's id (hex) and the worktree's
+git folder. Arrays, not objects: 5,000 of them
 validate in a few milliseconds."""
 
 
 class _IndexFile(BaseModel):
     """The index file: a version and the entries."""
 
-    version: Literal[2]
+    version: Literal[3]
     entries: list[_Row]
 
 
@@ -130,7 +140,8 @@ def read_index(persistence_dir: Path) -> dict[uuid.UUID, StoredEntry]:
 
 def _entry(row: _Row) -> StoredEntry:
     """An entry read from the file (ValueError for an id or a time that is not one)."""
-    hex_id, created_at, status, working_dir, created_workspace, left_busy, base, events = row
+    hex_id, created_at, status, working_dir, created_workspace, left_busy, base, events = row[:8]
+    parent, git_dir = row[8], row[9]
     return StoredEntry(
         id=uuid.UUID(hex=hex_id),
         created_at=datetime.fromisoformat(created_at),
@@ -139,6 +150,8 @@ def _entry(row: _Row) -> StoredEntry:
         created_workspace=created_workspace,
         left_busy=left_busy,
         stamp=(base, events),
+        parent_conversation_id=None if parent is None else uuid.UUID(hex=parent),
+        worktree_git_dir=git_dir,
     )
 
 
@@ -153,6 +166,8 @@ def write_index(persistence_dir: Path, entries: Iterable[StoredEntry]) -> None:
             e.created_workspace,
             e.left_busy,
             *e.stamp,
+            None if e.parent_conversation_id is None else e.parent_conversation_id.hex,
+            e.worktree_git_dir,
         )
         for e in entries
     ]

@@ -75,6 +75,15 @@ class ConversationSummary(BaseModel):
     created_workspace: bool = Field(
         default=False, description="Whether its working directory was made for it (or its source)."
     )
+    worktree: bool = Field(
+        default=False, description="Whether that directory is in a git worktree made for it."
+    )
+    worktree_git_dir: str | None = Field(
+        default=None, description="Git's folder for that worktree in its repository."
+    )
+    parent_conversation_id: uuid.UUID | None = Field(
+        default=None, description="The conversation that started it (a child's link)."
+    )
     max_iterations: int = 500
     hook_config: HookConfig | None = None
     stats: ConversationStats = Field(default_factory=ConversationStats)
