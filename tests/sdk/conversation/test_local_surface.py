@@ -27,6 +27,7 @@ PUBLIC = [
     "checkpoint_settings",
     "checkpoint_store",
     "close",
+    "condense",
     "context",
     "conversation_stats",
     "delete_on_close",

@@ -25,13 +25,13 @@ from urllib.parse import urlsplit
 
 from openhands.agent_server.temporal.models import StepCall
 from openhands.sdk.conversation.errors import ConversationAlreadyRunningError
-from openhands.sdk.conversation.remote.client import RemoteClient
-from openhands.sdk.conversation.remote.errors import (
+from openhands.sdk.errors import InvalidSettingError
+from openhands.sdk.remote.client import RemoteClient
+from openhands.sdk.remote.errors import (
     RemoteAuthenticationError,
     RemoteConversationNotFoundError,
     RemoteRequestError,
 )
-from openhands.sdk.errors import InvalidSettingError
 from openhands.sdk.wire import GoalStepAnswer, GoalStepRequest
 from pydantic import SecretStr
 from temporalio import activity

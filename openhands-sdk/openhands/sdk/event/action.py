@@ -7,9 +7,10 @@ loaded). Logs written before these fields were typed still load.
 """
 
 import json
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from openhands.sdk.event.base import EventSource, LLMConvertibleEvent
+from openhands.sdk.event.to_messages import HistoryRole
 from openhands.sdk.llm.message import (
     ImageContent,
     Message,
@@ -20,9 +21,8 @@ from openhands.sdk.llm.message import (
     ThinkingBlock,
     scrub_surrogates,
 )
-from openhands.sdk.tool.schema import (
-    Action,
-    Observation,
+from openhands.sdk.tool.schema import Action, Observation
+from openhands.sdk.tool.stored import (
     action_from_data,
     dump_with_kind,
     observation_from_data,
@@ -37,6 +37,7 @@ def _empty(value: Any) -> bool:
 class ActionEvent(LLMConvertibleEvent):
     """The agent called a tool. Calls made in one LLM reply share `llm_response_id`."""
 
+    history_role: ClassVar[HistoryRole | None] = "tool_call"
     source: EventSource = "agent"
     thought: list[TextContent] = Field(default_factory=list)
     reasoning_content: str | None = Field(
@@ -114,6 +115,7 @@ class ActionEvent(LLMConvertibleEvent):
 class ObservationEvent(LLMConvertibleEvent):
     """A tool's result, answering one `ActionEvent`."""
 
+    history_role: ClassVar[HistoryRole | None] = "tool_result"
     source: EventSource = "environment"
     tool_name: str
     tool_call_id: str
@@ -186,6 +188,7 @@ class AgentErrorEvent(LLMConvertibleEvent):
     The agent sees the error as the tool's answer on its next step and can correct itself.
     """
 
+    history_role: ClassVar[HistoryRole | None] = "tool_result"
     source: EventSource = "agent"
     tool_name: str
     tool_call_id: str
@@ -212,6 +215,7 @@ class AgentErrorEvent(LLMConvertibleEvent):
 class UserRejectObservation(LLMConvertibleEvent):
     """The user (or a PreToolUse hook) refused to let a tool call run."""
 
+    history_role: ClassVar[HistoryRole | None] = "tool_result"
     source: EventSource = "user"
     tool_name: str
     tool_call_id: str

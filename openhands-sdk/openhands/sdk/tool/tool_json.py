@@ -9,13 +9,14 @@ executor: a tool read back describes itself, and runs once a conversation builds
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.tool.schema import Action, Observation, find_kind
+from pydantic import BaseModel
 
-if TYPE_CHECKING:
-    from openhands.sdk.tool.tool import ToolDefinition
+# `cls` below is a ToolDefinition class; typed as BaseModel so that this module, which
+# tool.py imports, does not import tool.py back (the layer test refuses module loops).
 
 _COMPUTED = ("kind", "title")
 """Keys a dump adds that are not fields: dropped when reading."""
@@ -37,7 +38,7 @@ def schema_class(value: Any, base: type[Action] | type[Observation]) -> Any:
     return found
 
 
-def read_tool(cls: type[ToolDefinition], data: Any, handler: Any) -> Any:
+def read_tool(cls: type[BaseModel], data: Any, handler: Any) -> Any:
     """Validate `data` as `cls`, or as the subclass its `kind` names (a ValueError naming
     the kind when it is none of `cls`'s loaded subclasses)."""
     if not isinstance(data, dict) or not any(key in data for key in _COMPUTED):
@@ -55,7 +56,7 @@ def read_tool(cls: type[ToolDefinition], data: Any, handler: Any) -> Any:
     return target.model_validate(fields)
 
 
-def _subclass_named(cls: type[ToolDefinition], name: str) -> type[ToolDefinition] | None:
+def _subclass_named(cls: type[BaseModel], name: str) -> type[BaseModel] | None:
     pending = list(cls.__subclasses__())
     while pending:
         candidate = pending.pop()

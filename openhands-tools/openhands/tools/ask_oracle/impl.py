@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm import Message, TextContent
 from openhands.sdk.tool import ToolExecutor
-from openhands.tools.ask_oracle.definition import (
+from openhands.tools.ask_oracle.schema import (
     ORACLE_PROFILE_NAME,
     AskOracleAction,
     AskOracleObservation,
