@@ -266,3 +266,18 @@ def test_pause_ends_a_run_blocked_in_another_thread(
     runner.join(timeout=30)
     assert not runner.is_alive()
     assert conversation.state.execution_status == ConversationExecutionStatus.PAUSED
+
+
+@pytest.mark.parametrize("delete_on_close", [False, True])
+def test_closing_deletes_the_conversation_on_the_server_only_when_asked(
+    agent: Agent, remote_workspace: RemoteWorkspace, server: LiveServer, delete_on_close: bool
+) -> None:
+    conversation = Conversation(agent, workspace=remote_workspace, delete_on_close=delete_on_close)
+    assert isinstance(conversation, RemoteConversation)
+    url = f"{server.url}/api/conversations/{conversation.id}"
+    assert httpx.get(url, headers=server.headers()).status_code == 200
+
+    conversation.close()
+
+    assert httpx.get(url, headers=server.headers()).status_code == (404 if delete_on_close else 200)
+    conversation.close()  # a second close does nothing (and deletes nothing twice)

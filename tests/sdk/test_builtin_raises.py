@@ -43,6 +43,7 @@ ALLOWED = {
     ): "caught below: a broken tool becomes an error the LLM sees",
     ("sdk", "conversation/goal/limits.py", "_unlimited_or_positive"): "called by validators",
     ("sdk", "plugin/types.py", "_relative_folder"): "called by a validator",
+    ("sdk", "tool/tool_json.py", "read_tool"): "called by a validator (a ValidationError)",
     ("sdk", "security/risk.py", "SecurityRisk._rank"): "ordering protocol: < on unordered values",
     (
         "sdk",

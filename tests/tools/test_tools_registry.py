@@ -53,12 +53,13 @@ def test_dict_spec_resolves_too(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "fields"),
     [
-        ("terminal", {"command", "is_input", "timeout"}),
+        ("terminal", {"command", "is_input", "timeout", "reset", "summary"}),
         (
             "file_editor",
-            {"command", "path", "file_text", "old_str", "new_str", "insert_line", "view_range"},
+            {"command", "path", "file_text", "old_str", "new_str", "insert_line", "view_range"}
+            | {"summary"},
         ),
-        ("task", {"prompt", "description", "subagent_type", "resume"}),
+        ("task", {"prompt", "description", "subagent_type", "resume", "summary"}),
     ],
 )
 def test_action_schema_has_the_agreed_fields(name: str, fields: set[str], tmp_path: Path) -> None:

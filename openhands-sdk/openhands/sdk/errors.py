@@ -10,6 +10,7 @@ OpenHandsError
 │   ├── InvalidSettingError           an environment variable or setting: names it and its range
 │   └── ResponseSchemaError           openhands.sdk.tool.response_schema: an unusable schema
 ├── InvalidStateError                 (RuntimeError) here: called at the wrong time (not started, ...)
+│   └── EventOrderError               (AssertionError) openhands.sdk.agent: a user message before the system prompt
 ├── NotFoundError                     (FileNotFoundError) here: no LLM profile or plugin of that name
 ├── LLMError                          openhands.sdk.llm.errors: calling a model failed
 │   ├── LLMConfigurationError         (ValueError) no model or key: names what to set

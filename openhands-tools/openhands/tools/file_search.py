@@ -83,6 +83,16 @@ class FoundFile:
     name: str
 
 
+def check_working_dir(working_dir: str) -> None:
+    """Raise `InvalidArgumentError` (a ValueError) unless `working_dir` is a folder: a search
+    tool built for a workspace that does not exist would fail every call."""
+    if not os.path.isdir(working_dir):
+        raise InvalidArgumentError(
+            f"working_dir {working_dir!r} is not a valid directory; create it or give the "
+            "conversation an existing workspace"
+        )
+
+
 def search_root(working_dir: str, path: str | None) -> tuple[AgentFiles, Path]:
     """The files the agent may see and the folder to search: `path` (absolute, or relative
     to the workspace) or the workspace.
@@ -94,7 +104,7 @@ def search_root(working_dir: str, path: str | None) -> tuple[AgentFiles, Path]:
         root = Path(os.path.normpath(files.absolute(path or working_dir)))
         if not files.is_dir(root):
             raise InvalidArgumentError(
-                f"{root} is not a folder; give an existing directory as `path`."
+                f"{root} is not a valid directory; give an existing folder as `path`."
             )
     except AgentFileError as exc:
         raise InvalidArgumentError(str(exc)) from None

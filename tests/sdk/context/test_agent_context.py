@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from openhands.sdk import AgentContext, Message, TextContent
 from openhands.sdk.context import KeywordTrigger, Skill
-from pydantic import ValidationError
+from openhands.sdk.secret import LookupSecret, StaticSecret
+from pydantic import SecretStr, ValidationError
 
 REPO = Skill(name="repo.md", content="Reply like a grumpy cat.")
 MAGIC = Skill(
@@ -73,7 +74,7 @@ def test_without_a_trigger_only_the_user_suffix_is_added() -> None:
 
 
 def test_duplicate_skill_names_are_refused() -> None:
-    with pytest.raises(ValidationError, match=r"Duplicate skill name 'repo\.md'"):
+    with pytest.raises(ValidationError, match=r"Duplicate skill name found: repo\.md"):
         AgentContext(skills=[REPO, REPO])
 
 
@@ -119,3 +120,49 @@ def test_memory_context_is_never_saved() -> None:
 
     assert "memory_context" not in context.model_dump()
     assert AgentContext.model_validate(context.model_dump()).memory_context is None
+
+
+def test_secrets_are_named_with_their_descriptions_never_their_values() -> None:
+    context = AgentContext(
+        current_datetime=None,
+        secrets={
+            "GITHUB_TOKEN": StaticSecret(value=SecretStr("ghp_1"), description="GitHub access"),
+            "PLAIN": "plain-value",
+        },
+    )
+
+    assert context.get_secret_infos() == [
+        {"name": "GITHUB_TOKEN", "description": "GitHub access"},
+        {"name": "PLAIN", "description": None},
+    ]
+    suffix = context.get_system_message_suffix(
+        additional_secret_infos=[{"name": "PLAIN", "description": "from the conversation"}]
+    )
+    assert suffix is not None and suffix.startswith("<CUSTOM_SECRETS>")
+    assert "* **$GITHUB_TOKEN** - GitHub access" in suffix
+    assert "* **$PLAIN** - from the conversation" in suffix
+    assert "ghp_1" not in suffix and "plain-value" not in suffix
+
+
+def test_secret_values_are_masked_in_dumps_unless_exposed_and_read_back() -> None:
+    context = AgentContext(
+        secrets={
+            "PLAIN": "plain-value",
+            "LOOKUP": LookupSecret(url="https://vault.example/t", description="rotating"),
+            "STATIC": StaticSecret(value=SecretStr("static-value")),
+        }
+    )
+
+    assert "plain-value" not in context.model_dump_json()
+    assert "static-value" not in context.model_dump_json()
+    assert context.model_dump(mode="json")["secrets"]["PLAIN"] == "**********"
+    exposed = context.model_dump(mode="json", context={"expose_secrets": True})
+    assert exposed["secrets"]["PLAIN"] == "plain-value"
+    assert exposed["secrets"]["STATIC"]["value"] == "static-value"
+
+    again = AgentContext.model_validate(exposed)
+    assert again.secrets is not None
+    assert isinstance(again.secrets["LOOKUP"], LookupSecret)
+    assert again.usable_secrets()["PLAIN"] == "plain-value"
+    masked = AgentContext.model_validate(context.model_dump(mode="json"))
+    assert "PLAIN" not in masked.usable_secrets()  # a mask is no value to hand out

@@ -180,3 +180,32 @@ def test_memory_reaches_the_next_conversation_in_the_same_workspace(workspace_di
     assert "<MEMORY_CONTEXT>" in dynamic.text and "We use uv, not pip." in dynamic.text
     assert "memory_context" not in second.state.agent.model_dump_json()
     second.close()
+
+
+def test_the_context_secrets_and_the_conversation_secrets_reach_commands_and_the_prompt(
+    workspace_dir,
+) -> None:
+    context = AgentContext(
+        current_datetime=None,
+        secrets={"DEPLOY_KEY": "from-context", "SHARED": "context-value"},
+    )
+    conversation, _ = _conversation(
+        workspace_dir, context, secrets={"SHARED": "conversation-value"}
+    )
+
+    registry = conversation.state.secret_registry
+    assert registry.env_for("echo $DEPLOY_KEY $SHARED") == {
+        "DEPLOY_KEY": "from-context",
+        "SHARED": "conversation-value",
+    }
+    dynamic = _system(conversation).dynamic_context
+    assert dynamic is not None
+    assert "**$DEPLOY_KEY**" in dynamic.text and "**$SHARED**" in dynamic.text
+    assert "from-context" not in dynamic.text and "conversation-value" not in dynamic.text
+
+
+def test_conversation_secrets_are_named_without_an_agent_context(workspace_dir) -> None:
+    conversation, _ = _conversation(workspace_dir, None, secrets={"API_TOKEN": "t0ken"})
+
+    dynamic = _system(conversation).dynamic_context
+    assert dynamic is not None and "**$API_TOKEN**" in dynamic.text

@@ -63,6 +63,35 @@ def test_bad_front_matter_is_a_clear_error(tmp_path: Path) -> None:
         Skill.load(_write(tmp_path / "bad.md", "---\ntriggers: docker\n---\nx\n"))
 
 
+@pytest.mark.parametrize(
+    ("front_matter", "problem"),
+    [
+        ("name: wrong_name", "lowercase letters, digits and single hyphens"),
+        ("name: other-skill", "must match its folder 'my-skill'"),
+        ("metadata: text", "metadata must be a dictionary"),
+        ("allowed-tools: 123", "allowed-tools must be a list"),
+    ],
+)
+def test_an_agentskills_file_breaking_the_format_is_refused_by_field(
+    tmp_path: Path, front_matter: str, problem: str
+) -> None:
+    path = _write(tmp_path / "my-skill" / "SKILL.md", f"---\n{front_matter}\n---\nx\n")
+
+    with pytest.raises(SkillValidationError, match=problem):
+        Skill.load(path)
+
+
+def test_a_description_must_be_text_and_a_long_one_is_cut_to_the_format_limit(
+    tmp_path: Path,
+) -> None:
+    listed = _write(tmp_path / "a" / "SKILL.md", "---\ndescription:\n  - list\n---\nx\n")
+    with pytest.raises(ValueError, match="description"):
+        Skill.load(listed)
+
+    long = _write(tmp_path / "b" / "SKILL.md", f"---\ndescription: {'A' * 2000}\n---\nx\n")
+    assert Skill.load(long).description == "A" * 1024
+
+
 def test_a_folder_sorts_skills_by_kind_and_names_nested_files_by_path(tmp_path: Path) -> None:
     _write(tmp_path / "always.md", "always on")
     _write(tmp_path / "sub" / "deep.md", "---\ntriggers: [deep]\n---\nx")

@@ -45,6 +45,18 @@ def test_files_live_under_the_conversation_id(make_conversation, persistence_dir
     assert events.is_file()
 
 
+def test_delete_on_close_is_accepted_and_a_local_close_keeps_what_was_stored(
+    make_conversation,
+) -> None:
+    conversation, _ = make_conversation(delete_on_close=True)
+    assert conversation.delete_on_close is True
+
+    conversation.close()
+
+    base_state, events = _files(conversation)
+    assert base_state.is_file() and events.is_file()
+
+
 def test_reopening_after_close_restores_state_and_events(make_conversation, reply) -> None:
     conversation, _ = make_conversation([reply.think("plan"), reply.finish("done")])
     conversation.send_message("Write the report")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from openhands.sdk import (
+    ActionEvent,
     Agent,
     Conversation,
     ConversationErrorEvent,
@@ -18,6 +19,7 @@ from openhands.sdk import (
     LocalConversation,
     Message,
     Observation,
+    ObservationEvent,
     TextContent,
     Tool,
     ToolDefinition,
@@ -74,6 +76,47 @@ def test_a_run_goes_running_then_finished(make_conversation, reply) -> None:
     assert _statuses(conversation) == ["running", "finished"]
     assert conversation.state.execution_status == Status.FINISHED
     assert not conversation.is_running
+
+
+def test_calls_after_finish_in_one_reply_are_dropped_never_run(make_conversation, reply) -> None:
+    conversation, llm = make_conversation(
+        [reply.calls(("think", {"thought": "before"}), ("finish", {}), ("think", {"thought": "x"}))]
+    )
+    conversation.send_message("go")
+
+    conversation.run()
+
+    calls = [e.tool_call_id for e in conversation.state.events if isinstance(e, ActionEvent)]
+    assert calls == ["call_0_think", "call_1_finish"]
+    answered = [
+        e.tool_call_id for e in conversation.state.events if isinstance(e, ObservationEvent)
+    ]
+    assert answered == ["call_0_think", "call_1_finish"]
+    assert conversation.state.execution_status == Status.FINISHED
+    assert len(llm.calls) == 1
+
+
+def test_with_state_holds_the_lock_a_run_needs_to_change_it(make_conversation) -> None:
+    conversation, _ = make_conversation()
+
+    def lock_is_free_for_another_thread() -> bool:
+        answer: list[bool] = []
+
+        def probe() -> None:
+            got = conversation.state.lock.acquire(blocking=False)
+            if got:
+                conversation.state.lock.release()
+            answer.append(got)
+
+        thread = threading.Thread(target=probe)
+        thread.start()
+        thread.join()
+        return answer[0]
+
+    with conversation.state as state:
+        assert state is conversation.state
+        assert not lock_is_free_for_another_thread()
+    assert lock_is_free_for_another_thread()
 
 
 def test_a_new_message_after_finishing_starts_a_new_turn(make_conversation, reply) -> None:

@@ -30,6 +30,7 @@ PUBLIC = [
     "condense",
     "context",
     "conversation_stats",
+    "delete_on_close",
     "execute_tool",
     "fork",
     "generate_title",

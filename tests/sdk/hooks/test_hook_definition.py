@@ -34,7 +34,7 @@ def test_an_llm_hook_refuses_a_command() -> None:
 
 def test_async_is_read_from_its_json_name_and_only_for_commands() -> None:
     assert HookDefinition.model_validate({"command": "x", "async": True}).async_
-    with pytest.raises(ValidationError, match="'async' is only supported"):
+    with pytest.raises(ValidationError, match="'async' is not supported for prompt hooks"):
         HookDefinition.model_validate({"type": "prompt", "prompt": "p", "async": True})
 
 

@@ -41,8 +41,13 @@ def test_config_accepts_pascal_case_keys() -> None:
 
 
 def test_config_rejects_unknown_events() -> None:
-    with pytest.raises(ValidationError, match="OnCoffeeBreak"):
+    with pytest.raises(ValidationError, match="Unknown event type 'OnCoffeeBreak'"):
         HookConfig.model_validate({"OnCoffeeBreak": []})
+
+
+def test_config_rejects_an_event_given_in_both_spellings() -> None:
+    with pytest.raises(ValidationError, match="Duplicate hook event"):
+        HookConfig.model_validate({"PreToolUse": [], "pre_tool_use": []})
 
 
 def test_config_rejects_a_blank_command() -> None:

@@ -72,6 +72,12 @@ def test_defaults_are_the_reference_sdks_retries_and_timeout() -> None:
     assert (llm.num_retries, llm.timeout) == (5, 300.0)
 
 
+def test_an_azure_model_gets_the_reference_sdks_api_version_unless_given() -> None:
+    assert LLM(model="azure/gpt-4o").api_version == "2024-12-01-preview"
+    assert LLM(model="azure/gpt-4o", api_version="2025-01-01").api_version == "2025-01-01"
+    assert LLM(model="openai/gpt-4o").api_version is None
+
+
 @pytest.mark.parametrize("key", ["", "  ", SecretStr("")])
 def test_an_empty_api_key_is_no_key(key: object) -> None:
     assert LLM(model="openai/x", api_key=key).api_key is None  # type: ignore[arg-type]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from openhands.sdk.llm import (
     LLM,
     ImageContent,
@@ -203,3 +205,64 @@ def test_a_responses_answer_becomes_an_assistant_message() -> None:
 
 def test_chat_completions_is_the_default_api() -> None:
     assert not LLM(model="openai/agent-x").uses_responses_api()
+
+
+def test_a_responses_function_call_item_becomes_a_tool_call_replayed_unchanged() -> None:
+    item = {
+        "type": "function_call",
+        "id": "fc_abc",
+        "call_id": "call_xyz",
+        "name": "terminal",
+        "arguments": '{"command": "ls"}',
+        "status": "completed",
+    }
+
+    call = MessageToolCall.from_responses_function_call(item)
+
+    assert (call.id, call.responses_item_id, call.origin) == ("call_xyz", "fc_abc", "responses")
+    assert call.to_responses_dict() == {key: item[key] for key in item if key != "status"}
+    only_id = MessageToolCall.from_responses_function_call({"id": "fc_1", "name": "think"})
+    assert (only_id.id, only_id.arguments) == ("fc_1", "{}")
+
+
+@pytest.mark.parametrize(
+    ("item", "problem"),
+    [({"name": "terminal"}, "missing call_id/id"), ({"call_id": "c1", "name": ""}, "missing name")],
+)
+def test_a_responses_function_call_without_an_id_or_name_is_refused(
+    item: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(ValueError, match=problem):
+        MessageToolCall.from_responses_function_call(item)
+
+
+def test_dict_arguments_are_sent_as_json_text() -> None:
+    call = MessageToolCall.model_construct(
+        id="5", name="do", arguments={"a": 1}, origin="responses"
+    )
+
+    assert call.to_responses_dict()["arguments"] == '{"a": 1}'
+    assert call.to_responses_dict()["id"] == "fc_5"
+
+
+@pytest.mark.parametrize(
+    ("tool_call", "problem"),
+    [
+        ({"id": "x", "type": "custom", "function": {"name": "n"}}, "Unsupported tool call type"),
+        ({"id": "x", "type": "function", "function": None}, "tool_call.function is None"),
+        ({"id": "x", "function": {"name": None}}, "tool_call.function.name is None"),
+    ],
+)
+def test_a_chat_tool_call_that_names_no_function_is_refused(
+    tool_call: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(ValueError, match=problem):
+        MessageToolCall.from_chat_tool_call(tool_call)
+
+
+def test_a_reply_whose_tool_calls_are_none_of_them_functions_is_refused() -> None:
+    custom = SimpleNamespace(type="custom", id="c1")
+    reply = SimpleNamespace(role="assistant", content="hi", tool_calls=[custom])
+
+    with pytest.raises(ValueError, match="none are of type 'function'"):
+        Message.from_llm_chat_message(reply)

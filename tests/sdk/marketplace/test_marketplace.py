@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 from extension_helpers import GitRepo, write_skill
-from openhands.sdk.marketplace import Marketplace, MarketplaceError
+from openhands.sdk.marketplace import (
+    Marketplace,
+    MarketplaceError,
+    MarketplaceNotFoundError,
+    MarketplacePluginEntry,
+)
+from openhands.sdk.plugin.types import PluginAuthor
 from openhands.sdk.skills import install_skills_from_marketplace, list_installed_skills
+from pydantic import ValidationError
 
 
 def make_marketplace(root: Path, skills: list[dict], plugins: list[dict] | None = None) -> Path:
@@ -41,17 +48,98 @@ def test_a_marketplace_is_read_with_its_entries(tmp_path: Path) -> None:
     assert market.skills[0].source == "./skills/greeter"
     plugin = market.get_plugin("fmt")
     assert plugin is not None and plugin.source_string() == "github:o/fmt"
-    assert plugin.author == {"name": "Ada"}
+    assert plugin.author == PluginAuthor(name="Ada")
     assert market.path == str(root.resolve())
 
 
-def test_a_missing_or_malformed_marketplace_names_the_problem(tmp_path: Path) -> None:
-    with pytest.raises(MarketplaceError, match=r"\.plugin/marketplace\.json"):
+def test_a_missing_folder_or_manifest_is_a_file_not_found_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="Marketplace directory not found"):
+        Marketplace.load(tmp_path / "nowhere")
+    with pytest.raises(MarketplaceNotFoundError, match=r"\.plugin/marketplace\.json"):
         Marketplace.load(tmp_path)
+
+
+def test_a_manifest_that_is_not_json_names_the_file(tmp_path: Path) -> None:
     (tmp_path / ".plugin").mkdir()
-    (tmp_path / ".plugin" / "marketplace.json").write_text('{"skills": []}')
-    with pytest.raises(MarketplaceError, match="name"):
+    (tmp_path / ".plugin" / "marketplace.json").write_text("{not json")
+
+    with pytest.raises(MarketplaceError, match=r"Invalid JSON in .*marketplace\.json"):
         Marketplace.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("manifest", "field"),
+    [
+        ({"owner": {"name": "DevTools"}}, "name"),
+        ({"name": "team-tools"}, "owner"),
+        (
+            {
+                "name": "t",
+                "owner": {"name": "o"},
+                "plugins": [{"name": "p", "source": {"source": "github"}}],
+            },
+            "GitHub source requires 'repo' field",
+        ),
+    ],
+)
+def test_a_wrong_field_is_a_validation_error_naming_it(
+    tmp_path: Path, manifest: dict, field: str
+) -> None:
+    (tmp_path / ".plugin").mkdir()
+    (tmp_path / ".plugin" / "marketplace.json").write_text(json.dumps(manifest))
+
+    with pytest.raises(ValidationError, match=field):
+        Marketplace.load(tmp_path)
+
+
+def test_plugin_sources_resolve_to_a_location_ref_and_subfolder(tmp_path: Path) -> None:
+    root = make_marketplace(
+        tmp_path,
+        [],
+        [
+            {"name": "local", "source": "./plugins/local"},
+            {"name": "absolute", "source": "/opt/plugins/abs"},
+            {"name": "gh", "source": {"source": "github", "repo": "o/r", "ref": "v1", "path": "p"}},
+            {"name": "git", "source": {"source": "url", "url": "https://git.example/r.git"}},
+        ],
+    )
+    market = Marketplace.load(root)
+
+    def resolved(name: str) -> tuple[str, str | None, str | None]:
+        entry = market.get_plugin(name)
+        assert entry is not None
+        return market.resolve_plugin_source(entry)
+
+    assert resolved("local") == (str(root.resolve() / "plugins" / "local"), None, None)
+    assert resolved("absolute") == ("/opt/plugins/abs", None, None)
+    assert resolved("gh") == ("github:o/r", "v1", "p")
+    assert resolved("git") == ("https://git.example/r.git", None, None)
+
+
+def test_an_inline_plugin_entry_reads_claude_code_fields_and_becomes_a_manifest() -> None:
+    entry = MarketplacePluginEntry.model_validate(
+        {
+            "name": "mcp-plugin",
+            "source": "./plugins/mcp",
+            "strict": False,
+            "author": "Ada Lovelace <ada@example.com>",
+            "entry_command": "start",
+            "mcpServers": {"files": {"command": "node"}},
+            "lspServers": {"ts": {"command": "typescript-language-server"}},
+            "keywords": ["mcp"],
+        }
+    )
+
+    assert entry.mcp_config == {"files": {"command": "node"}}
+    assert entry.lsp_servers == {"ts": {"command": "typescript-language-server"}}
+    assert entry.author == PluginAuthor(name="Ada Lovelace", email="ada@example.com")
+    manifest = entry.to_plugin_manifest()
+    assert (manifest.name, manifest.version, manifest.entry_command) == (
+        "mcp-plugin",
+        "1.0.0",
+        "start",
+    )
+    assert manifest.author == entry.author
 
 
 def test_install_local_and_git_skills_and_plugin_skills_skipping_bad_entries(

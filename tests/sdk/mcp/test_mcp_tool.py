@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import mcp_types
 import pytest
 from openhands.sdk.llm import ImageContent, TextContent
@@ -9,6 +11,7 @@ from openhands.sdk.mcp import MCPServer
 from openhands.sdk.mcp.client import MCPClient
 from openhands.sdk.mcp.tool import MCPToolDefinition, MCPToolObservation
 from openhands.sdk.mcp.utils import mcp_tool_name
+from openhands.sdk.tool.tool import SUMMARY_PROPERTY
 from pydantic import ValidationError
 
 SCHEMA = {
@@ -31,18 +34,51 @@ def _tool(name: str = "fetch", schema: dict | None = None) -> MCPToolDefinition:
     return MCPToolDefinition.create(mcp_tool, client)[0]
 
 
-def test_the_llm_gets_the_servers_input_schema_unchanged() -> None:
+def _with_summary(schema: dict) -> dict:
+    """`schema` as the LLM sees it: the optional summary asked of every tool added."""
+    return {**schema, "properties": {**schema.get("properties", {}), "summary": SUMMARY_PROPERTY}}
+
+
+def test_the_llm_gets_the_servers_input_schema_unchanged_but_for_the_summary() -> None:
     function = _tool().to_openai_tool()["function"]
 
     assert function["name"] == "fetch"
     assert function["description"] == "Fetch a URL."
-    assert function["parameters"] == SCHEMA
+    assert function["parameters"] == _with_summary(SCHEMA)
+    assert _tool().to_mcp_tool()["inputSchema"] == SCHEMA  # an MCP client never sees it
+
+
+def test_the_servers_meta_is_kept_on_the_tool() -> None:
+    listed = mcp_types.Tool(name="fetch", input_schema=SCHEMA, _meta={"version": "1.0"})
+
+    [tool] = MCPToolDefinition.create(listed, MCPClient("web", MCPServer(command="unused")))
+
+    assert tool.meta == {"version": "1.0"}
+    assert tool.model_copy(update={"meta": {"version": "2"}}).meta == {"version": "2"}
+
+
+def test_a_tool_in_the_mcp_1_shape_is_read_too() -> None:
+    # mcp 1.x (what the reference SDK pins) names the schema `inputSchema`; a stand-in client
+    # (a test double) may lack `name`.
+    legacy = SimpleNamespace(
+        name="fetch",
+        title=None,
+        description="Fetch a URL.",
+        inputSchema=SCHEMA,
+        annotations=None,
+        meta=None,
+    )
+
+    [tool] = MCPToolDefinition.create(legacy, SimpleNamespace())  # type: ignore[arg-type]
+
+    assert tool.to_openai_tool()["function"]["parameters"] == _with_summary(SCHEMA)
+    assert tool.server_name == ""
 
 
 def test_a_schema_without_type_is_given_as_an_object() -> None:
     parameters = _tool(schema={}).to_openai_tool()["function"]["parameters"]
 
-    assert parameters == {"type": "object", "properties": {}}
+    assert parameters == {"type": "object", "properties": {"summary": SUMMARY_PROPERTY}}
 
 
 def test_valid_arguments_are_sent_as_given() -> None:

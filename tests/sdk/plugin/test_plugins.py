@@ -128,7 +128,7 @@ def test_load_plugins_merges_skills_mcp_and_hooks_later_ones_winning(tmp_path: P
     assert names.count("python-linting") == 1
     assert {"first:review", "second:review"} <= set(names)
     assert hooks is not None and len(hooks.post_tool_use) == 2
-    with pytest.raises(PluginError, match="limit of 1"):
+    with pytest.raises(PluginError, match="exceeds maximum of 1"):
         load_plugins([str(first)], agent, max_skills=1)
 
 
@@ -213,3 +213,11 @@ def test_install_plugins_from_a_folder_and_a_git_repository(
 def test_a_source_that_cannot_be_fetched_says_why(source: str, reason: str, tmp_path: Path) -> None:
     with pytest.raises(PluginFetchError, match=reason):
         install_plugin(source, installed_dir=tmp_path / "installed")
+
+
+def test_no_plugins_leave_the_agent_itself_and_no_hooks() -> None:
+    agent = Agent(llm=TestLLM.from_messages([]))
+
+    merged, hooks = load_plugins([], agent)
+
+    assert merged is agent and hooks is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from openhands.sdk.event import PauseEvent
 from openhands.sdk.event.action import ActionEvent
 from openhands.sdk.llm.message import MessageToolCall
 from openhands.sdk.security import (
@@ -35,10 +36,40 @@ def _call(command: str, risk: str = "UNKNOWN") -> ActionEvent:
 def test_rated_risks_are_ordered_and_unknown_is_not() -> None:
     assert LOW < MEDIUM < HIGH and max([LOW, HIGH, MEDIUM]) is HIGH
     assert HIGH.is_riskier(HIGH) and not HIGH.is_riskier(HIGH, reflexive=False)
-    with pytest.raises(TypeError):
-        _ = UNKNOWN < HIGH
+    for error in (TypeError, ValueError):
+        with pytest.raises(error, match="UNKNOWN risk is not ordered"):
+            _ = UNKNOWN < HIGH
     with pytest.raises(ValueError, match="UNKNOWN"):
         UNKNOWN.is_riskier(LOW)
+    assert [risk.get_color() for risk in (LOW, MEDIUM, HIGH, UNKNOWN)] == [
+        "green",
+        "yellow",
+        "red",
+        "white",
+    ]
+
+
+def test_an_analyzer_rates_tool_calls_only_and_may_keep_state() -> None:
+    class Counting(PatternSecurityAnalyzer):
+        seen: int = 0
+
+        def security_risk(self, action: ActionEvent) -> SecurityRisk:
+            self.seen += 1  # analyzers are not frozen: they may count, cache...
+            return super().security_risk(action)
+
+    analyzer = Counting()
+
+    assert analyzer.analyze_event(_call("rm -rf /")) is HIGH
+    assert analyzer.analyze_event(PauseEvent()) is None
+    assert [risk for _, risk in analyzer.analyze_pending_actions([_call("ls")])] == [LOW]
+    assert analyzer.seen == 2
+
+
+def test_the_policy_base_class_cannot_be_made() -> None:
+    from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
+
+    with pytest.raises(TypeError, match="abstract"):
+        ConfirmationPolicyBase()  # type: ignore[abstract]
 
 
 def test_always_and_never_ignore_the_risk() -> None:

@@ -13,6 +13,7 @@ from openhands.sdk.event import ActionEvent, AgentErrorEvent, ObservationEvent
 from openhands.sdk.testing import TestLLM
 from openhands.sdk.tool import ClientTool, ClientToolSpec, ToolAnnotations
 from openhands.sdk.tool.client_tool import ClientToolRegistrationError, register_client_tools
+from openhands.sdk.tool.tool import SUMMARY_PROPERTY
 
 PARAMS = {
     "type": "object",
@@ -54,7 +55,11 @@ def test_the_llm_gets_the_clients_schema_verbatim(workspace_dir: Path) -> None:
     try:
         functions: list[Any] = [schema["function"] for schema in conversation.tool_schemas]
         [function] = [f for f in functions if f["name"] == "navigate_to"]
-        assert function["parameters"] == PARAMS
+        # The client's schema as given, with the optional summary asked of every tool.
+        assert function["parameters"] == {
+            **PARAMS,
+            "properties": {**PARAMS["properties"], "summary": SUMMARY_PROPERTY},
+        }
         assert function["description"] == "Go to a route."
     finally:
         conversation.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from openhands.sdk.llm import ImageContent, TextContent
 from openhands.sdk.tool import Action, Observation, UnknownAction, UnknownObservation
 from openhands.sdk.tool.stored import action_from_data, observation_from_data
@@ -74,3 +75,29 @@ def test_data_that_no_longer_fits_its_class_is_kept_generically() -> None:
 
     assert isinstance(action, UnknownAction)
     assert action.model_dump() == {"target": "db", "retired_field": 1}
+
+
+def test_a_tools_answer_is_made_an_observation_of_its_type_or_by_kind() -> None:
+    from typing import Any
+
+    from openhands.sdk.tool import ToolDefinition
+
+    class CoercedEchoAction(Action):
+        """Arguments of the test tool."""
+
+    def tool(answer: Any, observation_type: type[Observation] | None) -> ToolDefinition:
+        return ToolDefinition(
+            description="d",
+            action_type=CoercedEchoAction,
+            observation_type=observation_type,
+            executor=lambda action, conversation=None: answer,
+        )
+
+    by_kind = tool({"kind": "ProbeObservation", "content": "hi"}, None)(CoercedEchoAction())
+    assert isinstance(by_kind, ProbeObservation) and by_kind.text == "hi"
+    typed = tool({"content": "typed"}, ProbeObservation)(CoercedEchoAction())
+    assert isinstance(typed, ProbeObservation) and typed.text == "typed"
+    same = ProbeObservation.from_text("as is")
+    assert tool(same, None)(CoercedEchoAction()) is same
+    with pytest.raises(TypeError, match="Output must be dict or BaseModel"):
+        tool([1, 2], None)(CoercedEchoAction())

@@ -58,7 +58,7 @@ def test_the_schema_fields_join_the_tools_parameters(context: ToolContext) -> No
     parameters = tool.to_openai_tool()["function"]["parameters"]
 
     assert isinstance(tool, FinishTool)
-    assert set(parameters["properties"]) == {"message", "description", "facts"}
+    assert set(parameters["properties"]) == {"message", "description", "facts", "summary"}
     assert {"description", "facts"} <= set(parameters["required"])
 
 

@@ -70,12 +70,29 @@ def test_llm_schema_comes_from_the_action_model() -> None:
     assert "title" not in function["parameters"]
 
 
+def test_the_responses_api_shape_carries_the_same_schema_flat() -> None:
+    tool = CodeSearchTool()
+
+    flat = tool.to_responses_tool(add_security_risk_prediction=True)
+    nested = tool.to_openai_tool(add_security_risk_prediction=True)["function"]
+
+    assert flat == {
+        "type": "function",
+        "name": "code_search",
+        "description": "Search the code base.",
+        "parameters": nested["parameters"],
+        "strict": False,
+    }
+    assert "security_risk" in flat["parameters"]["properties"]
+    assert "security_risk" not in tool.to_responses_tool()["parameters"]["properties"]
+
+
 def test_builtin_schemas_use_the_field_names_llms_know() -> None:
     finish = FinishTool().to_openai_tool()["function"]["parameters"]["properties"]
     think = ThinkTool().to_openai_tool()["function"]["parameters"]["properties"]
 
-    assert set(finish) == {"message"}
-    assert set(think) == {"thought"}
+    assert set(finish) == {"message", "summary"}
+    assert set(think) == {"thought", "summary"}
 
 
 def test_actions_reject_unknown_arguments() -> None:
@@ -88,6 +105,16 @@ def test_finish_returns_its_message() -> None:
 
     assert isinstance(observation, FinishObservation)
     assert (observation.text, observation.is_error) == ("all done", False)
+
+
+@pytest.mark.parametrize("tool_class", [FinishTool, ThinkTool])
+def test_built_ins_are_created_with_an_executor_and_read_only_hints(tool_class: Any) -> None:
+    [tool] = tool_class.create()
+
+    assert tool.executor is not None
+    hints = tool.annotations
+    assert hints is not None and hints.readOnlyHint and hints.idempotentHint
+    assert not hints.destructiveHint and not hints.openWorldHint
 
 
 def test_think_changes_nothing_and_answers_at_once() -> None:

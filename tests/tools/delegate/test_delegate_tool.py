@@ -224,7 +224,13 @@ def test_the_tool_resolves_by_name_and_lists_agent_types(name: str, tmp_path: Pa
     [tool] = resolve_tool(Tool(name=name), ToolContext(working_dir=str(tmp_path)))
     assert isinstance(tool, DelegateTool)
     function = tool.to_openai_tool()["function"]
-    assert set(function["parameters"]["properties"]) == {"command", "ids", "agent_types", "tasks"}
+    assert set(function["parameters"]["properties"]) == {
+        "command",
+        "ids",
+        "agent_types",
+        "tasks",
+        "summary",
+    }
     assert "- **zoologist**: Knows animals." in function["description"]
     assert str(tmp_path) in function["description"]
 

@@ -48,6 +48,27 @@ def test_str_replace_with_no_match_is_an_error(edit: Edit, workspace: Path) -> N
     assert (workspace / "a.py").read_text() == "x = 1\n"
 
 
+def test_str_replace_forgives_surrounding_whitespace_when_the_rest_is_unique(
+    edit: Edit, workspace: Path
+) -> None:
+    (workspace / "notes.md").write_text("hello world\nsecond line\n")
+
+    obs = edit("str_replace", "notes.md", old_str=" hello world\n", new_str="HELLO WORLD  ")
+
+    assert not obs.is_error and "whitespace was ignored" in obs.text
+    # new_str keeps its own whitespace (a Markdown line break); the matched text had none.
+    assert (workspace / "notes.md").read_text() == "HELLO WORLD  \nsecond line\n"
+
+
+def test_whitespace_is_not_forgiven_when_the_stripped_text_is_not_unique(
+    edit: Edit, workspace: Path
+) -> None:
+    (workspace / "a.py").write_text("pass\npass\n")
+    obs = edit("str_replace", "a.py", old_str=" pass ", new_str="return")
+    assert obs.is_error and "did not appear verbatim" in obs.text
+    assert (workspace / "a.py").read_text() == "pass\npass\n"
+
+
 def test_str_replace_with_several_matches_names_their_lines(edit: Edit, workspace: Path) -> None:
     (workspace / "a.py").write_text("pass\nx = 1\npass\npass\n")
     obs = edit("str_replace", "a.py", old_str="pass", new_str="return")

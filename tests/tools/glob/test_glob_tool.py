@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from openhands.sdk.tool import Tool, ToolContext, resolve_tool
+from openhands.sdk.tool import DeclaredResources, Tool, ToolContext, resolve_tool
 from openhands.tools.file_search import MAX_RESULTS
 from openhands.tools.glob import GlobAction, GlobExecutor
 
@@ -68,7 +68,7 @@ def test_no_match_says_so(workspace: Path) -> None:
     [
         ("../*", None, "must stay inside `path`"),
         ("/etc/*", None, "must stay inside `path`"),
-        ("*", "missing-folder", "is not a folder"),
+        ("*", "missing-folder", "is not a valid directory"),
     ],
 )
 def test_bad_patterns_and_paths_are_error_observations(
@@ -82,3 +82,12 @@ def test_bad_patterns_and_paths_are_error_observations(
 def test_the_tool_resolves_by_name(name: str, workspace: Path) -> None:
     [tool] = resolve_tool(Tool(name=name), ToolContext(working_dir=str(workspace)))
     assert tool.name == "glob"
+
+
+def test_listings_may_run_beside_other_calls_and_need_an_existing_workspace(
+    workspace: Path,
+) -> None:
+    [tool] = resolve_tool(Tool(name="glob"), ToolContext(working_dir=str(workspace)))
+    assert tool.declared_resources(GlobAction(pattern="*")) == DeclaredResources(declared=True)
+    with pytest.raises(ValueError, match="is not a valid directory"):
+        resolve_tool(Tool(name="glob"), ToolContext(working_dir=str(workspace / "missing")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from openhands.sdk.tool import Tool, ToolContext, resolve_tool
+from openhands.sdk.tool import DeclaredResources, Tool, ToolContext, resolve_tool
 from openhands.tools.grep import GrepAction, GrepExecutor
 
 
@@ -45,6 +45,36 @@ def test_binary_files_and_vcs_folders_are_skipped(workspace: Path) -> None:
 def test_a_bad_regex_is_an_error_observation(workspace: Path) -> None:
     observation = GrepExecutor(str(workspace))(GrepAction(pattern="(unclosed"))
     assert observation.is_error and "missing )" in observation.text
+    assert observation.text.startswith("Invalid regex pattern")
+
+
+def test_the_match_ignores_case(workspace: Path) -> None:
+    hit = _write(workspace / "shout.py", "PRINT('loud')")
+    assert GrepExecutor(str(workspace))(GrepAction(pattern="print")).matches == [str(hit)]
+
+
+def test_hidden_files_and_folders_are_skipped_unless_searched_directly(workspace: Path) -> None:
+    visible = _write(workspace / "visible.py", "needle")
+    _write(workspace / ".hidden.py", "needle")
+    inside = _write(workspace / ".github" / "ci.yml", "needle")
+    executor = GrepExecutor(str(workspace))
+
+    assert executor(GrepAction(pattern="needle")).matches == [str(visible)]
+    assert executor(GrepAction(pattern="needle", path=".github")).matches == [str(inside)]
+
+
+def test_a_missing_search_path_is_an_error_observation(workspace: Path) -> None:
+    observation = GrepExecutor(str(workspace))(GrepAction(pattern="x", path="nowhere"))
+    assert observation.is_error and "is not a valid directory" in observation.text
+
+
+def test_searches_may_run_beside_other_calls_and_need_an_existing_workspace(
+    workspace: Path,
+) -> None:
+    [tool] = resolve_tool(Tool(name="grep"), ToolContext(working_dir=str(workspace)))
+    assert tool.declared_resources(GrepAction(pattern="x")) == DeclaredResources(declared=True)
+    with pytest.raises(ValueError, match="is not a valid directory"):
+        resolve_tool(Tool(name="grep"), ToolContext(working_dir=str(workspace / "missing")))
 
 
 def test_no_match_says_so(workspace: Path) -> None:

@@ -74,7 +74,7 @@ def test_any_file_can_be_viewed(workspace: Path) -> None:
 
 
 def test_a_custom_plan_path_must_be_absolute(workspace: Path, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"plan_path: .*must be an absolute path"):
+    with pytest.raises(ValueError, match=r"plan_path must be an absolute path, got: plans/PLAN.md"):
         _tool(workspace, plan_path="plans/PLAN.md")
     custom = tmp_path / "plans" / "PLAN.md"
     tool = _tool(workspace, plan_path=str(custom))

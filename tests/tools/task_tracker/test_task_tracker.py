@@ -169,7 +169,7 @@ def test_the_tool_resolves_by_name(name: str, tmp_path: Path) -> None:
     [tool] = resolve_tool(Tool(name=name), ToolContext(working_dir=str(tmp_path)))
     assert tool.name == "task_tracker"
     schema = tool.to_openai_tool()["function"]["parameters"]
-    assert set(schema["properties"]) == {"command", "task_list"}
+    assert set(schema["properties"]) == {"command", "task_list", "summary"}
 
 
 def test_params_are_refused(tmp_path: Path) -> None:

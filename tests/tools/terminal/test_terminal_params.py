@@ -75,6 +75,26 @@ def test_an_unknown_username_is_refused_when_the_tool_is_built(workspace: Path) 
         resolve_tool(spec, ToolContext(working_dir=str(workspace)))
 
 
+@pytest.mark.parametrize("name", ["INVALID-NAME", "1ST", "A B", ""])
+def test_an_env_name_bash_cannot_read_is_refused_when_the_tool_is_built(
+    workspace: Path, name: str
+) -> None:
+    spec = Tool(name="terminal", params={"env": {"GOOD_1": "x", name: "value"}})
+
+    with pytest.raises(ValueError, match=r"env: .*Invalid terminal environment variable name"):
+        resolve_tool(spec, ToolContext(working_dir=str(workspace)))
+
+
+def test_env_names_bash_reads_reach_the_shell(workspace: Path) -> None:
+    spec = Tool(name="terminal", params={"env": {"_PLAIN": "one", "Mixed_2": "two"}})
+    [tool] = resolve_tool(spec, ToolContext(working_dir=str(workspace)))
+    try:
+        observation = tool(TerminalAction(command='echo "$_PLAIN-$Mixed_2"'))
+        assert "one-two" in shown(observation)
+    finally:
+        tool.executor.close()  # type: ignore[union-attr]
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="switching users needs root")
 def test_the_shell_runs_as_the_named_user(workspace: Path) -> None:
     spec = Tool(name="terminal", params={"username": "nobody"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from child_processes import Sleeper
 from openhands.sdk.llm import TextContent
 from openhands.sdk.tool import Observation
@@ -176,3 +177,38 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z" and os.path.exists(f"/proc/{pid}")
+
+
+def test_reset_replaces_a_stuck_shell_with_a_fresh_one_in_the_workspace(
+    terminal: TerminalExecutor, workspace: Path, sleeper: Sleeper
+) -> None:
+    run(terminal, f"export GONE=yes; cd /; {sleeper.command}", timeout=0.3)
+    assert sleeper.started()
+
+    obs = run(terminal, 'echo "[$GONE]"; pwd', reset=True)
+
+    assert sleeper.gone()  # the stuck command went with the old shell
+    assert obs.command == '[RESET] echo "[$GONE]"; pwd'
+    lines = obs.text.splitlines()
+    assert lines[0].startswith("Terminal session has been reset")
+    assert lines[1:] == ["[]", str(workspace)]
+    assert obs.metadata.exit_code == 0 and obs.metadata.working_dir == str(workspace)
+
+
+def test_a_reset_alone_runs_nothing_and_reset_with_input_is_refused(
+    terminal: TerminalExecutor,
+) -> None:
+    obs = run(terminal, "", reset=True)
+    assert obs.command == "[RESET]" and not obs.is_error
+    assert "Terminal session has been reset" in obs.text
+    with pytest.raises(ValueError, match="Cannot use reset=True with is_input=True"):
+        run(terminal, "", reset=True, is_input=True)
+
+
+def test_the_metadata_names_how_the_command_ended(terminal: TerminalExecutor) -> None:
+    done = run(terminal, "(exit 3)")
+    assert (done.metadata.exit_code, done.timeout) == (3, False)
+    assert done.metadata.suffix.endswith("]") and "Exit code: 3" in done.metadata.suffix
+    running = run(terminal, "sleep 60", timeout=0.3)
+    assert (running.metadata.exit_code, running.timeout) == (-1, True)
+    run(terminal, "C-c", is_input=True, timeout=30)

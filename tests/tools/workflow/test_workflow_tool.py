@@ -219,7 +219,12 @@ def test_the_tool_resolves_by_every_name(name: str, tmp_path: Path) -> None:
     [tool] = resolve_tool(Tool(name=name), ToolContext(working_dir=str(tmp_path)))
     function = tool.to_openai_tool()["function"]
     assert function["name"] == "workflow"
-    assert set(function["parameters"]["properties"]) == {"name", "script", "max_concurrency"}
+    assert set(function["parameters"]["properties"]) == {
+        "name",
+        "script",
+        "max_concurrency",
+        "summary",
+    }
     assert "async def main(wf)" in function["description"]
     assert "- **general-purpose**:" in function["description"]
 

@@ -12,6 +12,7 @@ with the calls that waited.
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,8 @@ from openhands.sdk.llm.message import Message, MessageToolCall, TextContent
 from openhands.sdk.tool.builtins import FinishTool
 from openhands.sdk.tool.tool import Observation, ToolDefinition
 from pydantic import PrivateAttr, ValidationError
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from openhands.sdk.agent.parallel_executor import ParallelToolExecutor
@@ -93,7 +96,7 @@ class Agent(AgentBase):
         calls: list[_Call] = []
         for event in actions:
             if event.action is None:
-                _, error, _ = self._validate(event.tool_call, conversation.tools)
+                _, error, _, _ = self._validate(event.tool_call, conversation.tools)
                 calls.append(_Call(event, None, error or "the call's arguments were lost"))
             else:
                 calls.append(_Call(event, event.action))
@@ -132,8 +135,8 @@ class Agent(AgentBase):
         # Ties this reply's calls together so the history can merge them into one message.
         response_id = response.id or uuid.uuid4().hex
         calls: list[_Call] = []
-        for index, tool_call in enumerate(reply.tool_calls or []):
-            action, error, stated_risk = self._validate(tool_call, conversation.tools)
+        for index, tool_call in enumerate(_up_to_finish(reply.tool_calls or [])):
+            action, error, stated_risk, summary = self._validate(tool_call, conversation.tools)
             first = index == 0  # the reply's text and reasoning go with its first call
             event = ActionEvent(
                 thought=thought if first else [],
@@ -146,6 +149,7 @@ class Agent(AgentBase):
                 action=action,
                 llm_response_id=response_id,
                 security_risk=stated_risk,
+                summary=summary,
             )
             if error is None:
                 event = conversation.rated(event)
@@ -156,13 +160,15 @@ class Agent(AgentBase):
     @staticmethod
     def _validate(
         call: MessageToolCall, tools: Mapping[str, ToolDefinition]
-    ) -> tuple[Any, str | None, str]:
-        """(the action or None, why not, the `security_risk` the LLM stated or UNKNOWN)."""
+    ) -> tuple[Any, str | None, str, str | None]:
+        """(the action or None, why not, the `security_risk` the LLM stated or UNKNOWN, the
+        `summary` it gave or None)."""
         tool = tools.get(call.name)
         if tool is None:
             known = ", ".join(sorted(tools))
-            return None, f"Unknown tool {call.name!r}. Available tools: {known}.", "UNKNOWN"
+            return None, f"Unknown tool {call.name!r}. Available tools: {known}.", "UNKNOWN", None
         risk = "UNKNOWN"
+        summary: str | None = None
         try:
             arguments = json.loads(call.arguments or "{}")
             if not isinstance(arguments, dict):
@@ -171,9 +177,17 @@ class Agent(AgentBase):
             stated = arguments.pop("security_risk", None)
             if isinstance(stated, str) and stated.upper() in ("LOW", "MEDIUM", "HIGH"):
                 risk = stated.upper()
-            return tool.action_from_arguments(arguments), None, risk
+            # Asked of every tool too; a tool with a `summary` argument of its own keeps it.
+            given = (
+                arguments.get("summary")
+                if tool.declares_summary()
+                else arguments.pop("summary", None)
+            )
+            if isinstance(given, str) and given.strip():
+                summary = given.strip()
+            return tool.action_from_arguments(arguments), None, risk, summary
         except (ValueError, ValidationError) as exc:
-            return None, f"Invalid arguments for tool {call.name!r}: {exc}", risk
+            return None, f"Invalid arguments for tool {call.name!r}: {exc}", risk, summary
 
     # -- (4) to (6): check, run, record --------------------------------------------------------
 
@@ -311,3 +325,18 @@ def _tool_input(event: ActionEvent) -> dict[str, Any]:
     if isinstance(action, dict):  # the JSON of the action already
         return action
     return action.model_dump(mode="json")  # a typed Action
+
+
+def _up_to_finish(tool_calls: list[MessageToolCall]) -> list[MessageToolCall]:
+    """The calls of a reply up to its first `finish`: the run ends there, so a call after it
+    would never be answered (the reference drops them too)."""
+    for index, call in enumerate(tool_calls):
+        if call.name == FinishTool.name:
+            if index + 1 < len(tool_calls):
+                logger.info(
+                    "Dropped %d tool call(s) after finish: %s",
+                    len(tool_calls) - index - 1,
+                    ", ".join(c.name for c in tool_calls[index + 1 :]),
+                )
+            return tool_calls[: index + 1]
+    return tool_calls

@@ -18,7 +18,7 @@ from openhands.sdk.context.agent_context import AgentContext
 from openhands.sdk.context.condenser import Condenser
 from openhands.sdk.errors import InvalidStateError
 from openhands.sdk.event.base import Event
-from openhands.sdk.event.message import SystemPromptEvent
+from openhands.sdk.event.message import MessageEvent, SystemPromptEvent
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.message import TextContent
 from openhands.sdk.mcp.config import MCPServer, coerce_mcp_config
@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 OnEvent = Callable[[Event], None]
 OnToken = Callable[[Any], None]
 """Gets each streamed chunk of an LLM reply (passed to the LLM's `on_token`)."""
+
+
+class EventOrderError(InvalidStateError, AssertionError):
+    """A conversation's events break an invariant (a user message before the system
+    prompt); the message says which. An AssertionError too, as the reference raises."""
+
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = tuple(tool.__name__ for tool in BUILTIN_TOOLS)
 """The built-ins an agent gets by default ("FinishTool", "ThinkTool")."""
@@ -226,6 +232,46 @@ class AgentBase(BaseModel):
             tools=tools,
             dynamic_context=TextContent(text=dynamic) if dynamic else None,
         )
+
+    def init_state(self, state: Any, on_event: OnEvent) -> None:
+        """Start `state` (a `ConversationState`) for this agent: build its tools for the
+        state's workspace and emit the system prompt through `on_event`, unless the events
+        already hold one. A `LocalConversation` does this itself; this is for code that builds
+        a state by hand. Raises `EventOrderError` when a user message comes before any system
+        prompt (such a history cannot be given a system prompt afterwards).
+        """
+        for event in state.events:
+            if isinstance(event, SystemPromptEvent):
+                return
+            if isinstance(event, MessageEvent) and event.source == "user":
+                raise EventOrderError(
+                    "A user message exists before SystemPromptEvent in this conversation: its "
+                    "system prompt cannot be added afterwards; start a new conversation."
+                )
+        from openhands.sdk.context.conversation_context import ConversationContext
+        from openhands.sdk.security.ensemble import uses_llm_risk
+
+        working_dir = state.workspace.working_dir
+        folder = getattr(state, "folder", None)
+        tools = self.init_tools(
+            ToolContext(
+                working_dir=working_dir,
+                persistence_dir=str(folder) if folder else None,
+                conversation_id=state.id.hex,
+            )
+        )
+        ask_risk = uses_llm_risk(getattr(state, "security_analyzer", None))
+        records = [
+            {**tool.to_openai_tool(add_security_risk_prediction=ask_risk), **tool.identity()}
+            for tool in tools.values()
+        ]
+        registry = getattr(state, "secret_registry", None)
+        context = ConversationContext(
+            self.agent_context,
+            working_dir,
+            registry.get_secret_infos() if registry is not None else None,
+        )
+        on_event(self.system_prompt_event(records, context))
 
     # -- tools ---------------------------------------------------------------------------------
 

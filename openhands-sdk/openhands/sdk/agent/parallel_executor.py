@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from openhands.sdk.tool.resources import DeclaredResources
 from openhands.sdk.tool.schema import Action
@@ -73,13 +73,17 @@ class ParallelToolExecutor:
     ) -> list[ResultT]:
         """`run(call)` for every call (holding the locks `keys(call)` names), in call order.
 
-        With one worker or one call everything runs in this thread. An exception from `run`
-        is raised here once every call has ended.
+        With one worker or one call everything runs in this thread. A call whose `run`
+        raises gets `[AgentErrorEvent]` as its result, naming the call's tool and the error
+        (the reference SDK's contract: one broken call never loses the others' results).
         """
 
         def locked(call: CallT) -> ResultT:
-            with self.locks.hold(keys(call)):
-                return run(call)
+            try:
+                with self.locks.hold(keys(call)):
+                    return run(call)
+            except Exception as exc:
+                return _error_result(call, exc)
 
         if self.max_workers == 1 or len(calls) <= 1:
             return [locked(call) for call in calls]
@@ -90,3 +94,18 @@ class ParallelToolExecutor:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tool-call") as pool:
             futures = [pool.submit(locked, call) for call in calls]
         return [future.result() for future in futures]
+
+
+def _error_result(call: Any, exc: Exception) -> Any:
+    """`[AgentErrorEvent]` for a call (an ActionEvent, or anything holding one as `event`)."""
+    from openhands.sdk.event.action import AgentErrorEvent
+
+    event = getattr(call, "event", call)
+    name = str(getattr(event, "tool_name", "") or "unknown")
+    return [
+        AgentErrorEvent(
+            tool_name=name,
+            tool_call_id=str(getattr(event, "tool_call_id", "") or ""),
+            error=f"Error executing tool {name!r}: {type(exc).__name__}: {exc}",
+        )
+    ]

@@ -8,9 +8,22 @@ from typing import Any
 
 from openhands.sdk.context.skills import Skill
 from openhands.sdk.llm.message import Message, TextContent
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from openhands.sdk.secret.secrets import SecretSource, SecretSpec, SecretValue
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    TypeAdapter,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 logger = logging.getLogger(__name__)
+
+_MASK = "**********"
+"""How a secret given as plain text is dumped unless `expose_secrets` is asked for."""
 
 
 def _now() -> datetime:
@@ -71,6 +84,14 @@ class AgentContext(BaseModel):
     disabled_skills: list[str] = Field(
         default_factory=list, description="Names of skills never to use (from any source)."
     )
+    secrets: dict[str, SecretValue] | None = Field(
+        default=None,
+        description="Secrets the agent's commands may use, by environment variable name: a "
+        "value, or a SecretSource (StaticSecret, LookupSecret). A conversation registers them "
+        "as `update_secrets` does (its own win a name) and the system prompt lists their names "
+        "and descriptions, never their values. Dumps mask the values unless "
+        "`context={'expose_secrets': True}`.",
+    )
     current_datetime: datetime | str | None = Field(
         default_factory=_now,
         description="The date and time to tell the agent (a datetime is shown to the minute, "
@@ -84,10 +105,51 @@ class AgentContext(BaseModel):
         for skill in skills:
             if skill.name in seen:
                 raise ValueError(
-                    f"Duplicate skill name {skill.name!r}: give each skill its own name"
+                    f"Duplicate skill name found: {skill.name}; give each skill its own name"
                 )
             seen.add(skill.name)
         return skills
+
+    @field_validator("secrets", mode="before")
+    @classmethod
+    def _secret_sources(cls, value: Any) -> Any:
+        # A source read back from JSON is a dict with its `kind`; SecretSource itself is abstract.
+        if not isinstance(value, dict):
+            return value
+        return {
+            name: _SPEC.validate_python(item) if isinstance(item, dict) else item
+            for name, item in value.items()
+        }
+
+    @field_serializer("secrets")
+    def _dump_secrets(
+        self, value: dict[str, SecretValue] | None, info: SerializationInfo
+    ) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        exposed = isinstance(info.context, dict) and bool(info.context.get("expose_secrets"))
+        return {
+            name: item.model_dump(mode=info.mode, context=info.context)
+            if isinstance(item, SecretSource)
+            else (item if exposed else _MASK)
+            for name, item in value.items()
+        }
+
+    def usable_secrets(self) -> dict[str, SecretValue]:
+        """`secrets` without the values that are only the mask of a dump read back (an agent
+        loaded from a file written without `expose_secrets`): those have no value to give."""
+        return {name: item for name, item in (self.secrets or {}).items() if item != _MASK}
+
+    def get_secret_infos(self) -> list[dict[str, str | None]]:
+        """`{"name", "description"}` of each secret in `secrets` (a plain value has no
+        description); empty when there are none."""
+        return [
+            {
+                "name": name,
+                "description": item.description if isinstance(item, SecretSource) else None,
+            }
+            for name, item in (self.secrets or {}).items()
+        ]
 
     @model_validator(mode="after")
     def _load_auto_skills(self) -> AgentContext:
@@ -113,13 +175,20 @@ class AgentContext(BaseModel):
         return self.current_datetime
 
     def get_system_message_suffix(
-        self, llm_model: str | None = None, llm_model_canonical: str | None = None, **_: Any
+        self,
+        llm_model: str | None = None,
+        llm_model_canonical: str | None = None,
+        additional_secret_infos: list[dict[str, str | None]] | None = None,
+        **_: Any,
     ) -> str | None:
         """The dynamic part of the system prompt, or None when there is nothing to say.
 
         `llm_model` drops the vendor skills meant for another model family (a CLAUDE.md for a
-        non-Claude model, a GEMINI.md for a non-Gemini one).
+        non-Claude model, a GEMINI.md for a non-Gemini one). The secrets named are those of
+        `secrets` and `additional_secret_infos` (a conversation's own; they win a name).
         """
+        secret_infos = {info["name"]: info for info in self.get_secret_infos()}
+        secret_infos.update((info["name"], info) for info in additional_secret_infos or ())
         from openhands.sdk.context import prompt_blocks  # only when a prompt is built
 
         model = " ".join(m for m in (llm_model, llm_model_canonical) if m).lower()
@@ -132,6 +201,9 @@ class AgentContext(BaseModel):
                 [s for s in self.skills if not _always_on(s) and not s.disable_model_invocation]
             ),
             (self.system_message_suffix or "").strip() or None,
+            prompt_blocks.custom_secrets(
+                [(str(name), info.get("description")) for name, info in secret_infos.items()]
+            ),
             prompt_blocks.current_datetime(self.get_formatted_datetime()),
         ]
         text = "\n\n".join(block for block in blocks if block)
@@ -168,6 +240,9 @@ class AgentContext(BaseModel):
         if not parts:
             return None
         return TextContent(text="\n".join(parts)), [skill.name for skill, _ in recalled]
+
+
+_SPEC: TypeAdapter[Any] = TypeAdapter(SecretSpec)
 
 
 def _always_on(skill: Skill) -> bool:

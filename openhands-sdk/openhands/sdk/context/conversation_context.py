@@ -27,16 +27,25 @@ class ConversationContext:
     more). Memory is read when the system prompt is built (`system_message_suffix`).
     """
 
-    def __init__(self, agent_context: AgentContext | None, working_dir: str) -> None:
+    def __init__(
+        self,
+        agent_context: AgentContext | None,
+        working_dir: str,
+        secret_infos: list[dict[str, str | None]] | None = None,
+    ) -> None:
         self.working_dir = working_dir
         self.agent_context = _with_project_skills(agent_context, working_dir)
         self.activated_skills: list[str] = []
+        self.secret_infos = secret_infos or []
+        """The conversation's secrets (name, description): the system prompt names them."""
 
     def system_message_suffix(self, llm_model: str | None = None) -> str | None:
         """The dynamic part of the system prompt for a new conversation (reads the memory)."""
         context = self.agent_context
         if context is None:
-            return None
+            if not self.secret_infos:
+                return None
+            context = AgentContext(current_datetime=None)
         if context.load_memory and context.memory_context is None:
             try:
                 memory = load_memory(self.working_dir)
@@ -44,7 +53,9 @@ class ConversationContext:
                 logger.warning("Memory not loaded (the conversation starts without it): %s", exc)
                 memory = None
             context = context.model_copy(update={"memory_context": memory})
-        return context.get_system_message_suffix(llm_model)
+        return context.get_system_message_suffix(
+            llm_model, additional_secret_infos=self.secret_infos
+        )
 
     def user_message_event(
         self,

@@ -71,6 +71,27 @@ def skills_xml(skills: Sequence[Skill]) -> str:
     return "<available_skills>\n" + "\n".join(entries) + "\n</available_skills>"
 
 
+def custom_secrets(secrets: Sequence[tuple[str, str | None]]) -> str | None:
+    """`<CUSTOM_SECRETS>`: the names (and descriptions) of the secrets a command may use;
+    never a value."""
+    if not secrets:
+        return None
+    listed = "\n".join(
+        f"* **${name}**" + (f" - {description}" if description else "")
+        for name, description in secrets
+    )
+    return (
+        "<CUSTOM_SECRETS>\n"
+        "These secrets are set as environment variables for a terminal command that names "
+        "one (`$NAME`, `${NAME}` or the bare name, in the same case). Use them where "
+        'they are needed, e.g. `curl -H "Authorization: Bearer $API_KEY" ...`; never print '
+        "one: the conversation may be logged or shared, and a value that reaches the output "
+        "is shown as <secret-hidden>. A secret that stops working may have been renewed: "
+        "name it in a new command before telling the user it fails.\n\n"
+        f"{listed}\n</CUSTOM_SECRETS>"
+    )
+
+
 def current_datetime(formatted: str | None) -> str | None:
     """`<CURRENT_DATETIME>` (last: the only part that changes between conversations)."""
     if not formatted:

@@ -125,6 +125,11 @@ THIRD_PARTY_SKILL_NAMES = {
 }
 """Instruction files other agents read, found at a project's root: lowercase file -> skill."""
 
+MAX_DESCRIPTION_CHARS = 1024
+"""The longest description the AgentSkills format allows; longer ones are cut to it."""
+_AGENTSKILLS_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_AGENTSKILLS_NAME_MAX = 64
+
 
 class SkillError(OpenHandsError):
     """Reading, fetching or installing a skill failed."""
@@ -216,6 +221,8 @@ def _read_skill(path: Path, skill_base_dir: str | Path | None, text: str) -> Ski
     else:
         default_name = path.stem
     name = str(meta.get("name") or default_name)
+    if agentskills:
+        _check_agentskills_name(path, name)
     keywords = meta.get("triggers") or []
     if not isinstance(keywords, list) or not all(isinstance(k, str | int) for k in keywords):
         raise SkillValidationError(f"{path}: `triggers` must be a list of words")
@@ -228,9 +235,18 @@ def _read_skill(path: Path, skill_base_dir: str | Path | None, text: str) -> Ski
     allowed = meta.get("allowed-tools", meta.get("allowed_tools"))
     if isinstance(allowed, str):
         allowed = allowed.split()
+    elif allowed is not None and not isinstance(allowed, list):
+        raise SkillValidationError(
+            f"{path}: allowed-tools must be a list or a space-separated string of tool names"
+        )
+    if meta.get("metadata") is not None and not isinstance(meta["metadata"], dict):
+        raise SkillValidationError(f"{path}: metadata must be a dictionary of strings")
     description = meta.get("description")
+    if isinstance(description, str):
+        # One line, and at most the AgentSkills limit: a longer one is cut, not refused.
+        description = " ".join(description.split())[:MAX_DESCRIPTION_CHARS]
     optional = {
-        "description": " ".join(str(description).split()) if description is not None else None,
+        "description": description,
         "license": meta.get("license"),
         "compatibility": meta.get("compatibility"),
         "version": str(meta["version"]) if meta.get("version") is not None else None,
@@ -251,3 +267,17 @@ def _read_skill(path: Path, skill_base_dir: str | Path | None, text: str) -> Ski
         is_agentskills_format=agentskills,
         **{key: value for key, value in optional.items() if value is not None},
     )
+
+
+def _check_agentskills_name(path: Path, name: str) -> None:
+    """An AgentSkills name is lowercase letters, digits and hyphens, and names its folder."""
+    if len(name) > _AGENTSKILLS_NAME_MAX or not _AGENTSKILLS_NAME.fullmatch(name):
+        raise SkillValidationError(
+            f"{path}: skill name {name!r} must be 1-64 lowercase letters, digits and single "
+            "hyphens (AgentSkills)"
+        )
+    if name != path.parent.name:
+        raise SkillValidationError(
+            f"{path}: skill name {name!r} must match its folder {path.parent.name!r}; rename "
+            "one of them"
+        )

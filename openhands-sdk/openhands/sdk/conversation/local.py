@@ -108,6 +108,7 @@ class LocalConversation(ConversationParts["LocalConversation"]):
         config: ConversationConfig | None = None,
         plugins: Sequence[PluginSource | str] | None = None,
         client_tools: Sequence[ClientToolSpec | Mapping[str, Any]] | None = None,
+        delete_on_close: bool = True,
     ) -> None:
         """Create a conversation, or reopen the one stored under `persistence_dir`.
 
@@ -130,12 +131,15 @@ class LocalConversation(ConversationParts["LocalConversation"]):
         before it starts (see `openhands.sdk.plugin`; `resolved_plugins` pins what loaded).
         `client_tools` are tools the caller runs itself (see `openhands.sdk.tool.client_tool`):
         the agent gets them and a call to one ends the run until `respond_to_client_tool`.
+        `delete_on_close` is the reference's option, kept as an attribute: closing a local
+        conversation ends its tools' processes and never deletes what it stored (as there).
         """
         if max_iteration_per_run is not None and max_iteration_per_run < 1:
             raise InvalidArgumentError(
                 f"max_iteration_per_run must be >= 1 (agent steps per run()), got "
                 f"{max_iteration_per_run}"
             )
+        self.delete_on_close = delete_on_close
         thresholds = thresholds_from(stuck_detection_thresholds)
         shown_by = make_visualizer(visualizer)
         if secrets:
@@ -196,8 +200,15 @@ class LocalConversation(ConversationParts["LocalConversation"]):
             # Imported here: skill files and memory are only read when a conversation starts.
             from openhands.sdk.context.conversation_context import ConversationContext
 
+            agent_context = state.agent.agent_context
+            if agent_context is not None and agent_context.secrets:
+                state.secret_registry.update_secrets(agent_context.usable_secrets())
+            if secrets:  # before the system prompt, which names them; they win a name
+                state.secret_registry.update_secrets(secrets)
             self.context = ConversationContext(
-                state.agent.agent_context, state.workspace.working_dir
+                agent_context,
+                state.workspace.working_dir,
+                state.secret_registry.get_secret_infos(),
             )
             self.hook_runner = HookRunner(
                 state.hook_config,
@@ -218,8 +229,6 @@ class LocalConversation(ConversationParts["LocalConversation"]):
                 on_plugin_loaded=self._plugin_loaded,
             )
             introduce(state, self._recorder, self.tools, self.tool_schemas, self.context)
-            if secrets:
-                state.secret_registry.update_secrets(secrets)
             self.hook_runner.run(HookEventType.SESSION_START, {})
         except BaseException:
             # An unknown tool, bad params or a refusing disk: release the log, and leave no
@@ -424,4 +433,8 @@ class LocalConversation(ConversationParts["LocalConversation"]):
                 logger.exception("conversation %s: SessionEnd hooks failed", self.id)
             close_tools(self.tools)
             save_at_close(self._state)
+            # For `with workspace:` to report the run to an automation service.
+            workspace = self._state.workspace
+            workspace.register_cost(self._state.stats.get_combined_metrics().accumulated_cost)
+            workspace.register_conversation_id(str(self.id))
             self._claim.release()

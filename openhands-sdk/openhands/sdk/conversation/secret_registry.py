@@ -94,6 +94,14 @@ class SecretRegistry:
         with self._lock:
             return {name: source.description for name, source in sorted(self._sources.items())}
 
+    def get_secret_infos(self) -> list[dict[str, str | None]]:
+        """`{"name", "description"}` of each registered secret, sorted by name (what the
+        system prompt's `<CUSTOM_SECRETS>` lists)."""
+        return [
+            {"name": name, "description": description}
+            for name, description in self.descriptions().items()
+        ]
+
     def named_in(self, command: str) -> list[str]:
         """The registered secrets that `command` names (as $NAME, ${NAME} or NAME)."""
         with self._lock:

@@ -325,6 +325,15 @@ class ConversationState(ConversationConfig):
         """Guards status changes and appends; hold it for read-modify-write sequences."""
         return self._live.lock
 
+    def __enter__(self) -> ConversationState:
+        """`with conversation.state:` holds `lock` (the reference's way to read the status and
+        events while a run goes on without them changing in between)."""
+        self._live.lock.acquire()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._live.lock.release()
+
     @property
     def has_events(self) -> bool:
         """True once any event was appended (answered without reading the log)."""

@@ -6,6 +6,7 @@ as the same classes (see `openhands.sdk.tool.schema` for what happens when a cla
 loaded). Logs written before these fields were typed still load.
 """
 
+import json
 from typing import Any, ClassVar, Literal
 
 from openhands.sdk.event.base import EventSource, LLMConvertibleEvent
@@ -75,6 +76,26 @@ class ActionEvent(LLMConvertibleEvent):
     @classmethod
     def _typed_action(cls, value: Any) -> Any:
         return None if value is None else action_from_data(value)
+
+    @property
+    def visualize(self) -> str:
+        """The call as plain text: its summary (when given), the thought and reasoning that
+        came with it, then the tool and its arguments."""
+        lines = [f"[{self.kind} from {self.source}]"]
+        if self.summary:
+            lines.append(f"Summary: {self.summary}")
+        thought = "".join(part.text for part in self.thought)
+        if thought:
+            lines.append(f"Thought: {thought}")
+        if self.reasoning_content:
+            lines.append(f"Reasoning: {self.reasoning_content}")
+        arguments = self.tool_call.arguments
+        shown = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        lines.append(f"Action: {self.tool_name} {shown or '{}'}")
+        risk = str(getattr(self.security_risk, "value", self.security_risk))
+        if risk != "UNKNOWN":
+            lines.append(f"Risk: {risk}")
+        return "\n".join(lines)
 
     @field_serializer("action")
     def _action_with_kind(self, value: Action | None, info: SerializationInfo) -> Any:

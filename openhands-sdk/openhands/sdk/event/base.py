@@ -129,6 +129,19 @@ class Event(BaseModel):
             raise UnknownEventKindError(f"Unknown event kind {kind!r}; expected one of: {known}")
         return Event._registry[kind]
 
+    @property
+    def visualize(self) -> str:
+        """This event as plain text for a person (a console or log view): its kind and source,
+        then what it says. Subclasses with more to show override it."""
+        head = f"[{self.kind} from {self.source}]"
+        to_message = getattr(self, "to_llm_message", None)
+        message = to_message() if callable(to_message) else None
+        if isinstance(message, Message):
+            return f"{head}\n{message.text}" if message.text else head
+        fields = self.model_dump(mode="json", exclude={"kind", "id", "timestamp", "source"})
+        shown = {k: v for k, v in fields.items() if v not in (None, "", [], {})}
+        return f"{head}\n{json.dumps(shown, ensure_ascii=False)}" if shown else head
+
     @classmethod
     def kinds(cls) -> list[str]:
         """The names of every registered event class."""

@@ -76,6 +76,22 @@ class MessageEvent(LLMConvertibleEvent):
         """Anthropic thinking blocks of this message."""
         return list(self.llm_message.thinking_blocks)
 
+    @property
+    def visualize(self) -> str:
+        """What was said as plain text, with the skills it activated and how many thinking
+        blocks came with it (their text stays out: it is the model's, not the answer)."""
+        lines = [f"[{self.kind} from {self.source}]"]
+        if self.llm_message.text:
+            lines.append(self.llm_message.text)
+        if self.activated_skills:
+            lines.append(f"[Activated skills: {', '.join(self.activated_skills)}]")
+        if self.llm_message.thinking_blocks:
+            lines.append(f"[Thinking blocks: {len(self.llm_message.thinking_blocks)}]")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.visualize
+
     def to_llm_message(self) -> Message:
         if not self.extended_content:
             return self.llm_message

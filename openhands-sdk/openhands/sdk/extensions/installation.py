@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from openhands.sdk.errors import InvalidStateError
 from openhands.sdk.extensions.confinement import check_confined
@@ -64,6 +64,29 @@ class InstallationInfo(BaseModel):
     repo_path: str | None = Field(default=None, description="The subfolder of the repository.")
     installed_at: str = Field(default_factory=_now, description="When (ISO 8601, UTC).")
     install_path: Path = Field(description="Its folder in the install folder.")
+
+    @classmethod
+    def from_extension(
+        cls,
+        extension: Any,
+        source: str,
+        install_path: Path,
+        requested_ref: str | None = None,
+        resolved_ref: str | None = None,
+        repo_path: str | None = None,
+    ) -> InstallationInfo:
+        """The record of `extension` (anything with `name`, `version` and `description`: a
+        skill, a plugin) installed from `source` into `install_path`, enabled, now."""
+        return cls(
+            name=extension.name,
+            version=getattr(extension, "version", "") or "",
+            description=getattr(extension, "description", "") or "",
+            source=source,
+            install_path=install_path,
+            requested_ref=requested_ref,
+            resolved_ref=resolved_ref,
+            repo_path=repo_path,
+        )
 
 
 class LoadedExtension:

@@ -88,7 +88,8 @@ class HookDefinition(BaseModel):
             raise ValueError("'prompt' is required when type is 'prompt' (the policy to apply)")
         if self.type != HookType.COMMAND and self.async_:
             raise ValueError(
-                f"'async' is only supported for command hooks, not {self.type.value!r}"
+                f"'async' is not supported for {self.type.value} hooks (only command hooks run "
+                "in the background); remove it"
             )
         return self
 
@@ -173,9 +174,12 @@ class HookConfig(BaseModel):
             name = _snake_case(key) if isinstance(key, str) else key
             if name != key and name not in HOOK_EVENT_FIELDS:
                 known = ", ".join(sorted(HOOK_EVENT_FIELDS))
-                raise ValueError(f"Unknown hook event {key!r}; expected one of: {known}")
+                raise ValueError(f"Unknown event type {key!r}; expected one of: {known}")
             if name in normalized:
-                raise ValueError(f"Hook event {key!r} is given twice (PascalCase and snake_case)")
+                raise ValueError(
+                    f"Duplicate hook event {key!r}: it is given twice (PascalCase and "
+                    "snake_case); keep one"
+                )
             normalized[name] = value
         return normalized
 

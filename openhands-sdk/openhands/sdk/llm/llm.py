@@ -67,6 +67,9 @@ def _default_log_folder() -> str:
     return os.path.join(os.environ.get("LOG_DIR", "logs"), "completions")
 
 
+AZURE_DEFAULT_API_VERSION = "2024-12-01-preview"
+"""The API version an `azure/...` model gets when `api_version` is not given."""
+
 NATIVE_TOOL_CALLING_ENV = "LLM_NATIVE_TOOL_CALLING"
 """`false` (or 0, no, off): describe the tools in the prompt instead of sending them (a local
 model without tool calls); `true`: native calls; unset: the LLM's default."""
@@ -324,6 +327,19 @@ class LLM(BaseModel):
         return (
             value if isinstance(value, FallbackStrategy) else FallbackStrategy.model_validate(value)
         )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _azure_api_version(cls, data: Any) -> Any:
+        # An Azure deployment needs an API version; the reference SDK's default when none is
+        # given, so the same spec calls the same API on both.
+        if (
+            isinstance(data, dict)
+            and str(data.get("model") or "").startswith("azure/")
+            and not data.get("api_version")
+        ):
+            return {**data, "api_version": AZURE_DEFAULT_API_VERSION}
+        return data
 
     @model_validator(mode="after")
     def _check_retry_waits(self) -> Self:

@@ -71,8 +71,8 @@ class LLMRegistry:
         """Register `llm` under its usage_id; DuplicateUsageIdError if that id is taken."""
         if llm.usage_id in self._usage_to_llm:
             raise DuplicateUsageIdError(
-                f"An LLM with usage_id {llm.usage_id!r} is already registered; give the new "
-                "one another usage_id, or get() the registered one."
+                f"An LLM with usage_id {llm.usage_id!r} already exists in registry; give the "
+                "new one another usage_id, or get() the registered one."
             )
         if any(other.metrics is llm.metrics for other in self._usage_to_llm.values()):
             llm.reset_metrics()
@@ -85,8 +85,8 @@ class LLMRegistry:
         if llm is None:
             known = ", ".join(sorted(self._usage_to_llm)) or "none"
             raise LLMNotRegisteredError(
-                f"No LLM registered with usage_id {usage_id!r} (registered: {known}); add() it "
-                "first."
+                f"LLM with usage_id {usage_id!r} not found in registry (registered: {known}); "
+                "add() it first."
             )
         return llm
 

@@ -30,6 +30,19 @@ class TextContent(BaseModel):
 
     type: Literal["text"] = "text"
     text: str
+    cache_prompt: bool = Field(
+        default=False,
+        description="Mark this part as a prompt-cache breakpoint when it is sent as a list "
+        "part with `cache_enabled` (left out of dumps while False).",
+        exclude_if=_empty,
+    )
+
+    def to_llm_dict(self) -> dict[str, Any]:
+        """This part as a chat-completions content item (with `cache_control` when marked)."""
+        item: dict[str, Any] = {"type": "text", "text": self.text}
+        if self.cache_prompt:
+            item["cache_control"] = {"type": "ephemeral"}
+        return item
 
 
 class ImageContent(BaseModel):
@@ -39,6 +52,20 @@ class ImageContent(BaseModel):
 
     type: Literal["image"] = "image"
     image_urls: list[str]
+    cache_prompt: bool = Field(
+        default=False,
+        description="Mark the last image as a prompt-cache breakpoint (see TextContent).",
+        exclude_if=_empty,
+    )
+
+    def to_llm_dict(self) -> list[dict[str, Any]]:
+        """One chat-completions `image_url` item per URL (the last marked when asked)."""
+        items: list[dict[str, Any]] = [
+            {"type": "image_url", "image_url": {"url": url}} for url in self.image_urls
+        ]
+        if self.cache_prompt and items:
+            items[-1]["cache_control"] = {"type": "ephemeral"}
+        return items
 
 
 Content = TextContent | ImageContent
@@ -78,6 +105,15 @@ class ReasoningItemModel(BaseModel):
     status: str | None = None
 
 
+def _arguments_text(arguments: Any) -> str:
+    """Tool-call arguments as the JSON object text the APIs carry (a dict is serialized)."""
+    if isinstance(arguments, str):
+        return arguments or "{}"
+    if arguments is None:
+        return "{}"
+    return json.dumps(arguments)
+
+
 class MessageToolCall(BaseModel):
     """A tool call requested by the assistant: the tool name and its JSON arguments."""
 
@@ -107,16 +143,52 @@ class MessageToolCall(BaseModel):
         kind = part(tool_call, "type") or "function"
         function = part(tool_call, "function")
         if kind != "function":
-            raise InvalidArgumentError(f"tool call type must be 'function', got {kind!r}")
-        name = part(function, "name") if function is not None else None
+            raise InvalidArgumentError(
+                f"Unsupported tool call type {kind!r}: only 'function' tool calls are read"
+            )
+        if function is None:
+            raise InvalidArgumentError(
+                f"tool_call.function is None: tool call {part(tool_call, 'id')!r} names no function"
+            )
+        name = part(function, "name")
         if not name:
-            raise InvalidArgumentError(f"tool call {part(tool_call, 'id')!r} has no function name")
-        arguments = part(function, "arguments")
+            raise InvalidArgumentError(
+                f"tool_call.function.name is None: tool call {part(tool_call, 'id')!r} has no "
+                "function name"
+            )
         return cls(
             id=str(part(tool_call, "id") or ""),
             name=str(name),
-            arguments=arguments if isinstance(arguments, str) and arguments else "{}",
+            arguments=_arguments_text(part(function, "arguments")),
             origin="completion",
+        )
+
+    @classmethod
+    def from_responses_function_call(cls, item: Any) -> "MessageToolCall":
+        """The call from a Responses API `function_call` output item (the openai or litellm
+        model, any object with `call_id`, `id`, `name` and `arguments`, or the same as a dict).
+
+        Its `call_id` (or, lacking one, its `id`) is the call's id; the item `id` is kept as
+        `responses_item_id` so the call is replayed unchanged. ValueError for an item with
+        neither id, or without a name.
+        """
+
+        def part(name: str) -> Any:
+            return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+        call_id, item_id, name = part("call_id"), part("id"), part("name")
+        if not call_id and not item_id:
+            raise InvalidArgumentError("Responses function_call item is missing call_id/id")
+        if not name:
+            raise InvalidArgumentError(
+                f"Responses function_call item {call_id or item_id!r} is missing name"
+            )
+        return cls(
+            id=str(call_id or item_id),
+            name=str(name),
+            arguments=_arguments_text(part("arguments")),
+            origin="responses",
+            responses_item_id=str(item_id) if item_id else None,
         )
 
     def to_chat_dict(self) -> dict[str, Any]:
@@ -137,7 +209,7 @@ class MessageToolCall(BaseModel):
             "id": item_id,
             "call_id": self.id,
             "name": self.name,
-            "arguments": self.arguments,
+            "arguments": _arguments_text(self.arguments),
         }
 
 
@@ -191,31 +263,33 @@ class Message(BaseModel):
     def to_chat_dict(
         self,
         *,
-        vision_enabled: bool = True,
+        vision_enabled: bool = False,
         force_string_serializer: bool = False,
         send_reasoning_content: bool = False,
         cache_enabled: bool = False,
-        function_calling_enabled: bool = True,
+        function_calling_enabled: bool = False,
     ) -> dict[str, Any]:
         """Render in the OpenAI chat-completions shape that litellm accepts.
 
-        Images are sent only with `vision_enabled`; `force_string_serializer` sends the text
-        as one string (for providers that refuse content lists). `cache_enabled` and
-        `function_calling_enabled` are accepted for the reference SDK's signature (prompt
-        caching marks are added by the LLM, not here).
+        The content is a list of parts when any of `cache_enabled`, `vision_enabled` or
+        `function_calling_enabled` is set (images only with `vision_enabled`; a part marked
+        `cache_prompt` carries `cache_control` only with `cache_enabled`), else one string
+        (`force_string_serializer` always gives the string, for providers that refuse lists).
+        An assistant turn with tool calls leaves out empty text (and `content` when nothing
+        is left).
         """
-        del cache_enabled, function_calling_enabled
         content: str | list[dict[str, Any]]
-        with_images = vision_enabled and self.contains_image and not force_string_serializer
-        if with_images:
+        as_list = not force_string_serializer and (
+            cache_enabled or vision_enabled or function_calling_enabled
+        )
+        if as_list:
             content = []
             for part in self.content:
-                if isinstance(part, TextContent):
-                    content.append({"type": "text", "text": part.text})
+                if isinstance(part, ImageContent):
+                    if vision_enabled:
+                        content.extend(_uncached(part.to_llm_dict(), keep=cache_enabled))
                 else:
-                    content.extend(
-                        {"type": "image_url", "image_url": {"url": url}} for url in part.image_urls
-                    )
+                    content.extend(_uncached([part.to_llm_dict()], keep=cache_enabled))
         else:
             content = self.text
         out: dict[str, Any] = {"role": self.role, "content": content}
@@ -223,10 +297,8 @@ class Message(BaseModel):
             out["thinking_blocks"] = [block.model_dump() for block in self.thinking_blocks]
         if self.tool_calls:
             out["tool_calls"] = [call.to_chat_dict() for call in self.tool_calls]
-            if self.role == "assistant" and not content:
-                # Some providers refuse an empty content beside tool calls (the reference
-                # leaves the key out too).
-                del out["content"]
+            if self.role == "assistant":
+                _drop_empty_text(out)
         if self.role == "tool":
             out["tool_call_id"] = self.tool_call_id
             if self.name:
@@ -287,15 +359,22 @@ class Message(BaseModel):
     def from_llm_chat_message(cls, message: Any) -> "Message":
         """Our message for a litellm chat-completions message (reasoning and thinking kept)."""
         content = getattr(message, "content", None)
+        given = getattr(message, "tool_calls", None) or []
         calls = [
             MessageToolCall(
                 id=getattr(call, "id", None) or f"call_{index}",
                 name=call.function.name or "",
                 arguments=_arguments_text(call.function.arguments),
             )
-            for index, call in enumerate(getattr(message, "tool_calls", None) or [])
+            for index, call in enumerate(given)
             if getattr(call, "type", "function") in (None, "function")
         ]
+        if given and not calls:
+            kinds = sorted({str(getattr(call, "type", None)) for call in given})
+            raise InvalidArgumentError(
+                f"The reply has tool_calls, but none are of type 'function' (got {kinds}); "
+                "only function tools are supported"
+            )
         blocks: list[ThinkingBlock | RedactedThinkingBlock] = []
         for block in getattr(message, "thinking_blocks", None) or []:
             data = block if isinstance(block, dict) else getattr(block, "__dict__", {})
@@ -317,12 +396,6 @@ class Message(BaseModel):
         )
 
 
-def _arguments_text(arguments: Any) -> str:
-    if arguments is None:
-        return "{}"
-    return arguments if isinstance(arguments, str) else json.dumps(arguments)
-
-
 def text_message(role: Role, text: str) -> Message:
     """Build a message holding a single text part."""
     return Message(role=role, content=[TextContent(text=text)])
@@ -334,3 +407,32 @@ def content_to_str(contents: Sequence[TextContent | ImageContent]) -> list[str]:
         part.text if isinstance(part, TextContent) else f"[Image: {len(part.image_urls)} URLs]"
         for part in contents
     ]
+
+
+def _uncached(items: list[dict[str, Any]], *, keep: bool) -> list[dict[str, Any]]:
+    """`items` without their `cache_control` unless prompt caching is on."""
+    if keep:
+        return items
+    for item in items:
+        item.pop("cache_control", None)
+    return items
+
+
+def _drop_empty_text(message: dict[str, Any]) -> None:
+    """Leave out blank text beside tool calls, and `content` when nothing is left (some
+    providers refuse an empty content next to tool calls; the reference does the same)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        if not content.strip():
+            del message["content"]
+        return
+    if isinstance(content, list):
+        kept = [
+            item
+            for item in content
+            if not (item.get("type") == "text" and not str(item.get("text", "")).strip())
+        ]
+        if kept:
+            message["content"] = kept
+        else:
+            del message["content"]

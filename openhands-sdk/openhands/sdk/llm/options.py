@@ -166,7 +166,8 @@ def format_chat_messages(llm: LLMSettings, messages: list[Message]) -> list[dict
     send_reasoning = _sends_reasoning_content(llm)
     out = [
         m.to_chat_dict(
-            vision_enabled=vision,
+            # Text-only turns go as one string (every provider takes it); images as parts.
+            vision_enabled=vision and m.contains_image,
             force_string_serializer=force_string,
             send_reasoning_content=send_reasoning,
         )

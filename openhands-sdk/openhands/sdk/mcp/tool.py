@@ -168,6 +168,12 @@ class MCPToolExecutor:
         self.client.close()
 
 
+def _input_schema(mcp_tool: Any) -> Any:
+    # `input_schema` in mcp 2; `inputSchema` in mcp 1 (what the reference SDK's users hold).
+    schema = getattr(mcp_tool, "input_schema", None)
+    return schema if schema is not None else getattr(mcp_tool, "inputSchema", None)
+
+
 class MCPToolDefinition(ToolDefinition):
     """A tool an MCP server lists. Build them with `MCPToolDefinition.create`."""
 
@@ -186,7 +192,7 @@ class MCPToolDefinition(ToolDefinition):
         `name` defaults to the server's name for it (made LLM-safe).
         """
         tool_name = llm_tool_name(name or mcp_tool.name)
-        schema = object_schema(mcp_tool.input_schema)
+        schema = object_schema(_input_schema(mcp_tool))
         camel = "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", tool_name))
         action_type = type(
             f"MCP{camel}Action", (MCPToolAction,), {"__module__": __name__, "input_schema": schema}
@@ -203,12 +209,14 @@ class MCPToolDefinition(ToolDefinition):
                 or f"MCP tool {mcp_tool.name}",
                 "action_type": action_type,
                 "mcp_tool": mcp_tool,
-                "server_name": mcp_client.name,
+                "server_name": getattr(mcp_client, "name", ""),
             },
         )
         return [
             definition(
-                MCPToolExecutor(mcp_tool.name, mcp_client), annotations=tool_annotations(mcp_tool)
+                MCPToolExecutor(mcp_tool.name, mcp_client),
+                annotations=tool_annotations(mcp_tool),
+                meta=getattr(mcp_tool, "meta", None),
             )
         ]
 

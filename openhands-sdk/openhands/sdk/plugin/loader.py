@@ -90,6 +90,9 @@ def load_plugins(
     agent: AgentBase,
     max_skills: int = DEFAULT_MAX_SKILLS,
 ) -> tuple[AgentBase, HookConfig | None]:
-    """`agent` with the plugins' skills and MCP servers merged in, and their hooks combined."""
+    """`agent` with the plugins' skills and MCP servers merged in, and their hooks combined
+    (no plugins: `agent` itself, unchanged, and no hooks)."""
+    if not plugin_specs:
+        return agent, None
     loaded = resolve_plugins(plugin_specs, agent, max_skills)
     return loaded.agent, loaded.hooks

@@ -106,8 +106,9 @@ class Plugin(BaseModel):
             merged[skill.name] = skill
         if max_skills is not None and len(merged) > max_skills:
             raise PluginError(
-                f"Plugin {self.name!r} brings the agent to {len(merged)} skills, more than the "
-                f"limit of {max_skills} (raise max_skills if you trust these plugins)"
+                f"Plugin {self.name!r} brings the agent to {len(merged)} skills, which exceeds "
+                f"maximum of {max_skills} (the limit; raise max_skills if you trust these "
+                "plugins)"
             )
         if agent_context is None:
             return AgentContext(skills=list(merged.values()))

@@ -6,6 +6,7 @@ classes the server validates with.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
@@ -16,6 +17,7 @@ from openhands.sdk.conversation.goal import GoalRequest, GoalStatus
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event.base import Event
 from openhands.sdk.remote.errors import (
+    RemoteConversationNotFoundError,
     RemoteServerError,
 )
 from openhands.sdk.remote.transport import ServerClient
@@ -67,6 +69,13 @@ class RemoteClient(ServerClient):
         path = self._conv(conversation_id)
         body = self.request("GET", path, not_found=f"Conversation {conversation_id}")
         return self.read_as(ConversationInfo, body, f"GET {path}")
+
+    def delete_conversation(self, conversation_id: uuid.UUID) -> None:
+        """DELETE /api/conversations/{id} (a conversation already gone is not an error)."""
+        with contextlib.suppress(RemoteConversationNotFoundError):
+            self.request(
+                "DELETE", self._conv(conversation_id), not_found=f"Conversation {conversation_id}"
+            )
 
     def send_message(self, conversation_id: uuid.UUID, message: SendMessageRequest) -> None:
         """POST /{id}/events: append a user message."""

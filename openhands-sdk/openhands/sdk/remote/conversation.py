@@ -21,7 +21,7 @@ from openhands.sdk.conversation.goal.limits import GoalLimitsChange
 from openhands.sdk.conversation.goal.options import DEFAULT_MAX_ITERATIONS, GoalRequest
 from openhands.sdk.conversation.state import ConversationExecutionStatus
 from openhands.sdk.conversation.visualizer.base import ConversationVisualizerBase
-from openhands.sdk.errors import InvalidArgumentError
+from openhands.sdk.errors import InvalidArgumentError, OpenHandsError
 from openhands.sdk.event.state import ConversationErrorEvent, ConversationStateUpdateEvent
 from openhands.sdk.hooks.config import HookConfig
 from openhands.sdk.llm.llm import LLM
@@ -88,6 +88,7 @@ class RemoteConversation(BaseConversation):
         client_tools: Sequence[ClientToolSpec] | None = None,
         plugins: Sequence[PluginSource] | None = None,
         secrets: Mapping[str, SecretValue] | None = None,
+        delete_on_close: bool = False,
     ) -> None:
         """Create the conversation on the server (or attach to `conversation_id`) and subscribe.
 
@@ -96,6 +97,8 @@ class RemoteConversation(BaseConversation):
         ActionEvents; answer a waiting one with `respond_to_client_tool`); `plugins` are
         fetched and merged into the agent by the server (sources are the server's);
         `secrets` are given to the agent's commands as by `update_secrets`.
+        `delete_on_close=True` deletes the conversation on the server when this client
+        closes (the reference's option; by default it stays there, goals and all).
         """
         del persistence_dir  # the server owns persistence
         if isinstance(visualizer, type):
@@ -110,6 +113,7 @@ class RemoteConversation(BaseConversation):
             )
         self._agent = agent
         self._workspace = workspace
+        self.delete_on_close = delete_on_close
         self._client = RemoteClient(workspace.host, workspace.api_key)
         self._closed = False
         self._run_lock = threading.Lock()
@@ -399,11 +403,17 @@ class RemoteConversation(BaseConversation):
             self.run()
 
     def close(self) -> None:
-        """Disconnect (socket and HTTP); the conversation stays on the server."""
+        """Disconnect (socket and HTTP); the conversation stays on the server unless this
+        client was made with `delete_on_close=True` (then it is deleted there first)."""
         if self._closed:
             return
         self._closed = True
         self._stream.close()
+        if self.delete_on_close:
+            try:
+                self._client.delete_conversation(self._id)
+            except OpenHandsError as exc:  # closing must not fail on a server that went away
+                logger.warning("Conversation %s not deleted on close: %s", self._id, exc)
         self._client.close()
 
     # -- goals --------------------------------------------------------------------------------

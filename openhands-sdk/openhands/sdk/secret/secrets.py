@@ -54,10 +54,15 @@ class StaticSecret(SecretSource):
         """The stored value."""
         return None if self.value is None else self.value.get_secret_value()
 
-    @field_serializer("value", when_used="json")
-    def _dump_value(self, value: SecretStr | None, info: SerializationInfo) -> str | None:
-        # JSON shows no value unless asked for it (e.g. to seal it, or send it to a server).
-        return value.get_secret_value() if value is not None and _exposed(info) else None
+    @field_serializer("value")
+    def _dump_value(
+        self, value: SecretStr | None, info: SerializationInfo
+    ) -> str | SecretStr | None:
+        # JSON shows no value unless asked for it (e.g. to seal it, or send it to a server);
+        # a Python dump keeps the SecretStr, or gives the text when asked too.
+        if value is not None and _exposed(info):
+            return value.get_secret_value()
+        return value if info.mode == "python" else None
 
 
 class LookupSecret(SecretSource):

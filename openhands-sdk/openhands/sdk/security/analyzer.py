@@ -23,13 +23,20 @@ if TYPE_CHECKING:
 
 class SecurityAnalyzerBase(KindedModel):
     """Rates tool calls; subclasses implement `security_risk`. Read back by `kind` (a
-    subclass's `kind` field, else its class name), your own subclasses included."""
+    subclass's `kind` field, else its class name), your own subclasses included. Not frozen,
+    as in the reference: an analyzer may keep state between calls (counts, caches)."""
 
-    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
     def security_risk(self, action: ActionEvent) -> SecurityRisk:
         """The risk of running `action`."""
         raise NotImplementedError
+
+    def analyze_event(self, event: object) -> SecurityRisk | None:
+        """The risk of `event` if it is a tool call (an ActionEvent), else None."""
+        from openhands.sdk.event.action import ActionEvent
+
+        return self.security_risk(event) if isinstance(event, ActionEvent) else None
 
     def analyze_pending_actions(
         self, actions: Sequence[ActionEvent]

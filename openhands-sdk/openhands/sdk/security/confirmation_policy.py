@@ -8,6 +8,7 @@ conversation and sent over REST as `{"kind": "ConfirmRisky", "threshold": "MEDIU
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Annotated, Literal
 
 from openhands.sdk.security.risk import SecurityRisk
@@ -20,9 +21,10 @@ class ConfirmationPolicyBase(KindedModel):
 
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
+    @abstractmethod
     def should_confirm(self, risk: SecurityRisk = SecurityRisk.UNKNOWN) -> bool:
-        """Whether a call rated `risk` must wait for approval."""
-        raise NotImplementedError
+        """Whether a call rated `risk` must wait for approval (abstract: the base class
+        itself cannot be made, a TypeError as in the reference)."""
 
 
 class AlwaysConfirm(ConfirmationPolicyBase):

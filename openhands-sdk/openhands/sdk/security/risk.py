@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from openhands.sdk.errors import InvalidArgumentError
+from openhands.sdk.errors import InvalidArgumentError, InvalidArgumentTypeError
 
 _ORDER = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
+_COLOURS = {"LOW": "green", "MEDIUM": "yellow", "HIGH": "red", "UNKNOWN": "white"}
 
 
 class SecurityRisk(StrEnum):
     """LOW, MEDIUM or HIGH, or UNKNOWN when nobody rated the call.
 
-    LOW < MEDIUM < HIGH; UNKNOWN compares with nothing (`<` and friends raise TypeError), so
-    a policy must say what it does with an unrated call.
+    LOW < MEDIUM < HIGH; UNKNOWN compares with nothing (`<` and friends raise an error that
+    is both a ValueError, as the reference's, and a TypeError), so a policy must say what it
+    does with an unrated call.
     """
 
     UNKNOWN = "UNKNOWN"
@@ -26,6 +28,10 @@ class SecurityRisk(StrEnum):
         """The risk named by `value` (any case); UNKNOWN for anything else."""
         text = str(getattr(value, "value", value) or "").strip().upper()
         return cls(text) if text in cls.__members__ else cls.UNKNOWN
+
+    def get_color(self) -> str:
+        """The colour a console shows this risk in (rich's names)."""
+        return _COLOURS[self.value]
 
     def is_riskier(self, other: SecurityRisk, reflexive: bool = True) -> bool:
         """Whether this risk is above `other` (or equal, with `reflexive`).
@@ -44,7 +50,9 @@ class SecurityRisk(StrEnum):
         if not isinstance(other, SecurityRisk):
             raise TypeError(f"cannot compare SecurityRisk with {type(other).__name__}")
         if self is SecurityRisk.UNKNOWN or other is SecurityRisk.UNKNOWN:
-            raise TypeError("UNKNOWN risk is not ordered")
+            raise InvalidArgumentTypeError(
+                "UNKNOWN risk is not ordered: rate the call LOW, MEDIUM or HIGH first"
+            )
         return _ORDER[self.value], _ORDER[other.value]
 
     def __lt__(self, other: object) -> bool:

@@ -21,6 +21,7 @@ from openhands.sdk.tool.registry import (
     registered_tools,
     resolve_tool,
 )
+from openhands.sdk.tool.resources import DeclaredResources
 from openhands.sdk.tool.schema import Action, Observation
 from openhands.sdk.tool.spec import Tool
 from openhands.sdk.tool.tool import (
@@ -32,7 +33,13 @@ from openhands.sdk.tool.tool import (
 from openhands.sdk.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from openhands.sdk.tool.client_tool import ClientTool, ClientToolObservation, ClientToolSpec
+    from openhands.sdk.tool.client_tool import (
+        ClientTool,
+        ClientToolObservation,
+        ClientToolRegistrationError,
+        ClientToolSpec,
+        register_client_tools,
+    )
     from openhands.sdk.tool.unknown import UnknownAction, UnknownObservation
 
 for _builtin in BUILT_IN_TOOLS:
@@ -49,6 +56,8 @@ __getattr__, __dir__ = lazy_exports(
         "ClientTool": "openhands.sdk.tool.client_tool",
         "ClientToolObservation": "openhands.sdk.tool.client_tool",
         "ClientToolSpec": "openhands.sdk.tool.client_tool",
+        "ClientToolRegistrationError": "openhands.sdk.tool.client_tool",
+        "register_client_tools": "openhands.sdk.tool.client_tool",
     },
 )
 
@@ -60,7 +69,9 @@ __all__ = [
     "Action",
     "ClientTool",
     "ClientToolObservation",
+    "ClientToolRegistrationError",
     "ClientToolSpec",
+    "DeclaredResources",
     "FinishAction",
     "FinishObservation",
     "FinishTool",
@@ -78,6 +89,7 @@ __all__ = [
     "UnknownObservation",
     "UnknownToolError",
     "list_registered_tools",
+    "register_client_tools",
     "register_tool",
     "registered_tools",
     "resolve_tool",

@@ -13,7 +13,7 @@ import logging
 from typing import Any, ClassVar
 
 from openhands.sdk.tool.schema import Action
-from openhands.sdk.tool.tool import SECURITY_RISK_PROPERTY
+from openhands.sdk.tool.tool import SECURITY_RISK_PROPERTY, with_summary
 from pydantic import ConfigDict, model_validator
 
 __all__ = ["MAX_SCHEMA_ERRORS", "JsonSchemaAction", "object_schema", "schema_function"]
@@ -94,11 +94,13 @@ def schema_function(
 ) -> dict[str, Any]:
     """The OpenAI function spec of a tool whose parameters are `schema`, unchanged.
 
-    A tool that is not read-only also asks for `security_risk` when risk is predicted.
+    A tool that is not read-only also asks for `security_risk` when risk is predicted; every
+    tool asks for the optional `summary`.
     """
     parameters = copy.deepcopy(schema)
     if add_security_risk_prediction and not read_only:
         parameters.setdefault("properties", {})["security_risk"] = dict(SECURITY_RISK_PROPERTY)
+    with_summary(parameters)
     return {
         "type": "function",
         "function": {"name": name, "description": description, "parameters": parameters},

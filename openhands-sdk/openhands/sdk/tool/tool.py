@@ -26,7 +26,15 @@ from openhands.sdk.errors import InvalidArgumentError, InvalidArgumentTypeError
 from openhands.sdk.tool.resources import DeclaredResources
 from openhands.sdk.tool.schema import Action, Observation
 from openhands.sdk.tool.spec import Tool
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    computed_field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 from pydantic._internal._model_construction import ModelMetaclass
 from pydantic.json_schema import SkipJsonSchema
 
@@ -53,6 +61,22 @@ SECURITY_RISK_PROPERTY: dict[str, Any] = {
     "enum": ["LOW", "MEDIUM", "HIGH"],
     "description": "Your assessment of this action's security risk.",
 }
+
+SUMMARY_PROPERTY: dict[str, Any] = {
+    "type": "string",
+    "description": "A few words saying what this call does and why, shown to the user "
+    "beside it (e.g. 'list the tests that failed').",
+}
+"""Asked of every tool call (optional): the agent keeps it as `ActionEvent.summary`."""
+
+
+def with_summary(parameters: dict[str, Any]) -> dict[str, Any]:
+    """`parameters` (a JSON schema, changed in place) with the optional `summary` property,
+    unless the tool has a `summary` argument of its own."""
+    properties = parameters.setdefault("properties", {})
+    if "summary" not in properties:
+        properties["summary"] = dict(SUMMARY_PROPERTY)
+    return parameters
 
 
 class ToolAnnotations(BaseModel):
@@ -283,6 +307,51 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
                 data["executor"] = executor
             super().__init__(**data)
 
+    # -- JSON (the reference's shape: tool_json.py) -----------------------------------------
+
+    @computed_field
+    @property
+    def kind(self) -> str:
+        """The tool's class name: what its JSON is read back by."""
+        return type(self).__name__
+
+    @computed_field
+    @property
+    def title(self) -> str:
+        """The annotations' title, or the tool's name."""
+        if self.annotations is not None and self.annotations.title:
+            return self.annotations.title
+        return self.name
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _by_kind(cls, data: Any, handler: Any) -> Any:
+        from openhands.sdk.tool.tool_json import read_tool
+
+        return read_tool(cls, data, handler)
+
+    @field_validator("action_type", mode="before")
+    @classmethod
+    def _action_class(cls, value: Any) -> Any:
+        from openhands.sdk.tool.tool_json import schema_class
+
+        return schema_class(value, Action)
+
+    @field_validator("observation_type", mode="before")
+    @classmethod
+    def _observation_class(cls, value: Any) -> Any:
+        from openhands.sdk.tool.tool_json import schema_class
+
+        return schema_class(value, Observation)
+
+    @field_serializer("action_type")
+    def _action_name(self, value: type[Action]) -> str:
+        return value.__name__
+
+    @field_serializer("observation_type")
+    def _observation_name(self, value: type[Observation] | None) -> str | None:
+        return None if value is None else value.__name__
+
     @field_validator("executor")
     @classmethod
     def _callable_executor(cls, value: Any) -> Any:
@@ -331,11 +400,6 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
             own = set(self.action_type.model_json_schema().get("properties", {}))
             rs.check_response_schema(response_schema, own)
         return self.model_copy(update={"response_schema": response_schema})
-
-    @property
-    def title(self) -> str:
-        """The annotations' title, else the tool's name."""
-        return (self.annotations.title if self.annotations else None) or self.name
 
     # -- the LLM's view ------------------------------------------------------------------------
 
@@ -386,6 +450,7 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
             from openhands.sdk.tool.response_schema import merge_into
 
             schema = merge_into(schema, self.response_schema)
+        with_summary(schema)
         return {
             "type": "function",
             "function": {
@@ -395,13 +460,32 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
             },
         }
 
+    def to_responses_tool(
+        self,
+        add_security_risk_prediction: bool = False,
+        action_type: type[Action] | None = None,
+    ) -> dict[str, Any]:
+        """The same schema as `to_openai_tool`, in the Responses API's `function` tool shape
+        (flat `name`, `description`, `parameters`; `strict` false)."""
+        function = self.to_openai_tool(add_security_risk_prediction, action_type)["function"]
+        return {
+            "type": "function",
+            "name": function["name"],
+            "description": function["description"],
+            "parameters": function["parameters"],
+            "strict": False,
+        }
+
     def to_mcp_tool(self) -> dict[str, Any]:
         """This tool in the MCP tool-listing shape (name, description, inputSchema...)."""
         function = self.to_openai_tool()["function"]
+        parameters = function["parameters"]
+        if not self.declares_summary():  # an MCP client calls the tool itself: no summary
+            parameters["properties"].pop("summary", None)
         out: dict[str, Any] = {
             "name": self.name,
             "description": function["description"],
-            "inputSchema": function["parameters"],
+            "inputSchema": parameters,
         }
         if self.annotations is not None:
             out["annotations"] = self.annotations.model_dump(exclude_none=True)
@@ -410,6 +494,14 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         return out
 
     # -- calls ---------------------------------------------------------------------------------
+
+    def declares_summary(self) -> bool:
+        """Whether `summary` is one of this tool's own arguments (then the agent leaves it in
+        the call), rather than the summary asked of every call."""
+        if "summary" in self.action_type.model_fields:
+            return True
+        schema = getattr(self.action_type, "input_schema", None)  # MCP and client tools
+        return isinstance(schema, dict) and "summary" in (schema.get("properties") or {})
 
     def action_from_arguments(self, arguments: dict[str, Any]) -> Action:
         """The validated Action for the LLM's `arguments` (response-schema fields split off).
@@ -457,10 +549,12 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         return None
 
     def __call__(self, action: Action, conversation: ToolConversation | None = None) -> Observation:
-        """Run the action through this tool's executor."""
+        """Run the action through this tool's executor; its answer is made an Observation
+        (of `observation_type` when set): a dict or another model is validated into one, by
+        its `kind` when no type is set. TypeError for any other answer."""
         if self.executor is None:
             raise NotImplementedError(f"Tool {self.name!r} has no executor")
-        return self.executor(action, conversation)
+        return _as_observation(self.executor(action, conversation), self.observation_type)
 
     def close(self) -> None:
         """Release resources held by the executor (processes, files)."""
@@ -473,3 +567,19 @@ class ToolDefinition(BaseModel, Generic[ActionT, ObservationT], metaclass=_ToolM
         names = getattr(self.executor, "process_ids", None)
         found = names() if callable(names) else []
         return [pid for pid in found if isinstance(pid, int)] if isinstance(found, list) else []
+
+
+def _as_observation(result: Any, expected: type[Observation] | None) -> Observation:
+    if isinstance(result, expected or Observation):
+        return result
+    if isinstance(result, BaseModel):
+        result = result.model_dump()
+    if not isinstance(result, dict):
+        raise InvalidArgumentTypeError(
+            f"Output must be dict or BaseModel (an Observation), got {type(result).__name__}"
+        )
+    if expected is not None:
+        return expected.model_validate({k: v for k, v in result.items() if k != "kind"})
+    from openhands.sdk.tool.schema import observation_from_data
+
+    return observation_from_data(result)

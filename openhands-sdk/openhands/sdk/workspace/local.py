@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path, PurePath
+from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
 from openhands.sdk.workspace.sandbox import SandboxMode
 from openhands.sdk.workspace.shell import CommandResult, run_shell
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 
 class LocalWorkspace(BaseModel):
@@ -27,6 +28,9 @@ class LocalWorkspace(BaseModel):
         "'auto' (when it works) or 'off'. None: the process default (OH_SANDBOX, else off). "
         "An agent server applies its own OH_SANDBOX instead.",
     )
+
+    _accumulated_cost: float | None = PrivateAttr(default=None)
+    _conversation_id: str | None = PrivateAttr(default=None)
 
     if TYPE_CHECKING:
         # What callers may pass (pydantic's own signature would say `str` only).
@@ -67,3 +71,45 @@ class LocalWorkspace(BaseModel):
         """Run `command` with bash in the working directory (in the workspace's sandbox);
         never raises on failure."""
         return run_shell(command, self.ensure_exists(), timeout=timeout, sandbox=self.sandbox)
+
+    # -- the automation completion callback (see workspace/completion_callback.py) ----------
+
+    def register_cost(self, cost: float) -> None:
+        """Record the run's LLM cost in USD (a conversation in this workspace does it when it
+        closes); `with workspace:` reports it to an automation service on exit."""
+        self._accumulated_cost = cost
+
+    @property
+    def accumulated_cost(self) -> float | None:
+        """The cost last registered, or None."""
+        return self._accumulated_cost
+
+    def register_conversation_id(self, conversation_id: str) -> None:
+        """Record the conversation run here, for the completion callback."""
+        self._conversation_id = conversation_id
+
+    def __eq__(self, other: object) -> bool:
+        """Workspaces are equal when their fields are: the cost and conversation a run
+        registered are bookkeeping, not what the workspace is."""
+        if not isinstance(other, LocalWorkspace):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  (mutable, as pydantic's models are)
+
+    def __enter__(self) -> LocalWorkspace:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        """Tell an automation service how the run ended (only when `AUTOMATION_CALLBACK_URL`
+        is set); an exception from the block goes on unchanged."""
+        from openhands.sdk.workspace.completion_callback import send_completion_callback
+
+        send_completion_callback(
+            exc_val, conversation_id=self._conversation_id, cost=self._accumulated_cost
+        )

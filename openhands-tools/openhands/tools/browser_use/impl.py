@@ -10,6 +10,7 @@ action if it died or if the shell it shares a network with was replaced. Actions
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -98,8 +99,10 @@ class BrowserToolExecutor(ToolExecutor[a.BrowserAction, BrowserObservation]):
         }
 
     @staticmethod
+    @functools.cache
     def check_chromium_available() -> str | None:
-        """The Chromium that would be run, or None when none is installed."""
+        """The Chromium that would be run, or None when none is installed. Looked up once
+        per process (`check_chromium_available.cache_clear()` looks again)."""
         return find_chromium()
 
     def __call__(self, action: a.BrowserAction, conversation: Any = None) -> BrowserObservation:

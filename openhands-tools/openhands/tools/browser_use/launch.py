@@ -81,7 +81,8 @@ class BrowserUnavailableError(OpenHandsError, RuntimeError):
 
 def find_chromium(explicit: str | None = None) -> str | None:
     """The Chromium to run: `explicit`, else `OH_BROWSER_EXECUTABLE`, else Debian's
-    `/usr/bin/chromium` or the first of chromium, chromium-browser, google-chrome on PATH."""
+    `/usr/bin/chromium` or the first of chromium, chromium-browser, google-chrome on PATH,
+    else one in a standard place or Playwright's download cache (`chromium_paths.py`)."""
     wanted = explicit or os.environ.get(BROWSER_EXECUTABLE_ENV)
     if wanted:
         return shutil.which(wanted)
@@ -89,7 +90,9 @@ def find_chromium(explicit: str | None = None) -> str | None:
         found = shutil.which(candidate)
         if found:
             return found
-    return None
+    from openhands.tools.browser_use.chromium_paths import installed_chromium
+
+    return installed_chromium()
 
 
 @dataclass

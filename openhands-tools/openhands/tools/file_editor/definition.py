@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from openhands.sdk.tool import (
     Action,
+    DeclaredResources,
     InvalidToolSpecError,
     Observation,
     ToolContext,
@@ -29,8 +31,8 @@ DESCRIPTION = """View, create and edit plain-text files.
 * `create`: write a NEW file with `file_text` (parent folders are created). It never
   overwrites: edit existing files with str_replace/insert.
 * `str_replace`: replace `old_str` with `new_str`. `old_str` must match EXACTLY ONE place in
-  the file, whitespace included; add surrounding lines to make it unique. An empty
-  `new_str` deletes the text.
+  the file, whitespace included (leading/trailing whitespace is forgiven when the rest is
+  unique); add surrounding lines to make it unique. An empty `new_str` deletes the text.
 * `insert`: insert `new_str` after line `insert_line` (0 = at the top).
 * `undo_edit`: revert the last edit made to `path` with this tool.
 Paths may be absolute or relative to the workspace. Binary files are refused."""
@@ -109,9 +111,25 @@ class FileEditorTool(ToolDefinition[FileEditorAction, FileEditorObservation]):
     action_type = FileEditorAction
     observation_type = FileEditorObservation
 
+    def declared_resources(self, action: Action) -> DeclaredResources:
+        """The file the action touches (`file:<absolute path>`, relative paths taken from
+        the workspace): calls on different files may run at the same time, any command on
+        one file (a view too) waits for the others on it."""
+        path = getattr(action, "path", "")
+        working_dir = getattr(getattr(self.executor, "editor", None), "working_dir", "")
+        absolute = os.path.normpath(os.path.join(working_dir, os.path.expanduser(path)))
+        return DeclaredResources(keys=(f"file:{absolute}",), declared=True)
+
     @classmethod
     def create(cls, context: ToolContext, **params: Any) -> Sequence[FileEditorTool]:
-        """Build the editor for one conversation; it takes no params."""
+        """Build the editor for one conversation; it takes no params. The description
+        names the conversation's working directory (relative paths start there)."""
         if params:
             raise InvalidToolSpecError(f"file_editor takes no params, got {sorted(params)}")
-        return [cls(executor=FileEditorExecutor(context.working_dir))]
+        return [
+            cls(
+                description=f"{DESCRIPTION}\nYour current working directory is: "
+                f"{context.working_dir}",
+                executor=FileEditorExecutor(context.working_dir),
+            )
+        ]

@@ -111,13 +111,19 @@ class FileEditor:
             # The file uses CRLF; the model almost always writes "\n".
             old_str, new_str = old_str.replace("\n", "\r\n"), new_str.replace("\n", "\r\n")
         positions = _occurrences(content, old_str)
+        note = ""
+        if not positions and old_str.strip() and old_str.strip() != old_str:
+            # Models often add or drop a space or newline around old_str: when the text
+            # without them occurs exactly once, that is the place meant. new_str is kept as
+            # given (its whitespace may matter, e.g. a Markdown line break).
+            stripped = _occurrences(content, old_str.strip())
+            if len(stripped) == 1:
+                positions, old_str = stripped, old_str.strip()
+                note = "(old_str matched once its leading/trailing whitespace was ignored.) "
         if not positions:
-            hint = ""
-            if old_str.strip() and old_str.strip() in content:
-                hint = " It does appear once leading/trailing whitespace is removed: check it."
             raise EditorError(
-                f"No replacement was performed: old_str did not appear verbatim in {target}."
-                f"{hint} View the file and copy the exact text, including indentation."
+                f"No replacement was performed: old_str did not appear verbatim in {target}. "
+                "View the file and copy the exact text, including indentation."
             )
         if len(positions) > 1:
             lines = [content.count("\n", 0, pos) + 1 for pos in positions]
@@ -133,7 +139,7 @@ class FileEditor:
         first = content.count("\n", 0, pos) + 1
         last = first + new_str.count("\n")
         return (
-            f"The file {target} has been edited. "
+            f"The file {target} has been edited. {note}"
             f"{_snippet(updated, first, last, target)}"
             "Review the changes and make sure they are as expected."
         )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.tool import (
     Action,
+    DeclaredResources,
     InvalidToolSpecError,
     Observation,
     ToolContext,
@@ -15,6 +16,7 @@ from openhands.sdk.tool import (
 from openhands.tools.file_search import (
     MAX_RESULTS,
     SKIPPED_DIRS,
+    check_working_dir,
     expand_braces,
     glob_regex,
     iter_files,
@@ -96,9 +98,17 @@ class GlobTool(ToolDefinition):
     action_type = GlobAction
     observation_type = GlobObservation
 
+    def declared_resources(self, action: Action) -> DeclaredResources:
+        """Read-only: a listing shares nothing with other calls, so it may run beside them."""
+        return DeclaredResources(declared=True)
+
     @classmethod
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
-        """Build the tool for one conversation; it takes no params."""
+        """Build the tool for one conversation; it takes no params.
+
+        Raises ValueError when the conversation's working directory is not a folder.
+        """
         if params:
             raise InvalidToolSpecError(f"glob takes no params, got {sorted(params)}")
+        check_working_dir(context.working_dir)
         return [cls(executor=GlobExecutor(context.working_dir))]

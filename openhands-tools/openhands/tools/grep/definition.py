@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from openhands.sdk.tool import (
     Action,
+    DeclaredResources,
     InvalidToolSpecError,
     Observation,
     ToolContext,
@@ -17,6 +18,7 @@ from openhands.sdk.tool import (
 from openhands.tools.file_search import (
     MAX_RESULTS,
     FoundFile,
+    check_working_dir,
     expand_braces,
     iter_files,
     listing,
@@ -31,13 +33,14 @@ MAX_FILE_BYTES: Final[int] = 10 * 1024 * 1024
 """Files larger than this are not searched."""
 
 DESCRIPTION = f"""Find files whose content matches a regular expression; read-only.
-* `pattern`: a Python regular expression, e.g. "def \\\\w+_test", "TODO|FIXME".
+* `pattern`: a Python regular expression, case-insensitive, e.g. "def \\\\w+_test",
+  "TODO|FIXME".
 * `path`: the folder to search (absolute, or relative to the workspace); the workspace if
   omitted.
 * `include`: only files whose name matches this glob, e.g. "*.py", "*.{{ts,tsx}}".
-Returns the matching files, newest first, at most {MAX_RESULTS}. Binary files, files over
-{MAX_FILE_BYTES // (1024 * 1024)} MB and version-control folders are skipped. View a file to
-see the matching lines."""
+Returns the matching files, newest first, at most {MAX_RESULTS}. Hidden files and folders
+(names starting with "."), binary files, files over {MAX_FILE_BYTES // (1024 * 1024)} MB and
+dependency folders are skipped. View a file to see the matching lines."""
 
 
 class GrepAction(Action):
@@ -69,15 +72,21 @@ class GrepExecutor:
     ) -> GrepObservation:
         """List the files under `action.path` whose text matches `action.pattern`."""
         try:
-            regex = re.compile(action.pattern)
+            regex = re.compile(action.pattern, re.IGNORECASE)
+        except re.error as exc:
+            return GrepObservation.from_text(
+                f"Invalid regex pattern: {exc}", is_error=True, pattern=action.pattern
+            )
+        try:
             files, root = search_root(self.working_dir, action.path)
-        except (re.error, ValueError) as exc:
-            return GrepObservation.from_text(f"Error: {exc}", is_error=True, pattern=action.pattern)
+        except ValueError as exc:
+            return GrepObservation.from_text(str(exc), is_error=True, pattern=action.pattern)
         includes = expand_braces(action.include) if action.include else None
         matches = [
             found
             for found in iter_files(files, root)
-            if (includes is None or any(fnmatch.fnmatch(found.name, i) for i in includes))
+            if not _hidden(found.relative)
+            and (includes is None or any(fnmatch.fnmatch(found.name, i) for i in includes))
             and _matches(found, regex)
         ]
         text, files, truncated = listing(matches, what="matching files")
@@ -89,6 +98,11 @@ class GrepExecutor:
             include_pattern=action.include,
             truncated=truncated,
         )
+
+
+def _hidden(relative: str) -> bool:
+    """Whether a path under the searched folder is, or is inside, a hidden file or folder."""
+    return any(part.startswith(".") for part in relative.split("/"))
 
 
 def _matches(found: FoundFile, regex: re.Pattern[str]) -> bool:
@@ -108,9 +122,17 @@ class GrepTool(ToolDefinition):
     action_type = GrepAction
     observation_type = GrepObservation
 
+    def declared_resources(self, action: Action) -> DeclaredResources:
+        """Read-only: a search shares nothing with other calls, so it may run beside them."""
+        return DeclaredResources(declared=True)
+
     @classmethod
     def create(cls, context: ToolContext, **params: Any) -> Sequence[ToolDefinition]:
-        """Build the tool for one conversation; it takes no params."""
+        """Build the tool for one conversation; it takes no params.
+
+        Raises ValueError when the conversation's working directory is not a folder.
+        """
         if params:
             raise InvalidToolSpecError(f"grep takes no params, got {sorted(params)}")
+        check_working_dir(context.working_dir)
         return [cls(executor=GrepExecutor(context.working_dir))]

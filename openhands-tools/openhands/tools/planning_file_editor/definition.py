@@ -61,7 +61,7 @@ class PlanningParams(BaseModel):
     @classmethod
     def _absolute(cls, value: str | None) -> str | None:
         if value is not None and not Path(value).is_absolute():
-            raise ValueError(f"must be an absolute path, got {value!r}")
+            raise ValueError(f"plan_path must be an absolute path, got: {value}")
         return value
 
 

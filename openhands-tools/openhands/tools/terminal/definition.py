@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.conversation.secret_registry import SecretRegistry, secret_registry_of
+from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.llm import ImageContent, TextContent
 from openhands.sdk.tool import Action, Observation, ToolContext, ToolDefinition, ToolExecutor
 from openhands.sdk.utils.truncate import truncate_middle
 from openhands.tools.params import parse_params
 from openhands.tools.terminal.launch import resolve_user
-from openhands.tools.terminal.output import clean_output
+from openhands.tools.terminal.output import TerminalMetadata, clean_output
 from openhands.tools.terminal.session import (
     ShellOutput,
     TerminalSession,
@@ -50,7 +51,8 @@ DESCRIPTION = """Run a bash command in a persistent shell in the workspace.
   (`C-d`, `C-z` and other `C-<letter>` keys work too).
 * Long output is truncated in the middle; redirect it to a file and read parts of it.
 * Run long-lived servers in the background (`cmd > server.log 2>&1 &`).
-* Interactive full-screen programs (editors, pagers) are not supported; pagers are off."""
+* Interactive full-screen programs (editors, pagers) are not supported; pagers are off.
+* A shell that no longer answers can be replaced: `reset=true` starts a new one."""
 
 
 class TerminalAction(Action):
@@ -71,6 +73,12 @@ class TerminalAction(Action):
         gt=0,
         le=86_400,
         description="Seconds to wait before returning with the command still running.",
+    )
+    reset: bool = Field(
+        default=False,
+        description="Kill the shell and everything it runs and start a new one in the "
+        "workspace (cd, variables and background jobs are lost), then run `command` if given. "
+        "For a stuck shell; not with is_input.",
     )
 
 
@@ -130,6 +138,20 @@ class TerminalObservation(Observation):
         return data
 
     @property
+    def metadata(self) -> TerminalMetadata:
+        """The exit code, folder and notes under the reference's names (read-only)."""
+        return TerminalMetadata(
+            exit_code=-1 if self.exit_code is None else self.exit_code,
+            working_dir=self.working_dir,
+            suffix="\n".join(f"[{note}]" for note in self.notes),
+        )
+
+    @property
+    def timeout(self) -> bool:
+        """The reference's name for `timed_out`."""
+        return self.timed_out
+
+    @property
     def to_llm_content(self) -> list[TextContent | ImageContent]:
         """The output, then each note in brackets (an error gets a header line first)."""
         lines = [self.text] if self.text else []
@@ -174,6 +196,8 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
                 return self._error(action, "The terminal was closed with its conversation.")
             notes: list[str] = []
             self._secrets = secret_registry_of(conversation)
+            if action.reset:
+                return self._reset(action, notes)
             try:
                 session = self._live_session(notes, restart=not action.is_input)
                 if action.is_input:
@@ -209,6 +233,31 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
                 self._session = None
 
     # -- actions ------------------------------------------------------------------------------
+
+    def _reset(self, action: TerminalAction, notes: list[str]) -> TerminalObservation:
+        if action.is_input:
+            raise InvalidArgumentError(
+                "Cannot use reset=True with is_input=True: a reset starts a new shell, so "
+                "there is no running command to send input to. Send reset alone."
+            )
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+        note = (
+            f"Terminal session has been reset: a new shell in {self.working_dir} (earlier cd, "
+            "exported variables and background jobs are gone)."
+        )
+        shown = f"[RESET] {action.command}".rstrip()
+        if not action.command.strip():
+            return TerminalObservation.from_text(
+                note, command=shown, exit_code=0, working_dir=self.working_dir
+            )
+        try:
+            result = self._command(self._live_session(notes, restart=True), action, notes)
+        except TerminalSessionError as exc:
+            return self._error(action, f"{note} {exc}")
+        text = f"{note}\n{result.text}" if result.text else note
+        return result.model_copy(update={"command": shown, "content": [TextContent(text=text)]})
 
     def _command(
         self, session: TerminalSession, action: TerminalAction, notes: list[str]
@@ -324,6 +373,9 @@ class TerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
         return TerminalObservation.from_text(message, is_error=True, command=action.command)
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class TerminalParams(BaseModel):
     """The `params` of a `Tool(name="terminal")` spec."""
 
@@ -350,6 +402,18 @@ class TerminalParams(BaseModel):
         default=None,
         description="Run the shell as this user (needs root, or being that user). None: as is.",
     )
+
+    @field_validator("env")
+    @classmethod
+    def _shell_names(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        # bash cannot read (or `export`) a variable whose name is not a shell name.
+        bad = sorted(name for name in value or {} if not _ENV_NAME.fullmatch(name))
+        if bad:
+            raise ValueError(
+                f"Invalid terminal environment variable name(s) {bad}: a name is letters, "
+                "digits and '_', not starting with a digit"
+            )
+        return value
 
     @field_validator("username")
     @classmethod

@@ -1,8 +1,11 @@
-"""Cleaning terminal output for an LLM: ANSI codes stripped, carriage returns resolved."""
+"""Terminal output for an LLM: ANSI codes stripped, carriage returns resolved; and how a
+command ended under the reference SDK's names (`TerminalMetadata`)."""
 
 from __future__ import annotations
 
 import re
+
+from pydantic import BaseModel, Field
 
 # CSI (colours, cursor moves), OSC (window titles, hyperlinks) and two-byte escapes.
 _ANSI = re.compile(
@@ -35,3 +38,16 @@ def clean_output(text: str) -> str:
     text = text.replace("\r\n", "\n")
     lines = [_resolve_carriage_returns(line) for line in strip_ansi(text).split("\n")]
     return "\n".join(lines)
+
+
+class TerminalMetadata(BaseModel):
+    """How a command ended, under the reference SDK's names (`observation.metadata`)."""
+
+    exit_code: int = Field(default=-1, description="The exit status; -1 while still running.")
+    pid: int = Field(default=-1, description="Not tracked here: always -1.")
+    username: str | None = None
+    hostname: str | None = None
+    working_dir: str | None = Field(default=None, description="The shell's folder afterwards.")
+    py_interpreter_path: str | None = None
+    prefix: str = ""
+    suffix: str = Field(default="", description="The notes, each in brackets, one a line.")

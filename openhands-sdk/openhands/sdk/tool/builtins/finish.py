@@ -1,5 +1,6 @@
 """`finish`: ends the current run with a message to the user."""
 
+from collections.abc import Sequence
 from typing import Any
 
 from openhands.sdk.tool.schema import Action, Observation
@@ -44,5 +45,14 @@ class FinishTool(ToolDefinition[FinishAction, FinishObservation]):
         openWorldHint=False,
     )
 
+    @classmethod
+    def create(
+        cls, context: Any = None, *, conv_state: Any = None, **params: Any
+    ) -> Sequence["FinishTool"]:
+        """The tool with its executor (it takes no params)."""
+        tools = super().create(context, conv_state=conv_state, **params)
+        return [tool.set_executor(FinishExecutor()) for tool in tools]
+
     def __call__(self, action: Any, conversation: Any = None) -> Observation:
-        return FinishObservation.from_text(action.message)
+        # Runs without an executor too: an agent builds its built-ins as `FinishTool()`.
+        return (self.executor or FinishExecutor())(action, conversation)

@@ -1,5 +1,6 @@
 """`think`: lets the agent write down reasoning without side effects."""
 
+from collections.abc import Sequence
 from typing import Any
 
 from openhands.sdk.tool.schema import Action, Observation
@@ -42,5 +43,14 @@ class ThinkTool(ToolDefinition[ThinkAction, ThinkObservation]):
         openWorldHint=False,
     )
 
+    @classmethod
+    def create(
+        cls, context: Any = None, *, conv_state: Any = None, **params: Any
+    ) -> Sequence["ThinkTool"]:
+        """The tool with its executor (it takes no params)."""
+        tools = super().create(context, conv_state=conv_state, **params)
+        return [tool.set_executor(ThinkExecutor()) for tool in tools]
+
     def __call__(self, action: Any, conversation: Any = None) -> Observation:
-        return ThinkObservation.from_text(LOGGED)
+        # Runs without an executor too: an agent builds its built-ins as `ThinkTool()`.
+        return (self.executor or ThinkExecutor())(action, conversation)
