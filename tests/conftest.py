@@ -36,13 +36,43 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"sandbox: OH_SANDBOX={mode}"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (it names them in node ids)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests of SLOW_DIRS `slow`, so `pytest -m "not slow"` is the quick loop."""
+    """Mark the tests of SLOW_DIRS `slow`, so `pytest -m "not slow"` is the quick loop; group
+    the tests that share a module-scoped fixture (`xdist_group`, see `module_group`)."""
     tests_root = Path(__file__).parent
     for item in items:
         parts = Path(item.path).relative_to(tests_root).parts
         if parts and parts[0] in SLOW_DIRS:
             item.add_marker(pytest.mark.slow)
+        group = module_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def module_group(item: pytest.Item) -> str | None:
+    """The xdist group of a test that uses a fixture of the suite shared beyond one test
+    (module or session scope): its module (and the parameters of such fixtures), else None.
+
+    Under `--dist loadgroup` (`make test`) a group runs on one worker, so a module's server,
+    browser or driver starts once, and a session's (Temporal, the reference's servers) on
+    fewer workers, not on every worker that gets one of the module's tests; the other tests
+    are handed out one by one to whichever worker is free, the largest groups first.
+    """
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    shared = [
+        name
+        for name, definitions in info.name2fixturedefs.items()
+        if definitions and _shared(definitions[-1])
+    ]
+    if not shared:
+        return None
+    module = item.nodeid.split("::")[0]
+    keys = [f"{name}={params[name]}" for name in sorted(shared) if name in params]
+    return module + "".join(f"[{key}]" for key in keys)
 
 
 @pytest.fixture
@@ -67,3 +97,10 @@ def sleeper() -> Iterator[Sleeper]:
     made = Sleeper()
     yield made
     made.kill()
+
+
+def _shared(definition: pytest.FixtureDef[object]) -> bool:
+    """A fixture of the suite (not of pytest or a plugin) that outlives one test."""
+    if definition.scope in ("module", "package"):
+        return True
+    return definition.scope == "session" and bool(definition.baseid)
