@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,10 @@ pytest_plugins = ["litellm_guard"]
 
 SLOW_DIRS = ("e2e", "cross", "interop", "reliability", "temporal", "conformance")
 """Test folders that start servers, browsers or clusters: every test in them is `slow`."""
+
+SERVER_STARTERS = ("ServerProcess(", "live_server(", "TemporalDevServer(", "Worker(")
+"""Calls that start a server process (the harnesses' classes): a test whose own code or any
+of whose fixtures makes one is `slow`, wherever it lives."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -43,11 +49,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests_root = Path(__file__).parent
     for item in items:
         parts = Path(item.path).relative_to(tests_root).parts
-        if parts and parts[0] in SLOW_DIRS:
+        if (parts and parts[0] in SLOW_DIRS) or starts_a_server(item):
             item.add_marker(pytest.mark.slow)
         group = module_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+def starts_a_server(item: pytest.Item) -> bool:
+    """Whether the test or one of its fixtures starts a server process (SERVER_STARTERS)."""
+    functions = [getattr(item, "function", None)]
+    info = getattr(item, "_fixtureinfo", None)
+    if info is not None:
+        functions += [d[-1].func for d in info.name2fixturedefs.values() if d]
+    return any(_calls_a_starter(function) for function in functions if function is not None)
+
+
+@functools.cache
+def _calls_a_starter(function: Callable[..., object]) -> bool:
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return False
+    return any(starter in source for starter in SERVER_STARTERS)
 
 
 def module_group(item: pytest.Item) -> str | None:
