@@ -33,9 +33,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import httpx
 from openhands.sdk import LLM, Agent, LocalConversation
-from openhands.sdk.conversation.remote import RemoteConversation
+from openhands.sdk.remote import RemoteConversation, RemoteWorkspace
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-from openhands.sdk.workspace import RemoteWorkspace
 from pydantic import SecretStr
 
 TARGET_MS = 60.0

@@ -8,9 +8,11 @@ calls). Measured:
   created first, then every POST /goal sent together), with 1, 2 and 4 workers and with the
   built-in driver (no Temporal), from the first goal's first recorded status to the last
   goal's end (the server's timestamps);
-- `round_seconds`: one goal at a time (5 goals), the mean seconds per round (from the goal's
-  first recorded status to its last, on the server's clock), built-in and on Temporal
-  (1 worker); `overhead_per_round_s` is their difference;
+- `round_seconds`: one goal at a time (`--sequential`, default 5 goals each), the mean seconds
+  per round (from the goal's first recorded status to its last, on the server's clock),
+  built-in and on Temporal (1 worker), the two drivers' goals alternating so that a change in
+  the machine's load falls on both alike; `overhead_per_round_s` is the difference of the
+  means, `round_seconds_each` every goal's figure;
 - `cpu_s_per_goal`: in the concurrent batch, CPU seconds (user + system) per goal of the agent
   server, the workers and the Temporal server: on one small machine they share the same cores,
   which bounds the goals per minute.
@@ -241,20 +243,40 @@ def _goal_span(http: httpx.Client, cid: str) -> tuple[float, float]:
 
 def _sequential(fake: FakeOpenAIServer, url: str, goals: int, delay: float) -> float:
     """Mean seconds per round over `goals` goals run one after another."""
-    total = 0.0
     with httpx.Client(base_url=url, timeout=60) as http:
+        return sum(_one_goal(fake, http, delay) for _ in range(goals)) / goals
+
+
+def _one_goal(fake: FakeOpenAIServer, http: httpx.Client, delay: float) -> float:
+    """Seconds per round of one goal run alone (server clock)."""
+    cid = _goal(fake, http, delay)
+    _wait(lambda: _done(http, cid), 300, "a goal")
+    start, end = _goal_span(http, cid)
+    return (end - start) / ROUNDS
+
+
+def _alternating(
+    fake: FakeOpenAIServer, urls: dict[str, str], goals: int, delay: float
+) -> dict[str, list[float]]:
+    """Seconds per round of `goals` goals on each server, one goal at a time, the servers
+    taking turns (a load that changes meanwhile weighs on each alike)."""
+    clients = {name: httpx.Client(base_url=url, timeout=60) for name, url in urls.items()}
+    try:
+        each: dict[str, list[float]] = {name: [] for name in urls}
         for _ in range(goals):
-            cid = _goal(fake, http, delay)
-            _wait(lambda cid=cid: _done(http, cid), 300, "a goal")
-            start, end = _goal_span(http, cid)
-            total += end - start
-    return total / (goals * ROUNDS)
+            for name, http in clients.items():
+                each[name].append(_one_goal(fake, http, delay))
+        return each
+    finally:
+        for http in clients.values():
+            http.close()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--goals", type=int, default=20)
     parser.add_argument("--delay", type=float, default=0.2)
+    parser.add_argument("--sequential", type=int, default=5, help="goals one at a time, each")
     args = parser.parse_args()
     result: dict[str, Any] = {"bench": "scaleout", "goals": args.goals, "llm_delay_s": args.delay}
     with tempfile.TemporaryDirectory() as tmp, Processes() as procs, FakeOpenAIServer() as fake:
@@ -264,10 +286,9 @@ def main() -> None:
         seconds, cpu = _batch(fake, builtin, args.goals, args.delay, {"server": [builtin_pid]})
         result["builtin_goals_per_minute"] = round(args.goals / seconds * 60, 1)
         cpu_per_goal: dict[str, dict[str, float]] = {"builtin": cpu}
-        builtin_round = _sequential(fake, builtin, 5, args.delay)
         address, temporal_pid = _temporal(procs, root)
         throughput: dict[str, float] = {}
-        temporal_round = 0.0
+        rounds: dict[str, list[float]] = {}
         for count in (1, 2, 4):
             queue = f"bench-{count}"
             url, server_pid = _server(
@@ -282,18 +303,20 @@ def main() -> None:
             workers = _workers(procs, root, address, queue, count, url)
             _sequential(fake, url, 1, args.delay)  # warm-up
             if count == 1:
-                temporal_round = _sequential(fake, url, 5, args.delay)
+                urls = {"builtin": builtin, "temporal": url}
+                rounds = _alternating(fake, urls, args.sequential, args.delay)
             groups = {"server": [server_pid], "workers": workers, "temporal": [temporal_pid]}
             seconds, cpu = _batch(fake, url, args.goals, args.delay, groups)
             throughput[str(count)] = round(args.goals / seconds * 60, 1)
             cpu_per_goal[f"temporal_{count}"] = cpu
         result["temporal_goals_per_minute_by_workers"] = throughput
         result["cpu_s_per_goal"] = cpu_per_goal
-        result["round_seconds"] = {
-            "builtin": round(builtin_round, 3),
-            "temporal": round(temporal_round, 3),
+        mean = {name: sum(values) / len(values) for name, values in rounds.items()}
+        result["round_seconds"] = {name: round(value, 3) for name, value in mean.items()}
+        result["round_seconds_each"] = {
+            name: [round(value, 3) for value in values] for name, values in rounds.items()
         }
-        result["overhead_per_round_s"] = round(temporal_round - builtin_round, 3)
+        result["overhead_per_round_s"] = round(mean["temporal"] - mean["builtin"], 3)
     print(json.dumps(result))
 
 

@@ -61,3 +61,22 @@ def test_stopping_the_app_leaves_the_process_wide_agent_env_as_it_was(
     with TestClient(create_app(_config(tmp_path, OH_AGENT_ENV="DEPLOY_TOKEN"))):
         assert agent_environment().get("DEPLOY_TOKEN") == "secret"
     assert "DEPLOY_TOKEN" not in agent_environment()
+
+
+def test_the_goal_backend_is_the_apps_and_every_conversation_driver_uses_it(
+    tmp_path: Path,
+) -> None:
+    from openhands.agent_server.temporal.backend import TemporalGoalBackend
+
+    agent = {"kind": "Agent", "llm": {"model": "openai/unused", "api_key": "k"}}
+    goal = {"objective": "anything"}
+    # Nothing listens on port 9: a goal handed to this backend cannot start.
+    config = _config(tmp_path, OH_GOAL_BACKEND="temporal", OH_TEMPORAL_ADDRESS="127.0.0.1:9")
+    with TestClient(create_app(config)) as client:
+        assert isinstance(client.app.state.goal_backend, TemporalGoalBackend)  # type: ignore[attr-defined]
+        cid = client.post("/api/conversations", json={"agent": agent}).json()["id"]
+        refused = client.post(f"/api/conversations/{cid}/goal", json=goal)
+        assert refused.status_code == 409 and "handed to its backend" in refused.text
+        assert client.get(f"/api/conversations/{cid}/goal").json()["status"] == "interrupted"
+    with TestClient(create_app(_config(tmp_path / "builtin"))) as client:
+        assert client.app.state.goal_backend is None  # type: ignore[attr-defined]

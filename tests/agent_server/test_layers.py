@@ -9,8 +9,12 @@
     base (config, auth, errors, blocking)
 
 A module may import its own folder (the composition modules count as one) and any lower
-layer, never a higher one or a sibling layer (api and edge do not import each other). Imports are read from the source with `ast`,
-including those inside functions and under `TYPE_CHECKING`.
+layer, never a higher one or a sibling layer (api and edge do not import each other). An
+import is any way a module names another: import statements anywhere (inside functions,
+under `TYPE_CHECKING`, relative ones), `importlib.import_module` / `__import__` with a
+literal name, and the SDK's lazy tables (see `tests/import_graph.py`). No two modules import
+each other, directly or round a loop (a service and the live conversation that owns it meet
+through a Protocol: `GoalHost`, `CheckpointHost`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import import_graph
 import openhands.agent_server
+import pytest
+from openhands.agent_server.api import LAZY_ROUTERS
 
 PACKAGE = "openhands.agent_server"
 ROOT = Path(openhands.agent_server.__file__).parent
@@ -60,19 +67,17 @@ def _same_unit(a: str, b: str) -> bool:
     return a == b or (a in COMPOSITION and b in COMPOSITION)
 
 
-def _imported_units(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+COMPUTED_IMPORTS: dict[str, str] = {
+    "api/lazy.py": "a lazy router's module, from LAZY_ROUTERS: checked to be api's own below",
+}
+"""Files allowed a dynamic import whose module is computed, and why."""
+
+
+def _imported_units(path: Path, root: Path = ROOT) -> set[str]:
     units = set()
-    for name in names:
-        if name == PACKAGE or not name.startswith(f"{PACKAGE}."):
-            continue
-        units.add(name.removeprefix(f"{PACKAGE}.").split(".")[0])
+    for name in import_graph.imported_modules(path, PACKAGE, root):
+        if name != PACKAGE:
+            units.add(name.removeprefix(f"{PACKAGE}.").split(".")[0])
     return units
 
 
@@ -99,7 +104,62 @@ def test_every_module_has_a_docstring_saying_what_it_owns() -> None:
     assert missing == []
 
 
+def test_no_modules_import_each_other_round_a_loop() -> None:
+    graph = import_graph.import_graph(PACKAGE, ROOT, _modules())
+    assert import_graph.cycles(graph) == []
+
+
+def test_every_dynamic_import_names_its_module() -> None:
+    unreadable = {
+        path.relative_to(ROOT).as_posix(): lines
+        for path in _modules()
+        if (lines := import_graph.read_imports(path, PACKAGE, ROOT).unreadable)
+    }
+    assert {name: lines for name, lines in unreadable.items() if name not in COMPUTED_IMPORTS} == {}
+
+
+def test_the_lazy_routers_are_modules_of_the_api_layer() -> None:
+    """api/lazy.py imports them by a computed name, so this is where their layer is checked."""
+    assert {group.module.split(".")[2] for group in LAZY_ROUTERS} == {"api"}
+    assert all(
+        (ROOT / Path(*group.module.split(".")[2:])).with_suffix(".py").is_file()
+        for group in LAZY_ROUTERS
+    )
+
+
 def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
+    (tmp_path / "goals").mkdir()
+    module = tmp_path / "goals" / "driver.py"
+    module.write_text(
+        "def f():\n    from ..services.live import LiveConversation\n"
+        "from openhands.agent_server.api import routing\n"
+    )
+    assert _imported_units(module, root=tmp_path) == {"services", "api"}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        'importlib.import_module("openhands.agent_server.services.live")',
+        '__import__("openhands.agent_server.services.live")',
+    ],
+)
+def test_the_check_sees_an_import_made_at_run_time(tmp_path: Path, call: str) -> None:
     module = tmp_path / "driver.py"
-    module.write_text("from openhands.agent_server.services.live import LiveConversation\n")
-    assert _imported_units(module) == {"services"}
+    module.write_text(f"import importlib\ndef load():\n    return {call}\n")
+    assert _imported_units(module, root=tmp_path) == {"services"}
+
+
+def test_the_check_sees_two_services_importing_each_other(tmp_path: Path) -> None:
+    (tmp_path / "services").mkdir()
+    (tmp_path / "services" / "live.py").write_text(
+        "from openhands.agent_server.services.checkpoints import WorkspaceCheckpoints\n"
+    )
+    (tmp_path / "services" / "checkpoints.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from openhands.agent_server.services.live import LiveConversation\n"
+    )
+    graph = import_graph.import_graph(PACKAGE, tmp_path, sorted(tmp_path.rglob("*.py")))
+    assert import_graph.cycles(graph) == [
+        ["openhands.agent_server.services.checkpoints", "openhands.agent_server.services.live"]
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from litellm_guard import describe, reports
 from openhands.agent_server.__main__ import (
     QuietPolls,
+    bind_port,
     load_config,
     main,
     parse_args,
@@ -17,6 +19,7 @@ from openhands.agent_server.__main__ import (
 )
 from openhands.agent_server.config import ServerConfig
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from waits import EVENT_WAIT
 
 from .harness import ServerProcess, wait_until
 
@@ -165,3 +168,30 @@ def test_the_pages_repeated_reads_are_logged_at_debug_only(
     logging.getLogger("uvicorn.access").setLevel(logging.INFO)
 
     assert QuietPolls().filter(_access(method, path, status)) is shown
+
+
+def test_connections_to_the_listener_send_small_writes_at_once() -> None:
+    """asyncio switches Nagle's algorithm off only on sockets that say IPPROTO_TCP; with it on,
+    each answer on a kept-alive connection waited for the client's delayed ACK (~40 ms)."""
+    listener = bind_port("127.0.0.1", 0)
+    nodelay: list[int] = []
+
+    async def accept_one() -> None:
+        accepted = asyncio.Event()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                sock = transport.get_extra_info("socket")
+                nodelay.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                accepted.set()
+                transport.close()
+
+        server = await asyncio.get_running_loop().create_server(Probe, sock=listener)
+        async with server:
+            _, writer = await asyncio.open_connection("127.0.0.1", listener.getsockname()[1])
+            await asyncio.wait_for(accepted.wait(), EVENT_WAIT)
+            writer.close()
+
+    asyncio.run(accept_one())
+
+    assert nodelay and nodelay[0] != 0

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 from live_server import LiveServer, Models, make_llm
 from openhands.sdk import Agent, Tool
-from openhands.sdk.conversation.remote import RemoteConversation
+from openhands.sdk.remote import RemoteConversation, RemoteWorkspace
 from openhands.sdk.testing import FakeOpenAIServer
-from openhands.sdk.workspace import RemoteWorkspace
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from openhands.sdk.conversation.remote import RemoteConversation
-from openhands.sdk.conversation.remote.errors import RemoteConversationNotFoundError
+from openhands.sdk.remote import RemoteConversation
+from openhands.sdk.remote.errors import RemoteConversationNotFoundError
 
 
 def test_checkpoints_round_trip_through_the_server(

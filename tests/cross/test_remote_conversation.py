@@ -17,15 +17,10 @@ from openhands.sdk import (
     HookConfig,
     MessageEvent,
 )
-from openhands.sdk.conversation import (
-    Conversation,
-    ConversationClosedError,
-    ConversationExecutionStatus,
-)
-from openhands.sdk.conversation.remote import RemoteConversation
+from openhands.sdk.conversation import ConversationClosedError, ConversationExecutionStatus
 from openhands.sdk.event import ActionEvent, ObservationEvent, SystemPromptEvent
+from openhands.sdk.remote import Conversation, RemoteConversation, RemoteWorkspace
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-from openhands.sdk.workspace import RemoteWorkspace
 
 
 def server_event_ids(server: LiveServer, conversation_id: object) -> list[str]:

@@ -7,9 +7,8 @@ import threading
 from live_server import Models
 from openhands.sdk import Agent, ConversationErrorEvent, Event
 from openhands.sdk.conversation import ConversationExecutionStatus, ConversationVisualizerBase
-from openhands.sdk.conversation.remote import RemoteConversation
+from openhands.sdk.remote import RemoteConversation, RemoteWorkspace
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-from openhands.sdk.workspace import RemoteWorkspace
 
 
 class Seen(ConversationVisualizerBase):

@@ -11,16 +11,16 @@ import pytest
 from live_server import LiveServer, Models, free_port
 from openhands.sdk import Agent
 from openhands.sdk.conversation import ConversationAlreadyRunningError
-from openhands.sdk.conversation.remote import (
+from openhands.sdk.remote import (
     RemoteAuthenticationError,
     RemoteConnectionError,
     RemoteConversation,
     RemoteConversationNotFoundError,
     RemoteRequestError,
+    RemoteWorkspace,
 )
-from openhands.sdk.conversation.remote.client import RemoteClient
+from openhands.sdk.remote.client import RemoteClient
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-from openhands.sdk.workspace import RemoteWorkspace
 from pydantic import SecretStr
 from waits import EVENT_WAIT
 

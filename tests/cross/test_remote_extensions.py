@@ -11,13 +11,12 @@ import httpx
 import pytest
 from live_server import LiveServer, Models, make_llm
 from openhands.sdk import Agent, Conversation, Event
-from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.event import ActionEvent, ObservationEvent
 from openhands.sdk.plugin import PluginSource
+from openhands.sdk.remote import RemoteConversation, RemoteWorkspace
 from openhands.sdk.testing import FakeOpenAIServer
 from openhands.sdk.testing.fake_reply import FakeReply
 from openhands.sdk.tool import ClientToolSpec
-from openhands.sdk.workspace import RemoteWorkspace
 
 NOTIFY = ClientToolSpec(
     name="show_notification",

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from live_server import Models, make_llm
 from openhands.sdk.conversation.goal import GoalLimitsChange, InvalidGoalError, last_goal_status
-from openhands.sdk.conversation.remote import RemoteConversation, RemoteRequestError
 from openhands.sdk.event import ConversationStateUpdateEvent
+from openhands.sdk.remote import RemoteConversation, RemoteRequestError
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from waits import EVENT_WAIT
 

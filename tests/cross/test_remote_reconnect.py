@@ -14,9 +14,8 @@ from openhands.sdk import (
     Event,
     MessageEvent,
 )
-from openhands.sdk.conversation.remote import RemoteConversation
+from openhands.sdk.remote import RemoteConversation, RemoteWorkspace
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-from openhands.sdk.workspace import RemoteWorkspace
 
 
 def test_mirror_catches_up_after_server_restart(

@@ -11,11 +11,10 @@ import httpx
 import pytest
 from live_server import LiveServer, Models
 from openhands.sdk import Agent
-from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.event import MessageEvent
 from openhands.sdk.llm import TextContent
+from openhands.sdk.remote import RemoteConversation, RemoteWorkspace
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
-from openhands.sdk.workspace import RemoteWorkspace
 from pydantic import SecretStr
 from waits import EVENT_WAIT
 

@@ -11,10 +11,9 @@ from interop_env import ServerProcess
 from interop_script import DONE, KEEP_WORKING
 from openhands.sdk import LLM, Event
 from openhands.sdk.conversation import ConversationExecutionStatus as Status
-from openhands.sdk.conversation.remote import RemoteConversation
 from openhands.sdk.event import ActionEvent, MessageEvent, ObservationEvent
+from openhands.sdk.remote import RemoteConversation, RemoteWorkspace
 from openhands.sdk.security.confirmation_policy import AlwaysConfirm
-from openhands.sdk.workspace import RemoteWorkspace
 from openhands.tools.preset.default import get_default_agent
 from pydantic import SecretStr
 from waits import EVENT_WAIT

@@ -217,8 +217,7 @@ def test_hooks_mcp_servers_and_api_bash_are_sandboxed_too(
     assert key not in saw and mine["id"].replace("-", "") not in saw
     pid = int(whoami.split()[0])
     assert pid < 10, whoami  # a PID namespace of its own
-    # A cwd inside the conversations folder is refused before anything runs.
-    assert inside.status_code == 403 and "cwd" in inside.text, inside.text
+    assert inside.status_code == 422 and inside.json()["detail"][0]["loc"] == ["body", "cwd"]
     for answer in (bash, background):
         seen = answer["stdout"]
         assert "END" in seen, answer  # the command ran

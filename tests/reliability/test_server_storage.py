@@ -24,8 +24,8 @@ ENV = {"OH_PRELOAD_LITELLM": "false"}
 
 @pytest.fixture
 def disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MB tmpfs, unmounted after the test."""
-    with mounted_tmpfs(tmp_path / "disk", "2m") as where:
+    """A 4 MB tmpfs, unmounted after the test."""
+    with mounted_tmpfs(tmp_path / "disk", "4m") as where:
         yield where
 
 
@@ -83,9 +83,10 @@ def _folders(path: Path) -> set[str]:
 def test_messages_acknowledged_around_a_full_disk_all_survive_a_restart(
     disk: Path, start: Any
 ) -> None:
-    # Freed later, to make room again: ~900 kB, so the three messages after it fit in the log
-    # (300 kB) with room to spare for their per-event copies (another 300 kB), which the
-    # background copier writes on the same disk and may write first.
+    # Freed later, to make room again: ~2.9 MB. The background copier writes a copy of every
+    # acknowledged event on the same disk; on a busy machine it may still owe copies of all
+    # ~1.1 MB written before the disk filled, and writes them first. What is left must hold
+    # the three messages after (300 kB) and their copies (another 300 kB) too.
     filler = fill(disk, leave=1_100_000)
     server = start()
     with server.client() as http:

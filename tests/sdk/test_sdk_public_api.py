@@ -79,7 +79,6 @@ HOME_MODULES = {
     "openhands.sdk.context": ["AgentContext"],
     "openhands.sdk.conversation": [
         "BaseConversation",
-        "Conversation",
         "ConversationCallbackType",
         "ConversationError",
         "ConversationExecutionStatus",
@@ -137,8 +136,8 @@ HOME_MODULES = {
         "register_tool",
         "resolve_tool",
     ],
-    "openhands.sdk.workspace": ["LocalWorkspace", "RemoteWorkspace", "Workspace"],
-    "openhands.sdk.conversation.remote": ["RemoteConversation"],
+    "openhands.sdk.workspace": ["LocalWorkspace"],
+    "openhands.sdk.remote": ["Conversation", "RemoteConversation", "RemoteWorkspace", "Workspace"],
     "openhands.sdk.settings": ["OpenHandsAgentSettings"],
 }
 

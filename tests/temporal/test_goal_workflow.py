@@ -3,6 +3,8 @@ and worker processes; the REST routes answer as with the built-in driver."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from agent_server.harness import (
     wait_until,
 )
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from temporalio.client import Client
 
 from .harness import TemporalDevServer, Worker
 
@@ -242,3 +245,48 @@ def test_goals_continue_after_the_temporal_server_is_killed_and_restarted(
         worker.kill()
         server.stop()
         temporal.stop()
+
+
+def test_steps_longer_than_a_call_are_signalled_and_each_runs_once(
+    temporal_server: TemporalDevServer,
+    queue: str,
+    workers: Callable[..., Worker],
+    fake_llm: FakeOpenAIServer,
+    tmp_path: Path,
+) -> None:
+    """The agent's run and the judge outlast a step call's wait: the server signals their
+    end, the workflow asks for the result and goes on (no waiting for the recheck)."""
+    env = {
+        "OH_GOAL_BACKEND": "temporal",
+        "OH_TEMPORAL_ADDRESS": temporal_server.address,
+        "OH_TEMPORAL_TASK_QUEUE": queue,
+        "OH_TEMPORAL_STEP_WAIT_SECONDS": "0.2",
+        "OH_TEMPORAL_RECHECK_SECONDS": "3600",  # a lost signal would hang the test
+    }
+    server = ServerProcess(tmp_path / "conversations", env=env).start()
+    try:
+        workers(server.url)
+        agent_model, judge_model = unique("agent"), unique("judge")
+        fake_llm.script(agent_model, [FakeReply.text("done").delayed(1.0)])
+        fake_llm.script(judge_model, [FakeReply.text(json.dumps({"complete": True})).delayed(1.0)])
+        with server.client() as client:
+            cid = _create(client, fake_llm, agent_model)
+            body = {"objective": "take your time", "judge_llm": llm_spec(fake_llm, judge_model)}
+            assert client.post(f"/api/conversations/{cid}/goal", json=body).status_code == 200
+            ended = wait_goal_end(
+                lambda: client.get(f"/api/conversations/{cid}/goal").json(), timeout=120
+            )
+            assert ended["status"] == "complete" and _user_texts(client, cid) == ["take your time"]
+    finally:
+        server.stop()
+
+    async def signals() -> list[str]:
+        temporal = await Client.connect(temporal_server.address)
+        history = await temporal.get_workflow_handle(f"goal-{cid}").fetch_history()
+        return [
+            e.workflow_execution_signaled_event_attributes.signal_name
+            for e in history.events
+            if e.HasField("workflow_execution_signaled_event_attributes")
+        ]
+
+    assert asyncio.run(signals()) == ["step_ended", "step_ended"]  # the run, the judge

@@ -18,9 +18,12 @@ import each other):
     delegate, workflow                   tools that start sub-agents through task
     cli, __init__                        the goal command and the public names
 
-A unit is a top-level module or folder of the package. Imports are read from the source with
-`ast`, including those inside functions and under `TYPE_CHECKING`. A folder's `__init__.py`
-belongs to the folder's unit.
+A unit is a top-level module or folder of the package. An import is any way a module names
+another: import statements anywhere (inside functions, under `TYPE_CHECKING`),
+`importlib.import_module` / `__import__` with a literal name, and the SDK's lazy tables (see
+`tests/import_graph.py`). A folder's `__init__.py` belongs to the folder's unit. No two modules
+import each other, directly or round a loop (a tool's definition and its executor share
+their action and observation through a third module, `schema.py`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 
 import import_graph
 import openhands.tools
+import pytest
 
 PACKAGE = "openhands.tools"
 ROOT = Path(openhands.tools.__file__).parent
@@ -110,6 +114,49 @@ def test_no_module_of_a_package_imports_the_package_itself() -> None:
         if path.name != "__init__.py" and own != f"{PACKAGE}." and own in imported_modules(path):
             cycles.append(str(path.relative_to(ROOT)))
     assert cycles == []
+
+
+def test_no_modules_import_each_other_round_a_loop() -> None:
+    graph = import_graph.import_graph(PACKAGE, ROOT, _modules())
+    assert import_graph.cycles(graph) == []
+
+
+def test_every_dynamic_import_names_its_module() -> None:
+    """`import_module(name)` with a computed name hides what it loads from these checks."""
+    unreadable = {
+        path.relative_to(ROOT).as_posix(): lines
+        for path in _modules()
+        if (lines := import_graph.read_imports(path, PACKAGE, ROOT).unreadable)
+    }
+    assert unreadable == {}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        'importlib.import_module("openhands.tools.delegate")',
+        '__import__("openhands.tools.delegate")',
+    ],
+)
+def test_the_check_sees_an_import_made_at_run_time(tmp_path: Path, call: str) -> None:
+    (tmp_path / "terminal").mkdir()
+    module = tmp_path / "terminal" / "session.py"
+    module.write_text(f"import importlib\ndef load():\n    return {call}\n")
+    assert imported_modules(module, root=tmp_path) == {"openhands.tools.delegate"}
+
+
+def test_the_check_sees_a_definition_and_its_executor_importing_each_other(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "grep").mkdir()
+    (tmp_path / "grep" / "definition.py").write_text(
+        "def create():\n    from openhands.tools.grep.impl import GrepExecutor\n"
+    )
+    (tmp_path / "grep" / "impl.py").write_text("from .definition import GrepAction\n")
+    graph = import_graph.import_graph(PACKAGE, tmp_path, sorted(tmp_path.rglob("*.py")))
+    assert import_graph.cycles(graph) == [
+        ["openhands.tools.grep.definition", "openhands.tools.grep.impl"]
+    ]
 
 
 def test_the_check_sees_imports_inside_functions_and_relative_ones(tmp_path: Path) -> None:

@@ -44,10 +44,11 @@ from openhands.agent_server.edge.dormant import DormantGate, dormant_message
 from openhands.agent_server.edge.error_handlers import install_error_handlers
 from openhands.agent_server.edge.guard import EdgeGuard
 from openhands.agent_server.edge.openai_errors import OpenAIErrors
-from openhands.agent_server.goals.backend import configure_goal_backend
+from openhands.agent_server.goals.backend import make_goal_backend
 from openhands.agent_server.litellm_preload import preload_litellm
 from openhands.agent_server.services.bash_events import BashEvents
 from openhands.agent_server.services.credentials import Credentials
+from openhands.agent_server.services.profile_store import ConversationProfiles
 from openhands.agent_server.services.registry import ConversationRegistry
 from openhands.agent_server.services.sandboxing import (
     sandbox_policy_of,
@@ -169,7 +170,6 @@ async def _start(
     conversations."""
     # The agent's terminal, verify and hooks get the variables OH_AGENT_ENV names.
     configure_agent_environment(passthrough=config.agent_env)
-    configure_goal_backend(config)
     pools = Pools.create(config.max_run_threads, config.control_threads, nice=config.worker_nice)
     try:
         app.state.sandbox = await pools.controls.run(start_sandbox, config)
@@ -181,8 +181,15 @@ async def _start(
         await pools.controls.run(settings.load)
         if credentials is None:
             credentials = SealedCredentials(config, box, defaults=settings.llm_defaults)
+        # Who interprets goal steps (None: this server); one per server, on the app.
+        app.state.goal_backend = goal_backend = make_goal_backend(config)
         conversations = ConversationRegistry(
-            config, pools, credentials, secrets=settings.conversation_secrets
+            config,
+            pools,
+            credentials,
+            secrets=settings.conversation_secrets,
+            profiles=ConversationProfiles(settings.profiles),
+            goal_backend=goal_backend,
         )
         app.state.pools = pools
         app.state.conversations = conversations

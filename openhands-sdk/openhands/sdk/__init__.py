@@ -11,7 +11,6 @@ from openhands.sdk.agent import Agent, AgentBase
 from openhands.sdk.context import AgentContext
 from openhands.sdk.conversation import (
     BaseConversation,
-    Conversation,
     ConversationCallbackType,
     ConversationError,
     ConversationExecutionStatus,
@@ -50,6 +49,7 @@ from openhands.sdk.llm import (
     TokenCallbackType,
 )
 from openhands.sdk.logger import get_logger
+from openhands.sdk.remote import Conversation, RemoteWorkspace, Workspace
 from openhands.sdk.subagent import agent_definition_to_factory, register_agent
 from openhands.sdk.tool import (
     Action,
@@ -64,7 +64,7 @@ from openhands.sdk.tool import (
     resolve_tool,
 )
 from openhands.sdk.utils.lazy import lazy_exports
-from openhands.sdk.workspace import LocalWorkspace, RemoteWorkspace, Workspace
+from openhands.sdk.workspace import LocalWorkspace
 
 if TYPE_CHECKING:
     from openhands.sdk.llm import (
@@ -77,7 +77,7 @@ if TYPE_CHECKING:
     )
 
 if TYPE_CHECKING:
-    from openhands.sdk.conversation.remote import RemoteConversation
+    from openhands.sdk.remote import RemoteConversation
     from openhands.sdk.settings import OpenHandsAgentSettings
 
 # Loaded on first use, like in `openhands.sdk.llm` (rarely used classes); the remote
@@ -91,7 +91,7 @@ __getattr__, __dir__ = lazy_exports(
         "LLMStreamChunk": "openhands.sdk.llm",
         "RegistryEvent": "openhands.sdk.llm",
         "TokenUsage": "openhands.sdk.llm",
-        "RemoteConversation": "openhands.sdk.conversation.remote",
+        "RemoteConversation": "openhands.sdk.remote",
         "OpenHandsAgentSettings": "openhands.sdk.settings",
     },
 )

@@ -28,6 +28,7 @@ __all__ = [
     "EventHistory",
     "EventLog",
     "ObservableConversation",
+    "ProfileSource",
     "WorkspaceView",
 ]
 
@@ -207,4 +208,18 @@ class CheckpointingConversation(Protocol):
     def checkpoint(self, label: str, *, goal_round: int | None = None) -> Checkpoint:
         """Snapshot the workspace now (a `key="checkpoint"` event); `CheckpointError` or a
         remote error when no snapshot is taken."""
+        ...
+
+
+# -- where a conversation finds LLM profiles ------------------------------------------------
+
+
+class ProfileSource(Protocol):
+    """Where a conversation loads LLM profiles by name (`switch_profile`, the `ask_oracle`
+    tool): the user's `LLMProfileStore` (`~/.openhands/profiles`) in a script, the agent
+    server's own store (keys sealed on its disk, opened in memory) on a server."""
+
+    def load(self, name: str) -> LLM:
+        """The LLM saved as `name` (its key included); a `FileNotFoundError` naming the
+        profiles there are when there is none, a `ValueError` when it is not a valid LLM."""
         ...

@@ -25,7 +25,7 @@ OpenHandsError
 │   ├── ConversationClosedError
 │   ├── ConversationStateError        (ValueError) a persisted state cannot be read
 │   ├── UserPromptBlockedError        (ValueError) a UserPromptSubmit hook refused the message
-│   └── RemoteConversationError       openhands.sdk.conversation.remote.errors
+│   └── RemoteConversationError       openhands.sdk.remote.errors
 ├── GoalError                         openhands.sdk.conversation.goal.errors
 │   ├── InvalidGoalError              (ValueError) a goal option is invalid; names the field
 │   ├── NoResumableGoalError          (ValueError) nothing to resume (code no_resumable_goal)

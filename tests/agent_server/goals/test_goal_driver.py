@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import pytest
 from openhands.agent_server.errors import BadRequestError, ConflictError
-from openhands.agent_server.goals.driver import GoalDriver
+from openhands.agent_server.goals.driver import GoalDriver, GoalPhase
 from openhands.sdk.conversation import ConversationExecutionStatus
 from openhands.sdk.conversation.goal import GoalRequest
 from openhands.sdk.event import ConversationStateUpdateEvent
@@ -178,7 +178,7 @@ async def test_a_start_whose_first_status_cannot_be_written_raises_and_runs_noth
     with pytest.raises(OSError, match="disk full"):
         await driver.start(_goal("objective"), judge_llm=_judge())
     await asyncio.sleep(0)
-    assert (driver.active, driver.status, host.runs) == (False, None, 0)
+    assert (driver.phase, driver.status, host.runs) == (GoalPhase.IDLE, None, 0)
     assert host.goal_statuses() == [] and host.registered == []
 
 
@@ -209,3 +209,20 @@ async def test_a_discarded_goal_records_nothing_more() -> None:
     await driver.discard()
     assert not driver.active
     assert [v["status"] for v in host.goal_statuses()] == ["running"]
+
+
+async def test_the_drivers_phase_follows_the_goal_from_start_to_its_recorded_end() -> None:
+    host = Host(wait_for_pause=True)
+    driver = GoalDriver(host)
+    assert driver.phase == GoalPhase.IDLE and not driver.active
+    starting = asyncio.ensure_future(driver.start(_goal("objective"), judge_llm=_judge()))
+    await asyncio.sleep(0)  # the start has claimed the goal; its first status is being written
+    assert driver.phase == GoalPhase.STARTING and driver.active
+    await starting
+    assert driver.phase == GoalPhase.RUNNING
+    stopping = asyncio.ensure_future(driver.interrupt("user message"))
+    await asyncio.sleep(0)
+    assert driver.phase == GoalPhase.STOPPING and driver.active
+    await stopping
+    assert driver.phase == GoalPhase.IDLE and not driver.active
+    assert host.goal_statuses()[-1]["reason"] == "user message"

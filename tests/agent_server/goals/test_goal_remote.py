@@ -2,19 +2,17 @@
 
 The remote controller is played by the test: it begins the goal, the driver hands it over to a
 stand-in backend, and each step goes through `GoalDriver.perform_remote` as POST /goal/steps
-would send it.
+would send it; a step that outlasts its call's `wait` is pushed to the backend when it ends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from openhands.agent_server.errors import ConflictError
-from openhands.agent_server.goals import backend as backends
-from openhands.agent_server.goals.driver import GoalDriver
+from openhands.agent_server.goals.driver import GoalDriver, GoalPhase
 from openhands.sdk.conversation.goal import (
     CheckpointTaken,
     Finish,
@@ -23,6 +21,7 @@ from openhands.sdk.conversation.goal import (
     GoalSnapshot,
     RecordStatus,
     RunAgent,
+    RunEnded,
     StatusRecorded,
     Stopped,
     TakeCheckpoint,
@@ -32,31 +31,35 @@ from .stand_in import Host, judge
 
 
 class Backend:
-    """A remote backend that only remembers what it was asked to start and cancel."""
+    """A remote backend that remembers what it was asked to start, told and cancelled."""
 
     stop_wait = 5.0
 
     def __init__(self) -> None:
         self.started: list[tuple[uuid.UUID, GoalSnapshot, str]] = []
         self.cancelled: list[uuid.UUID] = []
+        self.pushed: list[tuple[uuid.UUID, str]] = []
+        self.push_arrived = asyncio.Event()
 
     async def start(self, conversation_id: uuid.UUID, snapshot: GoalSnapshot, run: str) -> None:
         self.started.append((conversation_id, snapshot, run))
+
+    async def step_ended(self, conversation_id: uuid.UUID, step_id: str) -> None:
+        self.pushed.append((conversation_id, step_id))
+        self.push_arrived.set()
 
     async def cancel(self, conversation_id: uuid.UUID) -> None:
         self.cancelled.append(conversation_id)
 
 
 @pytest.fixture
-def backend(monkeypatch: pytest.MonkeyPatch) -> Iterator[Backend]:
-    """The driver's backend for this test (the server chooses it once at start-up)."""
-    remote = Backend()
-    monkeypatch.setattr(backends, "_backend", remote)
-    yield remote
+def backend() -> Backend:
+    """The server's backend for this test's driver."""
+    return Backend()
 
 
 async def _handed_over(backend: Backend, host: Host) -> tuple[GoalDriver, GoalController, str]:
-    driver = GoalDriver(host)
+    driver = GoalDriver(host, backend)
     await driver.start(GoalRequest(objective="make it"), judge_llm=judge('{"complete": true}'))
     [(_, snapshot, run)] = backend.started
     controller = GoalController.restore(snapshot)
@@ -77,7 +80,7 @@ async def test_the_server_records_the_first_status_then_hands_over_a_snapshot(
     host = Host()
     driver, controller, _ = await _handed_over(backend, host)
     assert [s["phase"] for s in host.goal_statuses()] == ["agent"]
-    assert driver.active and driver.task is None
+    assert driver.phase == GoalPhase.RUNNING and driver.task is None
     assert controller.next() == RunAgent(message="make it")
 
 
@@ -92,7 +95,7 @@ async def test_a_remote_run_completes_the_goal_with_the_servers_steps(backend: B
         controller.advance(result)
     assert step.outcome.status == "complete"
     assert [s["status"] for s in host.goal_statuses()] == ["running", "running", "complete"]
-    assert not driver.active  # the final status ended the remote run
+    assert driver.phase == GoalPhase.IDLE  # the final status ended the remote run
     with pytest.raises(ConflictError):
         await driver.perform_remote(run, "late", controller.next(), wait=0)
 
@@ -185,3 +188,53 @@ async def test_statuses_riding_with_a_step_are_recorded_before_it(backend: Backe
     answer = await driver.perform_remote(run, "2", ask, wait=10, records=[judging])
     assert answer is not None
     assert [s["phase"] for s in host.goal_statuses()] == ["agent", "judging"]
+
+
+async def test_a_step_that_outlasts_its_wait_is_announced_once_when_it_ends(
+    backend: Backend,
+) -> None:
+    host = Host(wait_for_pause=True)
+    driver, controller, run = await _handed_over(backend, host)
+    step = controller.next()
+    assert await driver.perform_remote(run, "1", step, wait=0.01) is None
+    assert await driver.perform_remote(run, "1", step, wait=0.01) is None  # asked again
+    assert backend.pushed == []
+    host.request_pause()  # the agent's run ends
+    await asyncio.wait_for(backend.push_arrived.wait(), 10)
+    await asyncio.sleep(0)  # a second push, if one were due, is sent by now
+    assert backend.pushed == [(host.id, "1")]
+    # The run asks again (told, or after a lost word) and gets the result; nothing runs twice.
+    result = await driver.perform_remote(run, "1", step, wait=0)
+    assert isinstance(result, RunEnded) and result.status == "paused" and host.runs == 1
+
+
+async def test_a_step_answered_in_its_call_is_not_announced(backend: Backend) -> None:
+    host = Host()
+    driver, controller, run = await _handed_over(backend, host)
+    assert await driver.perform_remote(run, "1", controller.next(), wait=10) is not None
+    assert backend.pushed == []
+
+
+async def test_a_deleted_conversations_remote_goal_is_cancelled_and_records_nothing(
+    backend: Backend,
+) -> None:
+    host = Host(wait_for_pause=True)
+    driver, controller, run = await _handed_over(backend, host)
+    pending = asyncio.ensure_future(driver.perform_remote(run, "1", controller.next(), wait=10))
+    recorded = len(host.goal_statuses())
+    await asyncio.sleep(0)
+    backend.stop_wait = 0.05  # nobody plays the remote controller here
+    await driver.discard()
+    result = await pending
+    assert isinstance(result, Stopped) and result.reason == "conversation deleted"
+    assert backend.cancelled == [host.id]
+    assert len(host.goal_statuses()) == recorded and driver.phase == GoalPhase.IDLE
+
+
+async def test_a_snapshot_riding_with_a_step_is_taken_before_it(backend: Backend) -> None:
+    host = Host()
+    driver, controller, run = await _handed_over(backend, host)
+    snapshot = TakeCheckpoint(label="round 1", goal_round=1)
+    result = await driver.perform_remote(run, "1", controller.next(), wait=10, records=[snapshot])
+    assert isinstance(result, RunEnded)
+    assert host.checkpoints[-1] == ("round 1", 1) and host.runs == 1

@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 from openhands.agent_server.errors import ConflictError, NotFoundError
-from openhands.agent_server.services.profile_store import PROFILES_FOLDER, ProfileStore
+from openhands.agent_server.services.profile_store import (
+    PROFILES_FOLDER,
+    ConversationProfiles,
+    ProfileStore,
+)
 from openhands.agent_server.services.sealing import SecretBox
 from openhands.sdk import LLM
 from pydantic import SecretStr
@@ -108,3 +112,29 @@ def test_a_key_no_configured_key_opens_leaves_the_profile_usable_without_it(
 
     assert not profile.api_key_set and profile.problem is not None
     assert profile.llm.model == "openai/fast"
+
+
+def test_conversations_load_a_profile_with_its_key_opened(tmp_path: Path) -> None:
+    _store(tmp_path).save("oracle", _llm("openai/strong"), include_secrets=True)
+    profiles = ConversationProfiles(_store(tmp_path))
+
+    llm = profiles.load("oracle")
+
+    assert llm.model == "openai/strong" and llm.api_key == SecretStr(KEY)
+
+
+def test_conversations_asking_for_an_unknown_profile_learn_where_to_save_it(
+    tmp_path: Path,
+) -> None:
+    store = _store(tmp_path)
+    store.save("fast", _llm(), include_secrets=True)
+
+    with pytest.raises(FileNotFoundError, match=r"profiles: fast.*POST /api/profiles/oracle"):
+        ConversationProfiles(store).load("oracle")
+
+
+def test_conversations_refuse_a_profile_whose_key_cannot_be_opened(tmp_path: Path) -> None:
+    _store(tmp_path, OLD).save("oracle", _llm(), include_secrets=True)
+
+    with pytest.raises(ValueError, match="save it again with its key"):
+        ConversationProfiles(_store(tmp_path, NEW)).load("oracle")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ def _non_default_config(workspace: Path) -> dict[str, Any]:
         "agent": _agent(),
         "workspace": LocalWorkspace(working_dir=workspace),
         "created_workspace": True,
+        "worktree": True,
+        "worktree_git_dir": str(workspace / "repo" / ".git" / "worktrees" / "child"),
+        "parent_conversation_id": uuid.UUID("12345678-1234-5678-1234-567812345678"),
         "max_iterations": 7,
         "stuck_detection": False,
         "hook_config": HOOKS,

@@ -11,7 +11,7 @@ from openhands.sdk.contracts import (
     ObservableConversation,
 )
 from openhands.sdk.conversation import BaseConversation, InMemoryEventLog
-from openhands.sdk.conversation.remote import RemoteConversation
+from openhands.sdk.remote import RemoteConversation
 from openhands.sdk.testing import TestLLM
 
 

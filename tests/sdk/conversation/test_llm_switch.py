@@ -150,3 +150,53 @@ def test_the_switch_alone_replaces_the_llm_counts_it_and_saves(make_core) -> Non
     assert core.state.agent.llm.usage_id == "other"
     assert "other" in core.state.stats.usage_to_metrics
     assert core.configs_saved == 1
+
+
+class _Profiles:
+    """A profile source of the host's own (as the agent server sets its sealed store)."""
+
+    def __init__(self, **profiles: LLM) -> None:
+        self.profiles = profiles
+        self.loads: list[str] = []
+
+    def load(self, name: str) -> LLM:
+        self.loads.append(name)
+        if name not in self.profiles:
+            raise FileNotFoundError(f"no profile {name!r} here (profiles: {sorted(self.profiles)})")
+        return self.profiles[name]
+
+
+def test_a_host_profile_store_replaces_the_users_folder(
+    workspace_dir: Path, profiles: LLMProfileStore, server: FakeOpenAIServer
+) -> None:
+    profiles.save("second", _llm(server, "users-second"), include_secrets=True)
+    server.script("hosts-second", [FakeReply.text("from the host's profile")])
+    conversation = LocalConversation(Agent(llm=_llm(server, "first"), tools=[]), workspace_dir)
+    conversation.profile_store = _Profiles(second=_llm(server, "hosts-second"))
+
+    conversation.switch_profile("second")
+    conversation.send_message("hi")
+    conversation.run()
+
+    assert conversation.agent.llm.model == "openai/hosts-second"
+    assert server.requests_for("users-second") == []
+    conversation.close()
+
+
+def test_a_profile_llm_for_a_tool_leaves_the_agent_and_is_loaded_once(
+    workspace_dir: Path, server: FakeOpenAIServer
+) -> None:
+    host = _Profiles(oracle=_llm(server, "strong"))
+    conversation = LocalConversation(Agent(llm=_llm(server, "first"), tools=[]), workspace_dir)
+    conversation.profile_store = host
+
+    first = conversation.get_or_create_profile_llm("oracle", "oracle:oracle")
+    again = conversation.get_or_create_profile_llm("oracle", "oracle:oracle")
+
+    assert first is again and host.loads == ["oracle"]
+    assert first.model == "openai/strong" and first.usage_id == "oracle:oracle"
+    assert conversation.agent.llm.model == "openai/first"
+    assert "oracle:oracle" in conversation.state.stats.usage_to_metrics
+    with pytest.raises(FileNotFoundError, match="oracle"):
+        conversation.get_or_create_profile_llm("missing", "x")
+    conversation.close()

@@ -25,7 +25,7 @@ from openhands.sdk.event import (
 from openhands.sdk.event.base import event_from_json
 from openhands.sdk.llm import ImageContent, Message, MessageToolCall, TextContent
 from openhands.sdk.tool import Observation
-from openhands.sdk.tool.schema import action_from_data
+from openhands.sdk.tool.stored import action_from_data
 from pydantic import ValidationError
 
 CALL = MessageToolCall(id="call_1", name="echo", arguments='{"text": "hi"}')

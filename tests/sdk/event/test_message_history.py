@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from openhands.sdk.event import (
     ActionEvent,
     AgentErrorEvent,
@@ -12,7 +14,7 @@ from openhands.sdk.event import (
     SystemPromptEvent,
     events_to_messages,
 )
-from openhands.sdk.event.to_messages import INTERRUPTED_TOOL_CALL, MessageHistory
+from openhands.sdk.event.to_messages import INTERRUPTED_TOOL_CALL, HistoryRole, MessageHistory
 from openhands.sdk.llm import Message, MessageToolCall, TextContent
 from openhands.sdk.tool.builtins.think import ThinkAction, ThinkObservation
 
@@ -190,3 +192,31 @@ def test_messages_is_a_copy() -> None:
     history.messages.clear()
 
     assert len(history.messages) == 1
+
+
+class _Note(Event):
+    """A custom kind that answers tool calls: it declares that part, and the history keeps
+    it next to its call like a built-in result."""
+
+    history_role: ClassVar[HistoryRole | None] = "tool_result"
+    tool_call_id: str
+    note: str
+
+    def to_llm_message(self) -> Message:
+        return Message(
+            role="tool", content=[TextContent(text=self.note)], tool_call_id=self.tool_call_id
+        )
+
+
+def test_an_event_kind_takes_part_in_the_history_by_declaring_its_role() -> None:
+    messages = events_to_messages([_action("c1", "r1"), _Note(tool_call_id="c1", note="seen")])
+
+    assert _shape(messages) == [("assistant", ["c1"]), ("tool", "c1")]
+    assert messages[-1].text == "seen"
+
+
+def test_an_event_kind_without_a_role_stays_out_of_the_history() -> None:
+    update = ConversationStateUpdateEvent(key="execution_status", value="running")
+
+    assert update.history_role is None
+    assert events_to_messages([_user("hi"), update]) == events_to_messages([_user("hi")])

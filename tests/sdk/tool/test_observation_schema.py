@@ -6,7 +6,7 @@ import os
 
 from openhands.sdk.llm import ImageContent, TextContent
 from openhands.sdk.tool import Action, Observation, UnknownAction, UnknownObservation
-from openhands.sdk.tool.schema import action_from_data, observation_from_data
+from openhands.sdk.tool.stored import action_from_data, observation_from_data
 
 
 class ProbeObservation(Observation):

@@ -111,6 +111,37 @@ def test_a_workspace_inside_a_hidden_folder_is_bound_back_and_a_secret_inside_st
 
 
 @needs_bwrap
+def test_a_claim_grants_its_own_workspace_paths_inside_another_hidden_workspace(
+    layout: dict[str, Path],
+) -> None:
+    # As a git worktree's repository records: readable, one part writable, only for the
+    # workspace whose claim grants them, and only while it is claimed.
+    records = layout["other"] / "records"
+    (records / "open").mkdir(parents=True)
+    (records / "closed.txt").write_text("closed")
+    work = layout["work"]
+    command = (
+        f"cat {records}/closed.txt; echo x > {records}/open/new.txt && echo WROTE; "
+        f"echo y > {records}/closed.txt 2>/dev/null || echo REFUSED; "
+        f"cat {layout['other']}/theirs.txt 2>&1"
+    )
+    claim_workspace(work, readable=[records], writable=[records / "open"])
+    try:
+        granted = _sh(work, command)
+        elsewhere = _sh(layout["secret"], f"cat {records}/closed.txt 2>&1")
+    finally:
+        release_workspace(work)
+    released = _sh(work, f"cat {records}/closed.txt 2>&1")
+
+    assert "closed" in granted and "WROTE" in granted and "REFUSED" in granted
+    assert (records / "open" / "new.txt").read_text() == "x\n"
+    assert (records / "closed.txt").read_text() == "closed"
+    assert "other workspace" not in granted  # the rest of that workspace stays hidden
+    assert "closed" not in elsewhere.replace("closed.txt", "")
+    assert "closed" not in released.replace("closed.txt", "")
+
+
+@needs_bwrap
 @pytest.mark.slow
 def test_a_timed_out_sandboxed_command_dies_with_everything_it_started(tmp_path: Path) -> None:
     marker = f"oh-sandbox-sleeper-{os.getpid()}"
@@ -211,3 +242,38 @@ def test_many_sandboxed_commands_at_once_all_get_their_network(tmp_path: Path) -
         configure_sandbox(None)
 
     assert [(r.exit_code, r.output.strip()) for r in results] == [(0, "2")] * 48
+
+
+def test_claiming_many_workspaces_at_once_hides_what_claiming_each_would(tmp_path: Path) -> None:
+    """`claim_workspaces` resolves paths without a full realpath each: a symlinked folder, a
+    symlinked parent, a missing folder and a path with `..` must come out as realpath's."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "a").mkdir()
+    (tmp_path / "target").mkdir()
+    (tmp_path / "real" / "link").symlink_to(tmp_path / "target")
+    (tmp_path / "parent-link").symlink_to(tmp_path / "real")
+    paths = [
+        str(tmp_path / "real" / "a"),
+        str(tmp_path / "real" / "link"),
+        str(tmp_path / "parent-link" / "a"),
+        str(tmp_path / "real" / "missing"),
+        str(tmp_path / "real" / ".." / "target"),
+    ]
+
+    def hidden() -> set[str]:
+        """The claimed folders under tmp_path: what every other sandbox hides."""
+        claimed = sandbox_module._workspaces  # the claims the mount plans read
+        return {path for path in claimed if path.startswith(str(tmp_path))}
+
+    for path in paths:
+        claim_workspace(path)
+    one_by_one = hidden()
+    for path in paths:
+        release_workspace(path)
+    sandbox_module.claim_workspaces(paths)
+    at_once = hidden()
+    for path in paths:
+        release_workspace(path)
+
+    assert at_once == one_by_one == {os.path.realpath(p) for p in paths}
+    assert hidden() == set()

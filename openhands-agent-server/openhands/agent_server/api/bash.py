@@ -88,11 +88,14 @@ def _server_request(
     request: HTTPConnection, body: ExecuteCommandRequest
 ) -> tuple[ExecuteCommandRequest, Path]:
     """The command with its folder made absolute, and the workspace of its sandbox (403 for
-    a folder the sandbox hides). Outside every conversation the folder itself is the
-    sandbox's workspace: a missing one is made first, as its nearest parent's agent could."""
+    a folder the sandbox hides, 422 for one it cannot take as a workspace: `/`, /proc, the
+    server's data). Outside every conversation the folder itself is the sandbox's workspace:
+    a missing one is made first, as its nearest parent's agent could."""
     from openhands.agent_server.services.file_transfers import make_directory
+    from openhands.agent_server.services.sandboxing import refuse_unsafe_workspace
 
     cwd = body.cwd or str(request.app.state.config.workspace_path.resolve())
+    refuse_unsafe_workspace(cwd, ("body", "cwd"))  # before `within`: the reason, not "hidden"
     folder = within(Scope(Path("/")), cwd, "cwd", location="body")
     scope = scope_for(request, str(folder), "cwd")
     workspace = scope.workspace

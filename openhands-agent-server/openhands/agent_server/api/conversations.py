@@ -56,6 +56,10 @@ async def start_conversation(
 
         request = with_agent_profile(request, await agent_profiles(http), stores)
     request = with_llm_profile(request, stores.llm_defaults)
+    if request.parent_conversation_id is not None:
+        from openhands.agent_server.services.children import check_parent
+
+        request = check_parent(conversations, request)
     conversation_id, created = await conversations.start(request)
     info = await conversations.info(conversation_id)
     return _json(info, status.HTTP_201_CREATED if created else status.HTTP_200_OK)

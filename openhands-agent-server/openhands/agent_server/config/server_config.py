@@ -361,6 +361,21 @@ class ServerConfig(BaseSettings):
         "shutdown) waits for its workflow to record the end; after that the server records it "
         "and terminates the workflow (e.g. no worker is running).",
     )
+    temporal_step_wait_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        le=10,
+        description="How long a goal worker's step call waits on this server for the step to end "
+        "(a local activity lasts seconds); a step that takes longer is signalled to its "
+        "workflow when it ends.",
+    )
+    temporal_recheck_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        le=3600,
+        description="How long a goal workflow waits for a long step's signal before asking this "
+        "server again (only a lost signal, e.g. Temporal restarting, costs this much).",
+    )
     public_url: str | None = Field(
         default=None,
         description="The URL goal workers use to reach this server (default: "

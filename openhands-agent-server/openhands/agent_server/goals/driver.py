@@ -1,24 +1,33 @@
 """`GoalDriver`: a conversation's goal on the server: start, stop, resume, its status.
 
-Every rule is the SDK's `GoalController`'s; its steps are performed by `HostSteps`. Who
-interprets the steps is the configured backend's choice: this server (`_interpret`, a short
-loop in an asyncio task) or a remote run (a Temporal workflow sending each step to
-POST /goal/steps, see `remote.py`). Either way the goal's first status is on disk before
-POST /goal answers, a stop or a user message ends it `interrupted` with that reason, and the
-chip never shows `running` for a dead loop.
+Every rule is the SDK's `GoalController`'s; its steps are performed by a `StepRun` (`run.py`,
+with `HostSteps`). Who interprets the steps is the server's backend's choice: this server
+(`_interpret`, a short loop in an asyncio task) or a remote run (a Temporal workflow sending
+each step to POST /goal/steps, see `remote.py`). Either way the goal's first status is on
+disk before POST /goal answers, a stop or a user message ends it `interrupted` with that
+reason, and the chip never shows `running` for a dead loop.
+
+The driver's lifecycle is one field, `phase` (`GoalPhase`):
+
+    IDLE --start/resume--> STARTING --first status on disk, handed over--> RUNNING
+    STARTING --the first status could not be written / no backend took it--> IDLE
+    RUNNING --stop, user message, shutdown, delete--> STOPPING --end recorded--> IDLE
+    RUNNING --the goal completes or caps (its end recorded)--> IDLE
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from enum import StrEnum
 
 from openhands.agent_server.errors import BadRequestError, ConflictError
-from openhands.agent_server.goals.backend import GoalBackend, goal_backend
+from openhands.agent_server.goals.backend import GoalBackend
 from openhands.agent_server.goals.host import GoalHost
 from openhands.agent_server.goals.judges import default_judge, requested_judge
 from openhands.agent_server.goals.remote import RemoteRun
+from openhands.agent_server.goals.run import StepRun
 from openhands.agent_server.goals.steps import HostSteps
 from openhands.sdk.conversation.goal import (
     DriverStep,
@@ -45,6 +54,7 @@ from openhands.sdk.conversation.goal.status import (
     rewound_since_goal,
     stopped_status,
 )
+from openhands.sdk.conversation.goal.steps import RidingStep
 from openhands.sdk.event import ConversationStateUpdateEvent, Event
 from openhands.sdk.llm import LLM
 
@@ -54,11 +64,32 @@ DELETED = "conversation deleted"
 """Why the goal of a deleted conversation stops (nothing is recorded)."""
 
 
+class GoalPhase(StrEnum):
+    """Where a conversation's goal driver is in its lifecycle."""
+
+    IDLE = "idle"
+    """No goal is under way: none was started, or the last one's end is recorded."""
+    STARTING = "starting"
+    """A start or resume is recording the goal's first status and handing it over."""
+    RUNNING = "running"
+    """An interpreter (this server's task, or a remote run) drives the goal."""
+    STOPPING = "stopping"
+    """The interpreter was told to stop; it records the goal's end."""
+
+
+ACTIVE_PHASES = frozenset({GoalPhase.STARTING, GoalPhase.RUNNING, GoalPhase.STOPPING})
+
+
 class GoalDriver:
     """One conversation's goal: start, stop, resume, interrupt, and its latest status."""
 
-    def __init__(self, host: GoalHost) -> None:
+    def __init__(self, host: GoalHost, backend: GoalBackend | None = None) -> None:
+        """`backend` interprets the steps elsewhere (the server's, from `make_goal_backend`);
+        None: this server does (the built-in driver)."""
         self._host = host
+        self._backend = backend
+        self.phase = GoalPhase.IDLE
+        self._phase_moved = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         """The built-in interpreter of the current (or last) goal."""
         self.outcome: GoalOutcome | None = None
@@ -66,13 +97,8 @@ class GoalDriver:
         self.judge_llm: LLM | None = None
         """The judge of the current (or last) goal; resume reuses it."""
         self._steps: HostSteps | None = None
-        self._remote: RemoteRun | None = None
-        # Set while a start records the goal's first status (and hands it over).
-        self._claim: asyncio.Event | None = None
-        self._started = False
-        self._cancel_reason: str | None = None
-        # False once the goal is discarded (its conversation deleted): record nothing more.
-        self._record_end = True
+        self._run: StepRun | None = None
+        """The current (or last) goal's steps on this server, here or for a remote run."""
         # The default judge (a copy of the agent's LLM), reused so its usage accumulates.
         self._default_judge: LLM | None = None
         # Goal events hold the objective once; `_recording` is the one being appended now.
@@ -82,11 +108,17 @@ class GoalDriver:
     @property
     def active(self) -> bool:
         """True while a start is under way or an interpreter (here or remote) works on the goal."""
-        if self._claim is not None:
-            return True
-        if self._remote is not None and not self._remote.ended.is_set():
-            return True
-        return self.task is not None and not self.task.done()
+        return self.phase in ACTIVE_PHASES
+
+    def _enter(self, phase: GoalPhase) -> None:
+        """Move to `phase` and wake whoever waits for a move (`_until`)."""
+        self.phase = phase
+        self._phase_moved.set()
+        self._phase_moved = asyncio.Event()
+
+    async def _until(self, reached: Callable[[], bool]) -> None:
+        while not reached():
+            await self._phase_moved.wait()
 
     # -- loading ----------------------------------------------------------------------------
 
@@ -153,10 +185,8 @@ class GoalDriver:
         """End the goal `interrupted` (stopped by user) and pause the agent (it stops after
         its current step). The goal is told first, so the run's pause cannot end it another
         way."""
-        if not self.active:
+        if not await self._tell(STOPPED):
             return
-        await self._settle_claim()
-        self._tell(STOPPED)
         await self._host.pause()
         await self._ended(STOPPED)
 
@@ -167,55 +197,46 @@ class GoalDriver:
         the end; a remote run that does not within its backend's `stop_wait` is cancelled and
         the end is recorded here.
         """
-        await self._settle_claim()
-        self._tell(reason)
-        await self._ended(reason)
-
-    async def _settle_claim(self) -> None:
-        claim = self._claim
-        if claim is not None:
-            await claim.wait()  # let the start finish: then there is something to stop
-
-    def _tell(self, reason: str) -> None:
-        """Tell the interpreter to stop for `reason` (once), without waiting for it."""
-        task = self.task
-        if task is not None and not task.done() and self._cancel_reason is None:
-            self._cancel_reason = reason
-            if self._started:
-                task.cancel()
-        remote = self._remote
-        if remote is not None:
-            remote.stop(reason)
-
-    async def _ended(self, reason: str) -> None:
-        """Wait until the interpreter has recorded the end (see `interrupt`)."""
-        task = self.task
-        if task is not None and not task.done():
-            while not self._started and not task.done():
-                # A task cancelled before its first step never runs its body (nor its except
-                # clauses, which record the interruption): let it start first.
-                await asyncio.sleep(0)
-            if not task.cancelling():
-                task.cancel()
-            await asyncio.wait({task})
-        remote = self._remote
-        if remote is not None and not remote.ended.is_set():
-            backend = goal_backend()
-            wait = backend.stop_wait if backend is not None else 0.0
-            try:
-                await asyncio.wait_for(remote.ended.wait(), wait)
-            except TimeoutError:
-                logger.warning("goal run of %s did not record its end; ending it", self._host.id)
-                await self._abandon_remote(reason)
+        if await self._tell(reason):
+            await self._ended(reason)
 
     async def discard(self) -> None:
         """Stop the goal without recording anything (its conversation was deleted)."""
-        self._record_end = False
-        if self._remote is not None:
-            self._remote.stop(DELETED)
-            self._remote = None
+        if not await self._tell(DELETED, discard=True):
+            return
+        run = self._run
+        if isinstance(run, RemoteRun):
             await self._cancel_remote()
-        await self.interrupt(DELETED)
+            run.finish()  # nothing is left for it to record
+        await self._ended(DELETED)
+
+    async def _tell(self, reason: str, *, discard: bool = False) -> bool:
+        """Tell the interpreter to stop for `reason` (once), without waiting for it; False
+        when no goal is under way."""
+        await self._until(lambda: self.phase != GoalPhase.STARTING)  # let a start finish
+        run = self._run
+        if self.phase not in (GoalPhase.RUNNING, GoalPhase.STOPPING) or run is None:
+            return False
+        if discard:
+            run.discard(reason)
+        else:
+            run.stop(reason)
+        if self.phase == GoalPhase.RUNNING:
+            self._enter(GoalPhase.STOPPING)
+        return True
+
+    async def _ended(self, reason: str) -> None:
+        """Wait until the interpreter has recorded the end (see `interrupt`)."""
+        run = self._run
+        if not isinstance(run, RemoteRun):
+            await self._until(lambda: not self.active)
+            return
+        wait = self._backend.stop_wait if self._backend is not None else 0.0
+        try:
+            await asyncio.wait_for(run.ended.wait(), wait)
+        except TimeoutError:
+            logger.warning("goal run of %s did not record its end; ending it", self._host.id)
+            await self._abandon_remote(run, reason)
 
     async def perform_remote(
         self,
@@ -223,22 +244,19 @@ class GoalDriver:
         step_id: str,
         step: DriverStep,
         wait: float,
-        records: Sequence[RecordStatus] = (),
+        records: Sequence[RidingStep] = (),
     ) -> StepResult | None:
-        """Perform a step sent by the goal's remote run `run`, after recording `records` (None:
-        still under way after `wait` seconds; ask again with the same `step_id`).
+        """Perform a step sent by the goal's remote run `run`, after `records` (None:
+        still under way after `wait` seconds; its result is pushed to the run when it ends).
         ConflictError when `run` does not drive this conversation's goal (it was stopped or
         replaced, or the server restarted)."""
-        remote = self._remote
-        if remote is None or remote.token != run:
+        remote = self._run
+        if not isinstance(remote, RemoteRun) or remote.token != run or remote.ended.is_set():
             raise ConflictError(
                 f"Goal run {run} does not drive conversation {self._host.id} (it was stopped "
                 "or replaced, or the server restarted); its steps are refused."
             )
-        result = await remote.perform(step_id, step, wait, records)
-        if remote.ended.is_set() and self._remote is remote:
-            self._remote = None
-        return result
+        return await remote.perform_by_id(step_id, step, wait, records)
 
     def on_event(self, event: Event) -> None:
         """Track the goal status and feed the steps (called where the event was appended).
@@ -273,9 +291,9 @@ class GoalDriver:
     async def _go(self, controller: GoalController, judge: LLM, *, resume: bool) -> None:
         """Begin the goal and record its first status, then hand its steps to an interpreter.
 
-        No await between the idle check and the claim: of two concurrent starts one claims.
+        No await between the idle check and STARTING: of two concurrent starts one claims.
         """
-        claim = self._claim = asyncio.Event()
+        self._enter(GoalPhase.STARTING)
         steps = HostSteps(self._host, judge, self._record, asyncio.get_running_loop())
         previous = self._steps
         self._steps = steps
@@ -294,85 +312,85 @@ class GoalDriver:
                 raise
             controller.advance(StatusRecorded())
             self.judge_llm, self.outcome = judge, None
-            self._cancel_reason, self._record_end, self._started = None, True, False
             # Counted in the conversation's stats (persisted with it) once the goal started.
             self._host.register_llm(judge)
-            backend = goal_backend()
-            if backend is None:
-                self.task = asyncio.create_task(self._interpret(controller, steps))
+            if self._backend is None:
+                run = self._run = StepRun(steps, self._run_ended)
+                self.task = asyncio.create_task(self._interpret(controller, run))
             else:
-                await self._hand_over(backend, controller, steps)
+                await self._hand_over(self._backend, controller, steps)
+            # A remote run may have ended already while it was being started.
+            ended = self._run is not None and self._run.ended.is_set()
+            self._enter(GoalPhase.IDLE if ended else GoalPhase.RUNNING)
         finally:
-            self._claim = None
-            claim.set()
+            if self.phase == GoalPhase.STARTING:
+                self._enter(GoalPhase.IDLE)
 
     async def _hand_over(
         self, backend: GoalBackend, controller: GoalController, steps: HostSteps
     ) -> None:
         """Start the remote run from the controller's snapshot; on failure record the end."""
-        remote = RemoteRun(steps)
-        self._remote = remote
+        conversation_id = self._host.id
+
+        async def notify(step_id: str) -> None:
+            await backend.step_ended(conversation_id, step_id)
+
+        remote = RemoteRun(steps, self._run_ended, notify)
+        self._run = remote
         try:
-            await backend.start(self._host.id, controller.snapshot(), remote.token)
+            await backend.start(conversation_id, controller.snapshot(), remote.token)
         except Exception as exc:
-            self._remote = None
             error = f"{type(exc).__name__}: {exc}"
             controller.advance(Stopped(reason=DRIVER_ERROR, error=error))
-            await self._record_remaining(controller, steps)
+            await self._record_remaining(controller, remote)
             raise ConflictError(f"The goal could not be handed to its backend: {exc}") from exc
+
+    def _run_ended(self) -> None:
+        """The goal's end is recorded (or skipped, discarded): the driver is idle again."""
+        if self.phase in (GoalPhase.RUNNING, GoalPhase.STOPPING):
+            self._enter(GoalPhase.IDLE)
 
     # -- the built-in interpreter ---------------------------------------------------------------
 
-    async def _interpret(self, controller: GoalController, steps: HostSteps) -> None:
-        """Perform the controller's steps until it finishes; a cancel is answered `Stopped`."""
-        self._started = True
+    async def _interpret(self, controller: GoalController, run: StepRun) -> None:
+        """Perform the controller's steps until it finishes (a stop is answered `Stopped` by
+        the run, and the controller then records the end)."""
         try:
             while not isinstance(step := controller.next(), Finish):
-                try:
-                    result = await steps.perform(step)
-                except asyncio.CancelledError:
-                    spent = steps.spent_in_run()
-                    await steps.settle()
-                    reason = self._cancel_reason or STOPPED
-                    controller.advance(Stopped(reason=reason, agent_cost=spent))
-                    await self._record_remaining(controller, steps)
-                    raise
-                except Exception as exc:
-                    logger.exception("goal step %s failed", type(step).__name__)
-                    result = Stopped(reason=DRIVER_ERROR, error=f"{type(exc).__name__}: {exc}")
-                controller.advance(result)
+                controller.advance(await run.perform(step))
+        except asyncio.CancelledError:
+            # Only the loop's own shutdown cancels this task: record the end if it can be.
+            controller.advance(Stopped(reason=run.stop_reason or STOPPED))
+            await self._record_remaining(controller, run)
+            raise
         finally:
             self.outcome = controller.outcome
             if self.status is None or self.status.active:
                 # Recording the end failed: at least keep the in-memory chip honest.
                 self.status = controller.status()
+            run.finish()
 
-    async def _record_remaining(self, controller: GoalController, steps: HostSteps) -> None:
-        """Record the final status after a stop; a failure is logged, not raised."""
+    async def _record_remaining(self, controller: GoalController, run: StepRun) -> None:
+        """Record the final status after a stop or a failed hand-over; never raises."""
         while isinstance(step := controller.next(), RecordStatus):
-            result: StepResult = Stopped(reason=DRIVER_ERROR)
-            if self._record_end:
-                try:
-                    result = await steps.record(step)
-                except Exception:
-                    logger.exception("recording the goal's end failed")
-            controller.advance(result)
+            controller.advance(await run.perform(step))
 
     # -- remote runs ----------------------------------------------------------------------------
 
-    async def _abandon_remote(self, reason: str) -> None:
-        """The remote run did not record its end: record it here, and cancel the run."""
-        self._remote = None
+    async def _abandon_remote(self, run: RemoteRun, reason: str) -> None:
+        """The remote run did not record its end: cancel it, and record the end here."""
         await self._cancel_remote()
-        if self.status is not None and self.status.active and self._record_end:
-            await self._record(stopped_status(self.status, reason))
+        try:
+            if self.status is not None and self.status.active and run.records:
+                await self._record(stopped_status(self.status, reason))
+        finally:
+            run.finish()
 
     async def _cancel_remote(self) -> None:
-        backend = goal_backend()
-        if backend is None:
+        if self._backend is None:
             return
         try:
-            await backend.cancel(self._host.id)
+            await self._backend.cancel(self._host.id)
         except Exception:
             logger.exception("cancelling the goal run of %s failed", self._host.id)
 

@@ -1,10 +1,13 @@
 """`Catalog`: what the server knows of every conversation without opening it.
 
-It keeps the listing order (newest first) of every conversation, the summary of each one
-that is not open (read at start-up through the SDK's persistence API: `base_state.json` and
-the log written after its snapshot, never the history) and the folders found damaged.
-Listings, searches and counts answer from it; the registry (`registry.py`) adds the open
-conversations, whose live state it asks instead.
+It keeps the listing order (newest first) of every conversation, the `StoredEntry` of each one
+that is not open (from the start-up index, `summary_index.py`: status, working directory,
+creation time), the summaries of those a listing has shown (read on demand through the SDK's
+persistence API: `base_state.json` and the log written after its snapshot, never the history),
+the children of each parent (for `sub_conversation_ids`, without a scan) and the folders found
+damaged. Searches and counts answer from the entries; the registry
+(`registry.py`) reads the summaries a page shows, and asks the open conversations' live state
+instead.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import datetime
 
+from openhands.agent_server.services.summary_index import StoredEntry
 from openhands.sdk.conversation import ConversationSummary
 from openhands.sdk.conversation.goal import GoalStatus
 from openhands.sdk.wire import ConversationInfo
@@ -41,14 +45,17 @@ def broken_entry(conversation_id: uuid.UUID, exc: BaseException) -> BrokenConver
 
 
 class Catalog:
-    """Every conversation in listing order, with the summaries of those that are not open."""
+    """Every conversation in listing order, with what is known of those that are not open."""
 
     def __init__(self) -> None:
         self._order: list[_SortKey] = []  # ascending (created_at, id.hex)
         self._keys: dict[uuid.UUID, _SortKey] = {}
         self._ids: dict[str, uuid.UUID] = {}
+        self._stored: dict[uuid.UUID, StoredEntry] = {}
         self._summaries: dict[uuid.UUID, ConversationSummary] = {}
         self._goals: dict[uuid.UUID, GoalStatus | None] = {}
+        self._parents: dict[uuid.UUID, uuid.UUID] = {}  # child -> parent
+        self._children: dict[uuid.UUID, set[uuid.UUID]] = {}  # parent -> children
         self.broken: list[BrokenConversation] = []
 
     # -- membership -------------------------------------------------------------------------
@@ -57,19 +64,38 @@ class Catalog:
         self,
         conversation_id: uuid.UUID,
         created_at: datetime,
-        summary: ConversationSummary | None = None,
+        *,
+        parent: uuid.UUID | None = None,
     ) -> None:
-        """Know a conversation (with its summary while it is not open)."""
+        """Know a conversation (open: its live state answers for it), a child of `parent`
+        if it has one."""
         if conversation_id not in self._keys:
             key = (created_at, conversation_id.hex)
             bisect.insort(self._order, key)
             self._keys[conversation_id] = key
             self._ids[conversation_id.hex] = conversation_id
-        if summary is not None:
-            self._summaries[conversation_id] = summary
+        self._link(conversation_id, parent)
+
+    def add_stored(self, entries: list[StoredEntry]) -> None:
+        """Know these stored conversations (start-up: sorted once, not inserted one by one)."""
+        for entry in entries:
+            self._stored[entry.id] = entry
+            if entry.id not in self._keys:
+                key = (entry.created_at, entry.id.hex)
+                self._order.append(key)
+                self._keys[entry.id] = key
+                self._ids[entry.id.hex] = entry.id
+            self._link(entry.id, entry.parent_conversation_id)
+        self._order.sort()
+
+    def _link(self, child: uuid.UUID, parent: uuid.UUID | None) -> None:
+        if parent is not None and child not in self._parents:
+            self._parents[child] = parent
+            self._children.setdefault(parent, set()).add(child)
 
     def opened(self, conversation_id: uuid.UUID) -> None:
-        """The conversation is open now: its live state answers instead of its summary."""
+        """The conversation is open now: its live state answers instead of its entry."""
+        self._stored.pop(conversation_id, None)
         self._summaries.pop(conversation_id, None)
         self._goals.pop(conversation_id, None)
 
@@ -81,6 +107,13 @@ class Catalog:
             if index < len(self._order) and self._order[index] == key:
                 del self._order[index]
             self._ids.pop(conversation_id.hex, None)
+        parent = self._parents.pop(conversation_id, None)
+        if parent is not None:
+            siblings = self._children.get(parent)
+            if siblings is not None:
+                siblings.discard(conversation_id)
+                if not siblings:
+                    del self._children[parent]
         self.opened(conversation_id)
 
     def mark_broken(self, conversation_id: uuid.UUID, exc: BaseException) -> None:
@@ -94,13 +127,34 @@ class Catalog:
     def __len__(self) -> int:
         return len(self._order)
 
+    def children(self, conversation_id: uuid.UUID) -> list[uuid.UUID]:
+        """The conversations naming `conversation_id` as their parent, oldest first (a
+        deleted parent's children keep their link; they are not deleted with it)."""
+        found = self._children.get(conversation_id)
+        if not found:
+            return []
+        return sorted(found, key=lambda child: self._keys[child])
+
+    def entry(self, conversation_id: uuid.UUID) -> StoredEntry | None:
+        """The entry of a conversation that is not open, else None."""
+        return self._stored.get(conversation_id)
+
+    def entries(self) -> list[StoredEntry]:
+        """The entries of every conversation that is not open."""
+        return list(self._stored.values())
+
     def summary(self, conversation_id: uuid.UUID) -> ConversationSummary | None:
-        """The summary of a conversation that is not open, else None."""
+        """The summary of a conversation that is not open, if it was read (`unread`)."""
         return self._summaries.get(conversation_id)
 
-    def summaries(self) -> list[ConversationSummary]:
-        """The summaries of every conversation that is not open."""
-        return list(self._summaries.values())
+    def unread(self, ids: list[uuid.UUID]) -> list[uuid.UUID]:
+        """Those of `ids` that are stored and whose summary was not read yet."""
+        return [cid for cid in ids if cid in self._stored and cid not in self._summaries]
+
+    def set_summary(self, summary: ConversationSummary) -> None:
+        """Keep a stored conversation's summary, read for a listing."""
+        if summary.id in self._stored:
+            self._summaries[summary.id] = summary
 
     def newest_first(self, start: uuid.UUID | None = None) -> Iterator[uuid.UUID]:
         """Conversation ids, newest first, from `start` (inclusive) when given.
@@ -146,6 +200,7 @@ class Catalog:
             max_iterations=summary.max_iterations,
             hook_config=summary.hook_config,
             persistence_dir=summary.persistence_dir,
+            parent_conversation_id=summary.parent_conversation_id,
         )
 
     def _goal(self, summary: ConversationSummary) -> GoalStatus | None:

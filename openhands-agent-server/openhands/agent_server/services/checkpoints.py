@@ -10,8 +10,9 @@ a goal works a 409, and so is a workspace that keeps changing while it is record
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
 from openhands.sdk.workspace.checkpoints import (
@@ -25,15 +26,55 @@ from openhands.sdk.workspace.checkpoints import (
 )
 
 if TYPE_CHECKING:
-    from openhands.agent_server.services.live import LiveConversation
+    from openhands.sdk.conversation.local import LocalConversation
 
 T = TypeVar("T")
+
+
+class GoalActivity(Protocol):
+    """Whether a goal drives the conversation (a rewind must wait for it to stop)."""
+
+    @property
+    def active(self) -> bool: ...
+
+
+class CheckpointHost(Protocol):
+    """What the checkpoints need from their live conversation (`LiveConversation` is one):
+    the SDK conversation that keeps them, its state, and the two thread pools."""
+
+    @property
+    def id(self) -> uuid.UUID: ...
+
+    @property
+    def conversation(self) -> LocalConversation: ...
+
+    @property
+    def goal(self) -> GoalActivity: ...
+
+    @property
+    def is_busy(self) -> bool: ...
+
+    def ensure_open(self) -> None:
+        """NotFoundError once the conversation is closing."""
+        ...
+
+    async def settle(self) -> None:
+        """Wait (briefly) for a finished run's thread to return."""
+        ...
+
+    async def blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`fn` in the run pool."""
+        ...
+
+    async def control(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`fn` in the control pool."""
+        ...
 
 
 class WorkspaceCheckpoints:
     """The checkpoints of one live conversation's workspace."""
 
-    def __init__(self, live: LiveConversation) -> None:
+    def __init__(self, live: CheckpointHost) -> None:
         """Serve the checkpoints of `live`."""
         self._live = live
 
@@ -92,4 +133,4 @@ class WorkspaceCheckpoints:
             raise ConflictError(str(exc), code="workspace_changing") from exc
 
 
-__all__ = ["WorkspaceCheckpoints"]
+__all__ = ["CheckpointHost", "WorkspaceCheckpoints"]

@@ -3,21 +3,23 @@
 `start_child` makes a conversation with the parent's whole configuration (agent, limits,
 hooks, approval policy and rules, secrets) and a fresh history whose first message is the
 task, and runs it. Its working directory is the parent's (`shared`), or with `worktree` a
-git worktree of the parent's repository, on a branch of its own from the repository's
-default branch, in the folder the server gives new conversations. The worktree is made by
-git run from the server with hooks and fsmonitor off: a repository's own configuration
-cannot make the server run a program.
+git worktree of the parent's repository (`worktrees.py`), on a branch of its own from the
+repository's default branch, in the folder the server gives new conversations; deleting the
+child removes that folder (not the branch).
+
+The child is linked to its parent (`parent_conversation_id`, in its configuration from its
+first save on), and listed in the parent's `sub_conversation_ids`. `check_parent` holds the
+same rules for a conversation created with a `parent_conversation_id`.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 import uuid
 from pathlib import Path
 
 from openhands.agent_server.errors import InvalidRequestError
 from openhands.agent_server.services.registry import ConversationRegistry
+from openhands.agent_server.services.worktrees import make_worktree, remove_worktree
 from openhands.sdk.llm import Message, TextContent
 from openhands.sdk.wire import StartConversationRequest
 from openhands.sdk.wire.children import (
@@ -27,12 +29,7 @@ from openhands.sdk.wire.children import (
 )
 from openhands.sdk.workspace import LocalWorkspace
 
-__all__ = ["GIT_TIMEOUT_SECONDS", "make_worktree", "start_child"]
-
-GIT_TIMEOUT_SECONDS = 120.0
-"""How long one git command making a worktree may take."""
-
-_SAFE_GIT = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+__all__ = ["check_parent", "start_child"]
 
 
 async def start_child(
@@ -45,6 +42,7 @@ async def start_child(
     config = parent.state.config
     child_id = uuid.uuid4()
     working_dir, isolation = config.workspace.working_dir, "shared"
+    made = None
     if request.isolation == "worktree":
         target = conversations.default_workspace(child_id)
         made = await conversations.pools.controls.run_to_completion(
@@ -54,17 +52,25 @@ async def start_child(
             f"openhands/child-{child_id.hex[:8]}",
         )
         if made is not None:
-            working_dir, isolation = made, "worktree"
+            working_dir, isolation = made.working_dir, "worktree"
     start = StartConversationRequest(
         agent=config.agent,  # type: ignore[arg-type]  # an Agent: the server makes no other
         workspace=LocalWorkspace(working_dir=working_dir),
         conversation_id=child_id,
+        parent_conversation_id=parent_id,
         max_iterations=config.max_iterations,
         hook_config=config.hook_config,
         confirmation_policy=config.confirmation_policy,
         security_analyzer=config.security_analyzer,
     )
-    await conversations.start(start)
+    try:
+        await conversations.start(start, worktree_git_dir=made.git_dir if made else None)
+    except BaseException:
+        if made is not None:  # made for a child that does not exist: not kept
+            await conversations.pools.controls.run_to_completion(
+                remove_worktree, conversations.default_workspace(child_id)
+            )
+        raise
     child = await conversations.get(child_id)
 
     def inherit() -> None:
@@ -97,44 +103,32 @@ async def start_child(
     )
 
 
-def make_worktree(parent_dir: str, target: Path, branch: str) -> str | None:
-    """A worktree of the repository holding `parent_dir` at `target`, on a new `branch` from
-    the default branch; the working directory there that matches `parent_dir`. None when
-    `parent_dir` is not in a git repository (the child then shares it)."""
-    top = _git(parent_dir, "rev-parse", "--show-toplevel")
-    if top is None:
-        return None
-    base = _git(top, "rev-parse", "--abbrev-ref", "origin/HEAD") or "HEAD"
-    if _git(top, "worktree", "add", "-b", branch, str(target), base, check=True) is None:
-        return None
-    inside = os.path.relpath(os.path.realpath(parent_dir), os.path.realpath(top))
-    return str(target if inside == "." else target / inside)
-
-
-def _git(cwd: str, *args: str, check: bool = False) -> str | None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    try:
-        done = subprocess.run(
-            ["git", *_SAFE_GIT, *args],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_SECONDS,
-            check=False,
+def check_parent(
+    conversations: ConversationRegistry, request: StartConversationRequest
+) -> StartConversationRequest:
+    """`request` (with the parent's working directory when it names none) if its
+    `parent_conversation_id` may own it: an existing conversation, not itself, working in the
+    same folder; else an `InvalidRequestError` (422) naming the field."""
+    parent_id = request.parent_conversation_id
+    if parent_id is None:
+        return request
+    field = ("body", "parent_conversation_id")
+    if parent_id == request.conversation_id:
+        raise InvalidRequestError("a conversation cannot be its own parent", field)
+    parent_dir = conversations.working_dir_of(parent_id)
+    if parent_dir is None:
+        raise InvalidRequestError(f"parent conversation {parent_id} not found", field)
+    if request.workspace is None:
+        workspace = LocalWorkspace(working_dir=parent_dir)
+        return request.model_copy(update={"workspace": workspace})
+    if Path(request.workspace.working_dir).resolve() != Path(parent_dir).resolve():
+        raise InvalidRequestError(
+            f"parent conversation {parent_id} works in {parent_dir}, not in "
+            f"{request.workspace.working_dir}: a child shares its parent's folder (leave "
+            "`workspace` out), or start it with POST /{id}/children for a worktree",
+            field,
         )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        if check:
-            raise InvalidRequestError(
-                f"could not make a git worktree for the child: {done.stderr.strip()[-500:]}; "
-                "use isolation 'shared' instead",
-                ("body", "isolation"),
-            )
-        return None
-    return done.stdout.strip()
+    return request
 
 
 def _isolation(value: str) -> ChildIsolation:

@@ -14,7 +14,7 @@ from openhands.agent_server.errors import BadRequestError, ConflictError, NotFou
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
 from openhands.agent_server.services.live import LiveConversation
 from openhands.sdk.conversation import ConversationAlreadyRunningError
-from openhands.sdk.conversation.errors import UnknownEventError
+from openhands.sdk.conversation.errors import CondenserUnavailableError, UnknownEventError
 from openhands.sdk.conversation.response_utils import get_agent_final_response
 from openhands.sdk.secret import SecretSource
 
@@ -64,7 +64,7 @@ async def navigate(live: LiveConversation, event_id: str | None) -> None:
     try:
         await live.control(live.conversation.navigate_to, event_id)
     except UnknownEventError as exc:
-        raise NotFoundError(str(exc)) from None
+        raise NotFoundError(str(exc), code="unknown_event") from None
     except ConversationAlreadyRunningError as exc:
         raise ConflictError(str(exc)) from None
 
@@ -97,40 +97,22 @@ async def agent_final_response(live: LiveConversation) -> str:
     return await live.control(lambda: get_agent_final_response(state.active_branch()))
 
 
-async def condense(live: LiveConversation) -> bool:
-    """Condense the history now with the agent's condenser; False when there was too little
-    to condense. 409 when the agent has no condenser that condenses on request, or a run is
-    in progress (condense between runs)."""
+async def condense(live: LiveConversation) -> None:
+    """Condense the history now with the agent's condenser (`LocalConversation.condense`).
+    409 (code `no_condenser`) when the agent has no condenser that condenses on request, 409
+    while a run is in progress (condense between runs)."""
     live.ensure_open()
-    conversation = live.conversation
-    condenser = conversation.agent.condenser
-    if condenser is None or not condenser.handles_condensation_requests():
-        what = (
-            "No condenser configured"
-            if condenser is None
-            else f"Condenser {type(condenser).__name__} does not handle condensation requests"
-        )
-        raise ConflictError(
-            f"Cannot condense conversation: {what}. Give the agent an LLMSummarizingCondenser "
-            "(agent.condenser) to condense on request."
-        )
     await live.settle()
     if live.is_busy:
         raise ConflictError(
             f"Conversation {live.id} is running; condense it once the run has ended (pause it)."
         )
-
-    def work() -> bool:
-        for llm in condenser.llms:
-            conversation.conversation_stats.register_llm(llm)  # type: ignore[arg-type]
-        condensation = condenser.condense_now(conversation.state.llm_messages())
-        if condensation is None:
-            return False
-        conversation.append_event(condensation)
-        conversation.record_stats()
-        return True
-
-    return await live.blocking(work)
+    try:
+        await live.blocking(live.conversation.condense)
+    except CondenserUnavailableError as exc:
+        raise ConflictError(str(exc), code=CondenserUnavailableError.code) from None
+    except ConversationAlreadyRunningError as exc:
+        raise ConflictError(str(exc)) from None
 
 
 async def load_plugin(live: LiveConversation, plugin_ref: str) -> None:

@@ -38,7 +38,8 @@ async def switch_profile(
         known = ", ".join(stores.profiles.names()) or "none"
         raise NotFoundError(
             f"Profile {name!r} not found (profiles: {known}); save one with "
-            "POST /api/profiles/{name}."
+            "POST /api/profiles/{name}.",
+            code="unknown_profile",
         )
     llm = stores.llm_defaults.profile_llm(name, usage_id=None, field=("profile_name",))
     await switch_llm(live, credentials, llm)

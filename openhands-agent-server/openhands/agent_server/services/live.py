@@ -24,6 +24,7 @@ from openhands.agent_server.errors import (
     InvalidRequestError,
     NotFoundError,
 )
+from openhands.agent_server.goals.backend import GoalBackend
 from openhands.agent_server.goals.driver import GoalDriver
 from openhands.agent_server.goals.host import RunResult
 from openhands.agent_server.services import event_queries
@@ -81,7 +82,9 @@ class LiveConversation:
         loop: asyncio.AbstractEventLoop,
         *,
         check_keys: Callable[[], None] | None = None,
+        goal_backend: GoalBackend | None = None,
     ) -> None:
+        """`goal_backend` is the server's (None: goals run on the built-in driver)."""
         self.conversation = conversation
         # Raises (a 4xx) when the agent cannot get its keys, e.g. sealed with a lost key.
         self._check_keys = check_keys or _no_check
@@ -97,7 +100,7 @@ class LiveConversation:
         self._closed = False
         # Deleted: its folder is gone, so a write that raced the deletion is not acknowledged.
         self._deleted = False
-        self.goal = GoalDriver(self)
+        self.goal = GoalDriver(self, goal_backend)
         self.checkpoints = WorkspaceCheckpoints(self)
         conversation.add_callback(self._on_event)
 
@@ -181,6 +184,7 @@ class LiveConversation:
             persistence_dir=state.persistence_dir,
             tags=dict(state.tags),
             approval_rules=list(state.approval_rules),
+            parent_conversation_id=state.parent_conversation_id,
         )
 
     # -- events -----------------------------------------------------------------------------

@@ -5,6 +5,10 @@ file each, written atomically under the store's lock), except that every credent
 (`api_key`, the AWS keys) holds the value sealed with the server's key instead of the value.
 They are read into memory at start-up, so a conversation or the gateway naming a profile
 never waits for the disk, and changed on disk before in memory.
+
+`ConversationProfiles` is this store as the server's conversations see it (their
+`profile_store`): `switch_profile` and tools asking for a profile (`ask_oracle`'s `oracle`)
+load from here, never from the server user's `~/.openhands/profiles`.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from pathlib import Path
 from openhands.agent_server.errors import ConflictError, NotFoundError
 from openhands.agent_server.services.sealing import SecretBox, UnsealError
 from openhands.agent_server.services.settings_folder import ensure_folder
+from openhands.sdk.errors import NotFoundError as ProfileNotFound
 from openhands.sdk.errors import StorageError, storage_error
 from openhands.sdk.llm import LLM, LLMProfileStore
+from openhands.sdk.llm.errors import LLMConfigurationError
 from openhands.sdk.llm.llm import SECRET_FIELDS
 from openhands.sdk.settings import ProfileDetailResponse, ProfileInfo
 from pydantic import SecretStr
@@ -205,6 +211,35 @@ class ProfileStore:
             if isinstance(value, SecretStr) and not self._box.is_current(value.get_secret_value()):
                 return True
         return False
+
+
+class ConversationProfiles:
+    """The server's profiles as a conversation loads them (the SDK's `ProfileSource`): by
+    name, the key opened in memory only (on disk it stays sealed)."""
+
+    def __init__(self, store: ProfileStore) -> None:
+        self._store = store
+
+    def load(self, name: str) -> LLM:
+        """A copy of profile `name`'s LLM, key included.
+
+        The SDK's `NotFoundError` (a FileNotFoundError) names the profiles there are; a
+        profile whose key cannot be opened is an `LLMConfigurationError` (a ValueError)
+        saying to save it again.
+        """
+        profile = self._store.find(name)
+        if profile is None:
+            known = ", ".join(self._store.names()) or "none"
+            raise ProfileNotFound(
+                f"No LLM profile is named {name!r} on this agent server (profiles: {known}); "
+                f"save one with POST /api/profiles/{name} or in the page's settings."
+            )
+        if profile.problem is not None:
+            raise LLMConfigurationError(
+                f"LLM profile {name!r} cannot be used: {profile.problem}; save it again with "
+                f"its key (POST /api/profiles/{name})."
+            )
+        return profile.llm.copy_for(profile.llm.usage_id)
 
 
 def info(profile: Profile) -> ProfileInfo:

@@ -1,11 +1,13 @@
 """`ConversationRegistry`: every conversation the server holds, opened only when needed.
 
-At start-up it reads the summaries of the stored conversations (never their events) into the
-`Catalog` and opens only those a dead server left in the middle of something: a run (the SDK
-records `RunLost` on reopen) or a goal (recorded `interrupted`, reason "server restart").
-Any other conversation is opened (`LocalConversation` plus its `LiveConversation`) by the
-first request that needs it; listings, counts and reads of one answer from summaries until
-then. Each command either completes or leaves the conversation as it was: a create that
+At start-up it reads the stored conversations' index (`summary_index.py`: one file, each
+entry checked against its files' stamps; only conversations written since, or unknown to it,
+have their summaries read, never their events) into the `Catalog`, and opens only those a
+dead server left in the middle of something: a run (the SDK records `RunLost` on reopen) or a
+goal (recorded `interrupted`, reason "server restart"). Any other conversation is opened
+(`LocalConversation` plus its `LiveConversation`) by the first request that needs it;
+listings, counts and reads of one answer from the catalog until then (a page reads the
+summaries it shows). At shutdown the index is written again. Each command either completes or leaves the conversation as it was: a create that
 fails leaves no folder, a delete that fails leaves the conversation listed and usable, and a
 refusing disk is the SDK's `StorageError` (the edge answers 503, or 507 when it is full).
 """
@@ -22,6 +24,7 @@ from typing import Any
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.config import ServerConfig
 from openhands.agent_server.errors import BadRequestError, ConflictError, NotFoundError
+from openhands.agent_server.goals.backend import GoalBackend
 from openhands.agent_server.services.catalog import BrokenConversation, Catalog
 from openhands.agent_server.services.conversation_secrets import ConversationSecrets
 from openhands.agent_server.services.credentials import Credentials, ServerDefaults
@@ -33,25 +36,22 @@ from openhands.agent_server.services.storage import (
     load_summaries,
     move_to_trash,
     open_conversation,
-    prepare_folder,
     read_goal_statuses,
     remove_folders,
-    remove_trash,
 )
+from openhands.agent_server.services.store_scan import index_at_shutdown, scan_store
 from openhands.agent_server.services.workspace_claims import (
     WorkspaceClaims,
     keep_reason,
     workspace_of,
 )
+from openhands.sdk.contracts import ProfileSource
 from openhands.sdk.conversation import (
     ConversationConfig,
     ConversationExecutionStatus,
-    ConversationSummary,
     LocalConversation,
-    list_conversation_ids,
 )
 from openhands.sdk.conversation.errors import UnknownEventError
-from openhands.sdk.conversation.goal.status import left_running
 from openhands.sdk.errors import StorageError
 from openhands.sdk.wire import (
     ConversationInfo,
@@ -68,9 +68,6 @@ Status = ConversationExecutionStatus
 CLOSE_GRACE_SECONDS = 2.0
 """On shutdown, time for the bookkeeping around the step wait (goal status, pause, close)."""
 
-LOAD_THREADS = 4
-"""Control threads reading summaries at start-up (at most OH_CONTROL_THREADS are used)."""
-
 
 class ConversationRegistry:
     """The conversations under one folder: stored ones by summary, open ones live."""
@@ -82,13 +79,20 @@ class ConversationRegistry:
         credentials: Credentials | None = None,
         *,
         secrets: ConversationSecrets | None = None,
+        profiles: ProfileSource | None = None,
+        goal_backend: GoalBackend | None = None,
     ) -> None:
-        """`secrets` keeps the secret sources conversations are created with (else: none)."""
+        """`secrets` keeps the secret sources conversations are created with (else: none);
+        `profiles` is where their LLM profiles are loaded (`switch_profile`, `ask_oracle`;
+        else the server user's `~/.openhands/profiles`); `goal_backend` interprets every
+        conversation's goal steps (None: the built-in driver)."""
         self.config = config
         self.pools = pools
         self.path = config.conversations_path
         self.credentials: Credentials = credentials or ServerDefaults(config)
         self.secrets = secrets
+        self.profiles = profiles
+        self.goal_backend = goal_backend
         self.catalog = Catalog()
         self._live: dict[uuid.UUID, LiveConversation] = {}
         self._opening: dict[uuid.UUID, asyncio.Future[LiveConversation]] = {}
@@ -100,36 +104,27 @@ class ConversationRegistry:
     # -- start-up and shut-down -------------------------------------------------------------
 
     async def load_all(self) -> None:
-        """Read every stored conversation's summary; open those a dead server left busy."""
-        for folder in await self.pools.controls.run(prepare_folder, self.path):
-            logger.warning(
-                "Removed %s: a crash left it unfinished (a conversation being created or "
-                "forked, with no history of its own)",
-                folder,
-            )
-        ids = await self.pools.controls.run(list_conversation_ids, self.path)
-        # Reading summaries mostly waits for the disk: a few threads share the work.
-        parts = [ids[start::LOAD_THREADS] for start in range(LOAD_THREADS)]
-        loads = [self.pools.controls.run(load_summaries, self.path, part) for part in parts]
-        summaries: list[ConversationSummary] = []
-        for part_summaries, broken in await asyncio.gather(*loads):
-            summaries += part_summaries
-            self.catalog.broken.extend(broken)
+        """Read the stored conversations' index (and the summaries it lacks); open those a
+        dead server left busy."""
+        scan = await scan_store(self.path, self.pools.controls)
+        self.catalog.broken.extend(scan.broken)
         self.catalog.broken.sort(key=lambda entry: entry.id)
-        for summary in summaries:
-            self.catalog.add(summary.id, summary.created_at, summary)
-            self._claims.claim(summary.id, summary.workspace.working_dir)
-        self._dispose_later(self.pools.controls.run(remove_trash, self.path))
-        for summary in summaries:
-            if _left_busy(summary):
+        self.catalog.add_stored(scan.entries)
+        self._claims.claim_all(scan.entries)
+        for cleanup in scan.cleanups:
+            self._dispose_later(cleanup())
+        for entry in scan.entries:
+            if entry.left_busy:
                 try:
-                    await self.get(summary.id)
+                    await self.get(entry.id)
                 except Exception as exc:  # a refusing disk: it stays listed, opened on demand
-                    logger.error("conversation %s could not be recovered: %s", summary.id, exc)
+                    logger.error("conversation %s could not be recovered: %s", entry.id, exc)
         logger.info(
-            "Found %d conversations in %s (%d opened to record an interrupted run or goal)",
+            "Found %d conversations in %s (%d read, the others from its index; %d opened to "
+            "record an interrupted run or goal)",
             len(self.catalog),
             self.path,
+            scan.read,
             len(self._live),
         )
 
@@ -148,6 +143,19 @@ class ConversationRegistry:
         pending_disposals = list(self._disposals)
         if not services and not pending_disposals:
             return 0
+        try:
+            return await self._close(services, pending_disposals, reason, run_wait)
+        finally:
+            closed = [service.id for service in services]
+            await index_at_shutdown(self.path, self.pools.controls, closed, self.catalog.entries())
+
+    async def _close(
+        self,
+        services: list[LiveConversation],
+        pending_disposals: list[asyncio.Future[None]],
+        reason: str,
+        run_wait: float | None,
+    ) -> int:
         if run_wait is None:
             closes = [asyncio.ensure_future(service.close(reason)) for service in services]
             timeout = None
@@ -210,13 +218,12 @@ class ConversationRegistry:
         pending = self._opening.get(conversation_id)
         if pending is not None:
             return await asyncio.shield(pending)
-        summary = self.catalog.summary(conversation_id)
-        if summary is None or conversation_id in self._deleting:
+        if self.catalog.entry(conversation_id) is None or conversation_id in self._deleting:
             raise NotFoundError(f"Conversation {conversation_id} does not exist.")
         future: asyncio.Future[LiveConversation] = asyncio.get_running_loop().create_future()
         self._opening[conversation_id] = future
         try:
-            live = await self._open(summary)
+            live = await self._open(conversation_id)
         except BaseException as exc:
             if isinstance(exc, Exception):
                 future.set_exception(exc)
@@ -225,7 +232,7 @@ class ConversationRegistry:
                 future.cancel()
             raise
         else:
-            self._live[conversation_id] = live
+            self._live[conversation_id] = self._hosted(live)
             self.catalog.opened(conversation_id)
             future.set_result(live)
             return live
@@ -263,17 +270,23 @@ class ConversationRegistry:
                 next_page_id = cid.hex
                 break
             page.append(cid)
-        return await self._infos(page), next_page_id
+        return await self._infos(page, skip_gone=True), next_page_id
 
     def _status(self, conversation_id: uuid.UUID) -> Status | None:
         live = self._live.get(conversation_id)
         if live is not None:
             return live.conversation.state.execution_status
-        summary = self.catalog.summary(conversation_id)
-        return None if summary is None else summary.execution_status
+        entry = self.catalog.entry(conversation_id)
+        return None if entry is None else entry.execution_status
 
-    async def _infos(self, ids: list[uuid.UUID]) -> list[ConversationInfo]:
-        """What clients see of each conversation; NotFoundError for one that is unknown."""
+    async def _infos(
+        self, ids: list[uuid.UUID], *, skip_gone: bool = False
+    ) -> list[ConversationInfo]:
+        """What clients see of each conversation; NotFoundError for one that is unknown (left
+        out with `skip_gone`: a listing whose conversation turned out gone or damaged)."""
+        unread = self.catalog.unread([cid for cid in ids if cid not in self._live])
+        if unread:
+            await self._read_summaries(unread)
         lookups = [
             cid for cid in ids if cid not in self._live and self.catalog.needs_goal_lookup(cid)
         ]
@@ -286,36 +299,72 @@ class ConversationRegistry:
             live = self._live.get(cid)
             summary = self.catalog.summary(cid)
             if live is not None:
-                infos.append(live.info())
+                info = live.info()
             elif summary is not None and cid not in self._deleting:
-                infos.append(self.catalog.stored_info(summary))
+                info = self.catalog.stored_info(summary)
+            elif skip_gone:
+                continue
             else:
                 raise NotFoundError(f"Conversation {cid} does not exist.")
+            children = self.catalog.children(cid)
+            info.sub_conversation_ids = [c for c in children if c not in self._deleting]
+            infos.append(info)
         return infos
+
+    def working_dir_of(self, conversation_id: uuid.UUID) -> str | None:
+        """The working directory of a conversation (open or not), None if it is unknown."""
+        live = self._live.get(conversation_id)
+        if live is not None:
+            return live.working_dir
+        entry = self.catalog.entry(conversation_id)
+        if entry is None or conversation_id in self._deleting:
+            return None
+        return entry.working_dir
+
+    async def _read_summaries(self, ids: list[uuid.UUID]) -> None:
+        """Read the summaries of stored conversations a listing shows (a refusing disk raises);
+        one found damaged or gone is dropped from the catalog."""
+        summaries, broken = await self.pools.controls.run(load_summaries, self.path, ids)
+        for summary in summaries:
+            self.catalog.set_summary(summary)
+        for entry in broken:
+            self.catalog.remove(uuid.UUID(hex=entry.id))
+            self.catalog.broken.append(entry)
+        # Neither read nor damaged: its folder went away behind the server's back.
+        accounted = {summary.id.hex for summary in summaries} | {entry.id for entry in broken}
+        for cid in ids:
+            if cid.hex not in accounted:
+                self.catalog.remove(cid)
 
     # -- opening ----------------------------------------------------------------------------
 
-    async def _open(self, summary: ConversationSummary) -> LiveConversation:
+    async def _open(self, conversation_id: uuid.UUID) -> LiveConversation:
         loop = asyncio.get_running_loop()
         try:
             live = await self.pools.controls.run_to_completion(
-                open_conversation, summary, self.path, self.credentials, self.pools, loop
+                open_conversation,
+                conversation_id,
+                self.path,
+                self.credentials,
+                self.pools,
+                loop,
+                self.goal_backend,
             )
         except StorageError:
             raise
         except NotFoundError:
-            self.catalog.remove(summary.id)  # its folder went away behind the server's back
+            self.catalog.remove(conversation_id)  # its folder went away behind the server's back
             raise
         except ValueError as exc:  # damaged files: skipped, as at start-up
-            self.catalog.mark_broken(summary.id, exc)
+            self.catalog.mark_broken(conversation_id, exc)
             raise NotFoundError(
-                f"Conversation {summary.id} could not be loaded: its files are damaged "
+                f"Conversation {conversation_id} could not be loaded: its files are damaged "
                 f"({type(exc).__name__}); see broken_conversations in /server_info."
             ) from exc
         if self.secrets is not None:
             try:
                 sources = await self.pools.controls.run(
-                    self.secrets.restore, self.path / summary.id.hex
+                    self.secrets.restore, self.path / conversation_id.hex
                 )
             except BaseException:
                 await self.pools.controls.run_to_completion(live.conversation.close)
@@ -333,8 +382,15 @@ class ConversationRegistry:
 
     # -- commands ---------------------------------------------------------------------------
 
-    async def start(self, request: StartConversationRequest) -> tuple[uuid.UUID, bool]:
-        """Create the conversation (True) or find the existing one with that id (False)."""
+    async def start(
+        self, request: StartConversationRequest, *, worktree_git_dir: str | None = None
+    ) -> tuple[uuid.UUID, bool]:
+        """Create the conversation (True) or find the existing one with that id (False).
+
+        `worktree_git_dir`: its working directory is in a git worktree the server just made
+        for it in its default folder (`services/worktrees.py`), removed with it; git's folder
+        for that worktree.
+        """
         conversation_id = request.conversation_id or uuid.uuid4()
         if conversation_id in self._deleting:
             raise ConflictError(f"Conversation {conversation_id} is being deleted; retry later.")
@@ -347,10 +403,11 @@ class ConversationRegistry:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._creating[conversation_id] = future
         try:
-            live = await self._create(conversation_id, request)
-            self._live[conversation_id] = live
-            self.catalog.add(conversation_id, live.conversation.state.created_at)
-            self._claims.claim(conversation_id, live.working_dir)
+            live = await self._create(conversation_id, request, worktree_git_dir)
+            self._live[conversation_id] = self._hosted(live)
+            state = live.conversation.state
+            self.catalog.add(conversation_id, state.created_at, parent=state.parent_conversation_id)
+            self._claims.claim(conversation_id, live.working_dir, state.worktree_git_dir)
             future.set_result(None)
         except Exception as exc:
             future.set_exception(exc)
@@ -419,13 +476,16 @@ class ConversationRegistry:
         except BaseException:
             self.credentials.forget(fork_id)
             raise
-        self._live[fork_id] = LiveConversation(fork, self.pools, asyncio.get_running_loop())
-        self.catalog.add(fork_id, fork.state.created_at)
-        self._claims.claim(fork_id, fork.workspace.working_dir)
+        self._live[fork_id] = self._hosted(self._live_of(fork))
+        self.catalog.add(fork_id, fork.state.created_at, parent=fork.state.parent_conversation_id)
+        self._claims.claim(fork_id, fork.workspace.working_dir, fork.state.worktree_git_dir)
         return fork_id
 
     async def _create(
-        self, conversation_id: uuid.UUID, request: StartConversationRequest
+        self,
+        conversation_id: uuid.UUID,
+        request: StartConversationRequest,
+        worktree_git_dir: str | None = None,
     ) -> LiveConversation:
         # The server's OH_SANDBOX decides where the agent runs, not the request.
         workspace = (
@@ -447,6 +507,10 @@ class ConversationRegistry:
             hook_config=hook_config,
             confirmation_policy=request.confirmation_policy,
             security_analyzer=request.security_analyzer,
+            parent_conversation_id=request.parent_conversation_id,
+            worktree=worktree_git_dir is not None,
+            worktree_git_dir=worktree_git_dir,
+            created_workspace=worktree_git_dir is not None,
         )
         self.credentials.new_conversation(conversation_id, agent)
         keep_secrets = None
@@ -473,7 +537,19 @@ class ConversationRegistry:
             if self.secrets is not None:
                 sources = self.secrets.resolve(sources)
             conversation.update_secrets(sources)
-        return LiveConversation(conversation, self.pools, asyncio.get_running_loop())
+        return self._live_of(conversation)
+
+    def _live_of(self, conversation: LocalConversation) -> LiveConversation:
+        """A conversation made in this process, live (in the event loop's thread)."""
+        return LiveConversation(
+            conversation, self.pools, asyncio.get_running_loop(), goal_backend=self.goal_backend
+        )
+
+    def _hosted(self, live: LiveConversation) -> LiveConversation:
+        """`live`, its conversation given the server's own stores (where it loads profiles)."""
+        if self.profiles is not None:
+            live.conversation.profile_store = self.profiles
+        return live
 
     def default_workspace(self, conversation_id: uuid.UUID) -> Path:
         """The working directory of a conversation created without a workspace."""
@@ -502,7 +578,7 @@ class ConversationRegistry:
 
     async def _delete(self, conversation_id: uuid.UUID) -> DeleteConversationResponse:
         live = self._live.get(conversation_id)
-        summary = self.catalog.summary(conversation_id)
+        entry = self.catalog.entry(conversation_id)
         if live is not None:
             live.begin_delete()
         self._deleting.add(conversation_id)
@@ -521,40 +597,43 @@ class ConversationRegistry:
         self._deleting.discard(conversation_id)
         self._claims.release(conversation_id)
         answer = DeleteConversationResponse(removed=[str(self.path / conversation_id.hex)])
-        workspace = workspace_of(live, summary)
+        workspace = workspace_of(live, entry)
         remove_workspace: Path | None = None
         if workspace is not None:
-            working_dir, created = workspace
-            reason = keep_reason(
-                working_dir, created, self.config.workspace_path, self.users_of(working_dir)
-            )
-            if reason is None:
-                remove_workspace = Path(working_dir)
-                answer.removed.append(working_dir)
-            else:
+            root, working_dir = self.config.workspace_path, workspace.working_dir
+            reason = keep_reason(workspace, root, self.users_of(working_dir))
+            folder = workspace.made_folder(root)
+            if reason is None and folder is not None:
+                remove_workspace = folder
+                answer.removed.append(str(folder))
+            elif reason is not None:
                 answer.kept.append(KeptFolder(path=working_dir, reason=reason))
         busy = live is not None and (live.is_busy or live.goal.active)
         if live is not None:
             live.pubsub.close()  # sockets hear of it now, before the answer
-        cleanup = self._dispose_later(self._dispose(conversation_id, live, trash, remove_workspace))
+        cleanup = self._dispose_later(
+            self._dispose(
+                conversation_id,
+                live,
+                trash,
+                remove_workspace,
+                worktree=workspace is not None and workspace.worktree,
+            )
+        )
         if not busy:
             await asyncio.wait({cleanup})
         return answer
 
     def working_dirs(self) -> dict[uuid.UUID, str]:
         """Every existing conversation's working directory (open or stored), by id."""
-        found = {summary.id: summary.workspace.working_dir for summary in self.catalog.summaries()}
+        found = {entry.id: entry.working_dir for entry in self.catalog.entries()}
         found.update((cid, live.working_dir) for cid, live in self._live.items())
         return {cid: folder for cid, folder in found.items() if cid not in self._deleting}
 
     def users_of(self, working_dir: str) -> list[uuid.UUID]:
         """The conversations (open or stored) that work in `working_dir`."""
         users = [cid for cid, live in self._live.items() if live.working_dir == working_dir]
-        users += [
-            summary.id
-            for summary in self.catalog.summaries()
-            if summary.workspace.working_dir == working_dir
-        ]
+        users += [entry.id for entry in self.catalog.entries() if entry.working_dir == working_dir]
         return [cid for cid in users if cid not in self._deleting]
 
     async def _dispose(
@@ -563,11 +642,19 @@ class ConversationRegistry:
         live: LiveConversation | None,
         trash: Path | None,
         working_dir: Path | None,
+        *,
+        worktree: bool = False,
     ) -> None:
-        """Release a deleted conversation and remove its files (after its current step)."""
+        """Release a deleted conversation and remove its files (after its current step): its
+        working directory too when given, a git worktree (`worktree`) with git's record of it."""
         try:
             if live is not None:
                 await live.discard()
+            if worktree and working_dir is not None:
+                from openhands.agent_server.services.worktrees import remove_worktree
+
+                await self.pools.controls.run(remove_worktree, working_dir)
+                working_dir = None
             await self.pools.controls.run(remove_folders, trash, working_dir)
             self.credentials.forget(conversation_id)
         except Exception:
@@ -579,11 +666,6 @@ class ConversationRegistry:
         self._disposals.add(task)
         task.add_done_callback(self._disposals.discard)
         return task
-
-
-def _left_busy(summary: ConversationSummary) -> bool:
-    """Whether a dead server left this conversation running, or its goal running."""
-    return summary.execution_status == Status.RUNNING or left_running(summary.goal)
 
 
 def _parse_id(value: str) -> uuid.UUID | None:

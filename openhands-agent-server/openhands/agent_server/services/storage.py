@@ -18,14 +18,16 @@ import logging
 import os
 import shutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
 
 from openhands.agent_server.blocking import Pools
 from openhands.agent_server.errors import InvalidRequestError, NotFoundError
+from openhands.agent_server.goals.backend import GoalBackend
 from openhands.agent_server.services.catalog import BrokenConversation, broken_entry
 from openhands.agent_server.services.credentials import Credentials
 from openhands.agent_server.services.live import LiveConversation
+from openhands.agent_server.services.summary_index import StoredEntry, stamp_of
 from openhands.sdk.conversation import (
     ConversationConfig,
     ConversationSummary,
@@ -70,6 +72,26 @@ def load_summaries(
     return summaries, broken
 
 
+def load_entries(
+    path: Path, ids: list[uuid.UUID]
+) -> tuple[list[StoredEntry], list[BrokenConversation]]:
+    """The index entries of these stored conversations (each stamped before it is read), and
+    the ones found damaged. Blocking, like `load_summaries`."""
+    root = os.fspath(path)
+    entries: list[StoredEntry] = []
+    broken: list[BrokenConversation] = []
+    for conversation_id in ids:
+        stamp = stamp_of(f"{root}/{conversation_id.hex}")
+        try:
+            summary = load_conversation_summary(path, conversation_id)
+        except Exception as exc:
+            broken.append(broken_entry(conversation_id, exc))
+            continue
+        if summary is not None:  # None: a creation that never completed
+            entries.append(StoredEntry.of(summary, stamp))
+    return entries, broken
+
+
 def read_goal_status(folder: Path) -> GoalStatus | None:
     """The latest goal status of a stored conversation, objective included (reads its log).
 
@@ -97,11 +119,12 @@ def read_goal_statuses(
 
 
 def open_conversation(
-    summary: ConversationSummary,
+    conversation_id: uuid.UUID,
     persistence_dir: Path,
     credentials: Credentials,
     pools: Pools,
     loop: asyncio.AbstractEventLoop,
+    goal_backend: GoalBackend | None = None,
 ) -> LiveConversation:
     """Reopen a stored conversation with its events read, as a `LiveConversation`.
 
@@ -110,10 +133,11 @@ def open_conversation(
     gone; a damaged file raises the SDK's error (a ValueError: `ConversationStateError`,
     `EventLogCorruptError`, a validation error); a refusing disk `StorageError`.
     """
-    # Read again: given an agent, LocalConversation would create a conversation that is not
-    # (any more) on disk instead of reopening it.
-    if load_conversation_summary(persistence_dir, summary.id) is None:
-        raise NotFoundError(f"Conversation {summary.id} does not exist.")
+    # Read now (what a listing showed may be older): given an agent, LocalConversation would
+    # create a conversation that is not (any more) on disk instead of reopening it.
+    summary = load_conversation_summary(persistence_dir, conversation_id)
+    if summary is None:
+        raise NotFoundError(f"Conversation {conversation_id} does not exist.")
     # A fresh copy to give a key to (the summary's stays keyless; it holds locks: no deepcopy).
     agent = type(summary.agent).model_validate(summary.agent.model_dump())
     agent = credentials.reopened(summary.id, agent)
@@ -123,7 +147,9 @@ def open_conversation(
     try:
         len(conversation.state.events)
         check_keys = functools.partial(credentials.check, summary.id)
-        live = LiveConversation(conversation, pools, loop, check_keys=check_keys)
+        live = LiveConversation(
+            conversation, pools, loop, check_keys=check_keys, goal_backend=goal_backend
+        )
         live.goal.load_status()
     except BaseException:
         conversation.close()
@@ -204,9 +230,10 @@ def move_to_trash(persistence_dir: Path, conversation_id: uuid.UUID) -> Path | N
     return trash
 
 
-def prepare_folder(persistence_dir: Path) -> list[Path]:
+def prepare_folder(persistence_dir: Path, known: Container[str] = frozenset()) -> list[Path]:
     """Make the conversations folder private (created 0700, an existing one tightened) and
-    remove what a crash left of a creation or a fork; return the removed folders.
+    remove what a crash left of a creation or a fork; return the removed folders. Folders
+    named in `known` (indexed complete conversations) are not looked into.
 
     Run at start-up, before anything creates conversations there.
     """
@@ -215,7 +242,7 @@ def prepare_folder(persistence_dir: Path) -> list[Path]:
         logger.warning(
             "%s could be read by other users; its mode is now 0700 (owner only)", persistence_dir
         )
-    return remove_unfinished(persistence_dir)
+    return remove_unfinished(persistence_dir, known=known)
 
 
 def remove_trash(persistence_dir: Path) -> None:

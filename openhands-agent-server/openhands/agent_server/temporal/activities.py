@@ -1,9 +1,10 @@
 """The goal workflow's one activity: have the agent server perform a step, through the SDK's
 remote client.
 
-POST /goal/steps is a long poll: the answer comes when the step ends (a run's end is pushed, not
-polled for) or after `POLL_SECONDS` with no result, and the workflow asks again with the same
-step id. The server keeps each step by its id, so a retried call (a worker died, a timeout)
+It runs as a local activity that lasts seconds: POST /goal/steps answers when the step ends or
+after the call's `wait` (a few seconds) with no result; a step that goes on (an agent's run,
+a judge call, a person's approval) is then signalled to the workflow by the server when it
+ends. The server keeps each step by its id, so a retried call (a worker died, a lost signal)
 attaches to the step under way or gets its result: a message is never sent twice, a verdict
 never asked twice. A refusal (the run was stopped or replaced, the conversation deleted) is
 final; a server that is down is retried.
@@ -24,13 +25,13 @@ from urllib.parse import urlsplit
 
 from openhands.agent_server.temporal.models import StepCall
 from openhands.sdk.conversation.errors import ConversationAlreadyRunningError
-from openhands.sdk.conversation.remote.client import RemoteClient
-from openhands.sdk.conversation.remote.errors import (
+from openhands.sdk.errors import InvalidSettingError
+from openhands.sdk.remote.client import RemoteClient
+from openhands.sdk.remote.errors import (
     RemoteAuthenticationError,
     RemoteConversationNotFoundError,
     RemoteRequestError,
 )
-from openhands.sdk.errors import InvalidSettingError
 from openhands.sdk.wire import GoalStepAnswer, GoalStepRequest
 from pydantic import SecretStr
 from temporalio import activity
@@ -38,8 +39,11 @@ from temporalio.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
 
-POLL_SECONDS = 20.0
-"""How long one call waits on the server for its step to end before asking again."""
+MAX_STEP_WAIT_SECONDS = 10.0
+"""The longest `wait` a step call carries (`OH_TEMPORAL_STEP_WAIT_SECONDS` is at most this)."""
+
+CALL_SLACK_SECONDS = 20.0
+"""How much longer than its `wait` one call may take (a busy server, a slow record)."""
 
 SERVERS_ENV = "OH_AGENT_SERVERS"
 """The agent servers a worker may call (comma-separated URLs)."""
@@ -119,7 +123,8 @@ class AgentServers:
         with self._lock:
             client = self._clients.get(key)
             if client is None:
-                client = RemoteClient(self._allowed[key], self._key, timeout=POLL_SECONDS + 30)
+                timeout = MAX_STEP_WAIT_SECONDS + CALL_SLACK_SECONDS
+                client = RemoteClient(self._allowed[key], self._key, timeout=timeout)
                 self._clients[key] = client
             return client
 
@@ -132,7 +137,8 @@ class StepActivities:
 
     @activity.defn(name="perform_step")
     def perform_step(self, call: StepCall) -> GoalStepAnswer:
-        """Perform (or wait on) one step of the goal on its agent server."""
+        """Perform one step of the goal on its agent server (or attach to it): its result, or
+        none yet (the server signals it when the step ends)."""
         client = self._servers.client(call.server.url)
         request = GoalStepRequest(
             run=call.run, step_id=call.step_id, records=call.records, step=call.step, wait=call.wait

@@ -1,12 +1,13 @@
 """`TemporalGoalBackend`: the agent server's side of goals on Temporal: start a workflow per
-goal run from the controller's snapshot, terminate it when the goal is abandoned."""
+goal run from the controller's snapshot, signal it the result of a step that outlasted its
+call, terminate it when the goal is abandoned."""
 
 from __future__ import annotations
 
 import uuid
 from typing import TYPE_CHECKING
 
-from openhands.agent_server.temporal.models import GoalRun, ServerRef
+from openhands.agent_server.temporal.models import STEP_ENDED, GoalRun, ServerRef, StepEnded
 from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -31,6 +32,8 @@ class TemporalGoalBackend:
         self._namespace = config.temporal_namespace
         self._queue = config.temporal_task_queue
         self._stop_wait = config.temporal_stop_seconds
+        self._step_wait = config.temporal_step_wait_seconds
+        self._recheck = config.temporal_recheck_seconds
         host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
         self._public_url = (config.public_url or f"http://{host}:{config.port}").rstrip("/")
         self._client: Client | None = None
@@ -54,6 +57,8 @@ class TemporalGoalBackend:
             server=ServerRef(url=self._public_url, conversation_id=str(conversation_id)),
             run=run,
             snapshot=snapshot,
+            step_wait=self._step_wait,
+            recheck=self._recheck,
         )
         await client.start_workflow(
             "GoalWorkflow",
@@ -62,6 +67,17 @@ class TemporalGoalBackend:
             task_queue=self._queue,
             id_conflict_policy=WorkflowIDConflictPolicy.TERMINATE_EXISTING,
         )
+
+    async def step_ended(self, conversation_id: uuid.UUID, step_id: str) -> None:
+        """Signal the conversation's goal workflow that step `step_id` ended (it then asks for
+        the result); a workflow that is gone (ended, replaced by a newer run) needs nothing."""
+        client = await self._connect()
+        handle = client.get_workflow_handle(run_id_for(conversation_id))
+        try:
+            await handle.signal(STEP_ENDED, StepEnded(step_id=step_id))
+        except RPCError as exc:
+            if exc.status != RPCStatusCode.NOT_FOUND:
+                raise
 
     async def cancel(self, conversation_id: uuid.UUID) -> None:
         """Terminate the conversation's goal workflow (none running: nothing to do)."""

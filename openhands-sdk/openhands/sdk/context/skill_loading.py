@@ -1,178 +1,53 @@
-"""Reading skills from disk: markdown files with YAML front matter, and SKILL.md folders.
+"""Reading folders of skills: a user's or a project's skills, merged by name.
 
 Layout (the reference SDK's): a skills folder holds `name.md` files (the name is the path
 without `.md`, or the front matter's `name`) and `name/SKILL.md` folders (AgentSkills format:
 the folder's `scripts/`, `references/` and `assets/` are the skill's resources, never skills).
-Front matter keys: `name`, `description`, `triggers` (a list: a keyword skill), `inputs` (a
-task skill, triggered by `/name` too), and the AgentSkills fields (`license`,
-`compatibility`, `metadata`, `allowed-tools`, `disable-model-invocation`, `version`). No
-front matter, or no triggers: an always-on skill. A repository's AGENTS.md, CLAUDE.md,
-GEMINI.md and .cursorrules are always-on skills too. A file that cannot be read or parsed is
-logged and skipped. Front matter is read by `openhands.sdk.utils.frontmatter` (PyYAML).
+Each file is read by `openhands.sdk.context.skills.load_skill` (its format is described
+there); a file that cannot be read or parsed is logged and skipped.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from openhands.sdk.context.skill_resources import discover_skill_resources, find_skill_md
-from openhands.sdk.context.skills import KeywordTrigger, Skill, TaskTrigger
-from openhands.sdk.errors import OpenHandsError
-from openhands.sdk.workspace.extension_files import read_text_beneath
+from openhands.sdk.context.skill_resources import find_skill_md
+from openhands.sdk.context.skills import (
+    CACHE_SIZE,
+    THIRD_PARTY_SKILL_NAMES,
+    Skill,
+    SkillError,
+    SkillValidationError,
+    load_skill,
+    parse_front_matter,
+)
+
+__all__ = [
+    "CACHE_SIZE",
+    "INSTALLED_MANIFEST",
+    "SKILLS_SUBDIRS",
+    "THIRD_PARTY_SKILL_NAMES",
+    "SkillError",
+    "SkillValidationError",
+    "gather_skills_from_dirs",
+    "load_project_skills",
+    "load_skill",
+    "load_skills_from_dir",
+    "merge_skills_by_name",
+    "parse_front_matter",
+]
 
 logger = logging.getLogger(__name__)
 
 SKILLS_SUBDIRS = (Path(".agents/skills"), Path(".openhands/skills"), Path(".openhands/microagents"))
 """Where skills live under a home or project folder, in priority order (first wins a name)."""
 
-THIRD_PARTY_SKILL_NAMES = {
-    "agents.md": "agents",
-    "agent.md": "agents",
-    ".cursorrules": "cursorrules",
-    "claude.md": "claude",
-    "gemini.md": "gemini",
-}
-"""Instruction files other agents read, found at a project's root: lowercase file -> skill."""
-
-
-class SkillError(OpenHandsError):
-    """Reading, fetching or installing a skill failed."""
-
-
-class SkillValidationError(SkillError, ValueError):
-    """A skill file is malformed: its front matter is not a YAML mapping, or a field has the
-    wrong shape (`triggers` must be a list of words). Fix the file's front matter."""
-
-
 INSTALLED_MANIFEST = ".installed.json"
 """A folder holding this file is an install folder (`openhands.sdk.skills.install_skill`):
 its skills are loaded by `load_installed_skills`, which honours their enabled flag."""
-
-
-def parse_front_matter(text: str, source: str = "<text>") -> tuple[dict[str, Any], str]:
-    """Split a markdown file into its YAML front matter (a dict; {} if none) and its body."""
-    from openhands.sdk.utils.frontmatter import FrontMatterError, split_front_matter
-
-    try:
-        meta, body = split_front_matter(text, source=source)
-    except FrontMatterError as exc:
-        raise SkillValidationError(str(exc)) from None
-    return meta, body.lstrip("\n")
-
-
-CACHE_SIZE = 4096
-"""Skills kept parsed per process (a server reads the same skill folders for every
-conversation); an entry is used only while the file and its folders are unchanged."""
-
-_cache: OrderedDict[tuple[Any, ...], Skill] = OrderedDict()
-_cache_lock = threading.Lock()
-
-
-def _cache_key(path: Path, skill_base_dir: str | Path | None) -> tuple[Any, ...]:
-    """What a cached skill depends on: the file, its base, and (SKILL.md) its folders."""
-    info = os.stat(path)
-    key: tuple[Any, ...] = (str(path), str(skill_base_dir), info.st_mtime_ns, info.st_size)
-    if path.name.lower() == "skill.md":
-        folder = str(path.parent)
-        stamps: list[int | None] = [os.stat(folder).st_mtime_ns]
-        for kind in ("scripts", "references", "assets"):
-            try:
-                stamps.append(os.stat(os.path.join(folder, kind)).st_mtime_ns)
-            except OSError:
-                stamps.append(None)
-        key += tuple(stamps)
-    return key
-
-
-def load_skill(
-    path: str | Path,
-    skill_base_dir: str | Path | None = None,
-    *,
-    root: str | Path | None = None,
-    workspace: str | Path | None = None,
-) -> Skill:
-    """Read one skill file (see the module docstring). Raises SkillValidationError or OSError.
-
-    The file is read as `read_text_beneath` reads: a regular file reached from `root`
-    (default: `skill_base_dir`, else the file's folder) without leaving it, as the sandbox
-    of `workspace` (default: `root`) shows it, within `OH_MAX_EXTENSION_FILE_BYTES`. A file
-    read before and unchanged since gives the same `Skill` object (see CACHE_SIZE).
-    """
-    path = Path(path)
-    floor = Path(root or skill_base_dir or path.parent)
-    key = (*_cache_key(path, skill_base_dir), str(floor), str(workspace))
-    with _cache_lock:
-        cached = _cache.get(key)
-        if cached is not None:
-            _cache.move_to_end(key)
-            return cached
-    text = read_text_beneath(floor, path, workspace=workspace)
-    skill = _read_skill(path, skill_base_dir, text)
-    with _cache_lock:
-        _cache[key] = skill
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-    return skill
-
-
-def _read_skill(path: Path, skill_base_dir: str | Path | None, text: str) -> Skill:
-    third_party = THIRD_PARTY_SKILL_NAMES.get(path.name.lower())
-    if third_party is not None:
-        return Skill(name=third_party, content=text, source=str(path))
-    meta, body = parse_front_matter(text, str(path))
-    agentskills = path.name.lower() == "skill.md"
-    if agentskills:
-        default_name = path.parent.name
-    elif skill_base_dir is not None:
-        default_name = path.relative_to(skill_base_dir).with_suffix("").as_posix()
-    else:
-        default_name = path.stem
-    name = str(meta.get("name") or default_name)
-    keywords = meta.get("triggers") or []
-    if not isinstance(keywords, list) or not all(isinstance(k, str | int) for k in keywords):
-        raise SkillValidationError(f"{path}: `triggers` must be a list of words")
-    words = [str(k) for k in keywords if str(k).strip()]
-    trigger: KeywordTrigger | TaskTrigger | None = None
-    if "inputs" in meta:
-        trigger = TaskTrigger(triggers=list(dict.fromkeys([*words, f"/{name}"])))
-    elif words:
-        trigger = KeywordTrigger(keywords=words)
-    allowed = meta.get("allowed-tools", meta.get("allowed_tools"))
-    if isinstance(allowed, str):
-        allowed = allowed.split()
-    description = meta.get("description")
-    optional = {
-        "description": " ".join(str(description).split()) if description is not None else None,
-        "license": meta.get("license"),
-        "compatibility": meta.get("compatibility"),
-        "version": str(meta["version"]) if meta.get("version") is not None else None,
-        "metadata": {str(k): str(v) for k, v in meta["metadata"].items()}
-        if isinstance(meta.get("metadata"), dict)
-        else None,
-        "allowed_tools": allowed,
-        "disable_model_invocation": meta.get(
-            "disable-model-invocation", meta.get("disable_model_invocation")
-        ),
-        "resources": _resources(path.parent) if agentskills else None,
-    }
-    return Skill(
-        name=name,
-        content=body,
-        trigger=trigger,
-        source=str(path),
-        is_agentskills_format=agentskills,
-        **{key: value for key, value in optional.items() if value is not None},
-    )
-
-
-def _resources(folder: Path) -> Any:
-    return discover_skill_resources(folder)
 
 
 def _skill_files(root: Path) -> tuple[list[Path], list[Path]]:

@@ -3,8 +3,8 @@
 An AgentSkills skill is a folder named after the skill holding `SKILL.md` (YAML front matter
 with `name` and `description`, then the instructions) and optionally `scripts/`,
 `references/` and `assets/`, whose files the agent reads or runs when it uses the skill.
-Loading a skill needs this, so it sits beside the loader; `openhands.sdk.skills.resources`
-hands the same names on with the rules for a skill's name.
+Loading a skill needs this, so it sits under the model (`skills.py`);
+`openhands.sdk.skills.resources` hands the same names on with the rules for a skill's name.
 """
 
 from __future__ import annotations
@@ -13,9 +13,15 @@ import logging
 import os
 from pathlib import Path
 
-from openhands.sdk.context.skills import SkillResources
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["RESOURCE_DIRECTORIES", "SKILL_FILE", "discover_skill_resources", "find_skill_md"]
+__all__ = [
+    "RESOURCE_DIRECTORIES",
+    "SKILL_FILE",
+    "SkillResources",
+    "discover_skill_resources",
+    "find_skill_md",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +30,25 @@ SKILL_FILE = "SKILL.md"
 
 RESOURCE_DIRECTORIES: tuple[str, ...] = ("scripts", "references", "assets")
 """The folders of a skill whose files are listed in `SkillResources`."""
+
+
+class SkillResources(BaseModel):
+    """The files an AgentSkills folder ships beside its SKILL.md, found when it is loaded.
+
+    Paths are relative to `skill_root`; the agent reads or runs them on demand (they are never
+    put into the prompt).
+    """
+
+    model_config = ConfigDict(defer_build=True, extra="forbid")
+
+    skill_root: str = Field(description="The skill's folder (where SKILL.md is).")
+    scripts: list[str] = Field(default_factory=list, description="Files under scripts/.")
+    references: list[str] = Field(default_factory=list, description="Files under references/.")
+    assets: list[str] = Field(default_factory=list, description="Files under assets/.")
+
+    def has_resources(self) -> bool:
+        """Whether the skill ships any script, reference or asset."""
+        return bool(self.scripts or self.references or self.assets)
 
 
 def find_skill_md(skill_dir: str | Path) -> Path | None:

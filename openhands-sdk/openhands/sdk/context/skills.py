@@ -1,11 +1,26 @@
-"""Skills: instructions an agent gets always, or when a keyword or task triggers them."""
+"""Skills: instructions an agent gets always, or when a keyword or task triggers them; and
+reading one from its markdown file (`load_skill`, `Skill.load`).
+
+A skill file is markdown with YAML front matter. Keys: `name`, `description`, `triggers` (a
+list: a keyword skill), `inputs` (a task skill, triggered by `/name` too), and the
+AgentSkills fields (`license`, `compatibility`, `metadata`, `allowed-tools`,
+`disable-model-invocation`, `version`). No front matter, or no triggers: an always-on
+skill. A repository's AGENTS.md, CLAUDE.md, GEMINI.md and .cursorrules are always-on skills
+too. Front matter is read by `openhands.sdk.utils.frontmatter` (PyYAML, loaded on first use).
+Folders of skills are read by `openhands.sdk.context.skill_loading`.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import threading
+from collections import OrderedDict
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
+from openhands.sdk.context.skill_resources import SkillResources, discover_skill_resources
+from openhands.sdk.errors import OpenHandsError
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -43,25 +58,6 @@ def _mentions(keyword: str, text_lower: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", text_lower) is not None
 
 
-class SkillResources(BaseModel):
-    """The files an AgentSkills folder ships beside its SKILL.md, found when it is loaded.
-
-    Paths are relative to `skill_root`; the agent reads or runs them on demand (they are never
-    put into the prompt).
-    """
-
-    model_config = ConfigDict(defer_build=True, extra="forbid")
-
-    skill_root: str = Field(description="The skill's folder (where SKILL.md is).")
-    scripts: list[str] = Field(default_factory=list, description="Files under scripts/.")
-    references: list[str] = Field(default_factory=list, description="Files under references/.")
-    assets: list[str] = Field(default_factory=list, description="Files under assets/.")
-
-    def has_resources(self) -> bool:
-        """Whether the skill ships any script, reference or asset."""
-        return bool(self.scripts or self.references or self.assets)
-
-
 class Skill(BaseModel):
     """A named piece of guidance for the agent.
 
@@ -97,9 +93,7 @@ class Skill(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path, skill_base_dir: str | Path | None = None) -> Skill:
-        """Read a skill from a markdown file (see `openhands.sdk.context.skill_loading`)."""
-        from openhands.sdk.context.skill_loading import load_skill
-
+        """Read a skill from a markdown file (see `load_skill`)."""
         return load_skill(path, skill_base_dir)
 
     def get_triggers(self) -> list[str]:
@@ -120,3 +114,140 @@ class Skill(BaseModel):
         if self.is_agentskills_format:
             return "agentskills"
         return "repo" if self.trigger is None else "knowledge"
+
+
+THIRD_PARTY_SKILL_NAMES = {
+    "agents.md": "agents",
+    "agent.md": "agents",
+    ".cursorrules": "cursorrules",
+    "claude.md": "claude",
+    "gemini.md": "gemini",
+}
+"""Instruction files other agents read, found at a project's root: lowercase file -> skill."""
+
+
+class SkillError(OpenHandsError):
+    """Reading, fetching or installing a skill failed."""
+
+
+class SkillValidationError(SkillError, ValueError):
+    """A skill file is malformed: its front matter is not a YAML mapping, or a field has the
+    wrong shape (`triggers` must be a list of words). Fix the file's front matter."""
+
+
+def parse_front_matter(text: str, source: str = "<text>") -> tuple[dict[str, Any], str]:
+    """Split a markdown file into its YAML front matter (a dict; {} if none) and its body."""
+    from openhands.sdk.utils.frontmatter import FrontMatterError, split_front_matter
+
+    try:
+        meta, body = split_front_matter(text, source=source)
+    except FrontMatterError as exc:
+        raise SkillValidationError(str(exc)) from None
+    return meta, body.lstrip("\n")
+
+
+CACHE_SIZE = 4096
+"""Skills kept parsed per process (a server reads the same skill folders for every
+conversation); an entry is used only while the file and its folders are unchanged."""
+
+_cache: OrderedDict[tuple[Any, ...], Skill] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cache_key(path: Path, skill_base_dir: str | Path | None) -> tuple[Any, ...]:
+    """What a cached skill depends on: the file, its base, and (SKILL.md) its folders."""
+    info = os.stat(path)
+    key: tuple[Any, ...] = (str(path), str(skill_base_dir), info.st_mtime_ns, info.st_size)
+    if path.name.lower() == "skill.md":
+        folder = str(path.parent)
+        stamps: list[int | None] = [os.stat(folder).st_mtime_ns]
+        for kind in ("scripts", "references", "assets"):
+            try:
+                stamps.append(os.stat(os.path.join(folder, kind)).st_mtime_ns)
+            except OSError:
+                stamps.append(None)
+        key += tuple(stamps)
+    return key
+
+
+def load_skill(
+    path: str | Path,
+    skill_base_dir: str | Path | None = None,
+    *,
+    root: str | Path | None = None,
+    workspace: str | Path | None = None,
+) -> Skill:
+    """Read one skill file (see the module docstring). Raises SkillValidationError or OSError.
+
+    The file is read as `read_text_beneath` reads: a regular file reached from `root`
+    (default: `skill_base_dir`, else the file's folder) without leaving it, as the sandbox
+    of `workspace` (default: `root`) shows it, within `OH_MAX_EXTENSION_FILE_BYTES`. A file
+    read before and unchanged since gives the same `Skill` object (see CACHE_SIZE).
+    """
+    path = Path(path)
+    floor = Path(root or skill_base_dir or path.parent)
+    key = (*_cache_key(path, skill_base_dir), str(floor), str(workspace))
+    with _cache_lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
+    from openhands.sdk.workspace.extension_files import read_text_beneath
+
+    text = read_text_beneath(floor, path, workspace=workspace)
+    skill = _read_skill(path, skill_base_dir, text)
+    with _cache_lock:
+        _cache[key] = skill
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return skill
+
+
+def _read_skill(path: Path, skill_base_dir: str | Path | None, text: str) -> Skill:
+    third_party = THIRD_PARTY_SKILL_NAMES.get(path.name.lower())
+    if third_party is not None:
+        return Skill(name=third_party, content=text, source=str(path))
+    meta, body = parse_front_matter(text, str(path))
+    agentskills = path.name.lower() == "skill.md"
+    if agentskills:
+        default_name = path.parent.name
+    elif skill_base_dir is not None:
+        default_name = path.relative_to(skill_base_dir).with_suffix("").as_posix()
+    else:
+        default_name = path.stem
+    name = str(meta.get("name") or default_name)
+    keywords = meta.get("triggers") or []
+    if not isinstance(keywords, list) or not all(isinstance(k, str | int) for k in keywords):
+        raise SkillValidationError(f"{path}: `triggers` must be a list of words")
+    words = [str(k) for k in keywords if str(k).strip()]
+    trigger: KeywordTrigger | TaskTrigger | None = None
+    if "inputs" in meta:
+        trigger = TaskTrigger(triggers=list(dict.fromkeys([*words, f"/{name}"])))
+    elif words:
+        trigger = KeywordTrigger(keywords=words)
+    allowed = meta.get("allowed-tools", meta.get("allowed_tools"))
+    if isinstance(allowed, str):
+        allowed = allowed.split()
+    description = meta.get("description")
+    optional = {
+        "description": " ".join(str(description).split()) if description is not None else None,
+        "license": meta.get("license"),
+        "compatibility": meta.get("compatibility"),
+        "version": str(meta["version"]) if meta.get("version") is not None else None,
+        "metadata": {str(k): str(v) for k, v in meta["metadata"].items()}
+        if isinstance(meta.get("metadata"), dict)
+        else None,
+        "allowed_tools": allowed,
+        "disable_model_invocation": meta.get(
+            "disable-model-invocation", meta.get("disable_model_invocation")
+        ),
+        "resources": discover_skill_resources(path.parent) if agentskills else None,
+    }
+    return Skill(
+        name=name,
+        content=body,
+        trigger=trigger,
+        source=str(path),
+        is_agentskills_format=agentskills,
+        **{key: value for key, value in optional.items() if value is not None},
+    )

@@ -1,9 +1,15 @@
-"""Conversations: local or remote, their state, persistence and errors."""
+"""Conversations: local or remote, their state, persistence and errors.
+
+`Conversation(...)` (local or remote) and `RemoteConversation` live in `openhands.sdk.remote`,
+above this package; they are handed on here on first read (the reference SDK's paths), so
+loading this package never loads them.
+"""
 
 from openhands.sdk.conversation.base import BaseConversation
 from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
 from openhands.sdk.conversation.errors import (
+    CondenserUnavailableError,
     ConversationAlreadyRunningError,
     ConversationClosedError,
     ConversationError,
@@ -13,7 +19,6 @@ from openhands.sdk.conversation.errors import (
     UserPromptBlockedError,
 )
 from openhands.sdk.conversation.event_log import EventLog, FileEventLog, InMemoryEventLog
-from openhands.sdk.conversation.factory import Conversation
 from openhands.sdk.conversation.local import LocalConversation
 from openhands.sdk.conversation.persistence import (
     ConversationSummary,
@@ -32,10 +37,19 @@ from openhands.sdk.conversation.types import (
     StuckDetectionThresholds,
 )
 from openhands.sdk.conversation.visualizer import ConversationVisualizerBase
+from openhands.sdk.utils.lazy import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "Conversation": "openhands.sdk.remote.factory",
+        "RemoteConversation": "openhands.sdk.remote.conversation",
+    },
+)
 
 __all__ = [
     "BaseConversation",
-    "Conversation",
+    "CondenserUnavailableError",
     "ConversationAlreadyRunningError",
     "ConversationCallbackType",
     "ConversationClosedError",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Self
 
 from openhands.sdk.contracts import (
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from openhands.sdk.agent.agent import AgentBase
     from openhands.sdk.conversation.conversation_stats import ConversationStats
     from openhands.sdk.event.action import ActionEvent
+    from openhands.sdk.llm.llm import LLM
+    from openhands.sdk.secret.secrets import SecretValue
     from openhands.sdk.security.analyzer import SecurityAnalyzerBase
     from openhands.sdk.security.confirmation_policy import ConfirmationPolicyBase
 
@@ -123,6 +126,38 @@ class BaseConversation(ABC):
         if state.execution_status != ConversationExecutionStatus.WAITING_FOR_CONFIRMATION:
             return []
         return unmatched_actions(state.events)
+
+    # -- what changes or asks about the conversation besides runs (the reference's names) ----
+
+    @abstractmethod
+    def update_secrets(self, secrets: Mapping[str, SecretValue]) -> None:
+        """Add or replace secrets: a terminal command naming `$NAME` gets the value, masked in
+        its output."""
+
+    @abstractmethod
+    def navigate_to(self, event_id: str | None) -> None:
+        """Move the HEAD of the event tree: the next event follows `event_id` (None: an empty
+        tree); nothing is deleted."""
+
+    @abstractmethod
+    def condense(self) -> None:
+        """Condense the history now with the agent's condenser."""
+
+    @abstractmethod
+    def ask_agent(self, question: str) -> str:
+        """The agent's LLM's answer to `question` about the conversation; nothing recorded."""
+
+    @abstractmethod
+    def generate_title(self, llm: LLM | None = None, max_length: int = 50) -> str:
+        """A short title from the first user message (does not set it)."""
+
+    @abstractmethod
+    def switch_llm(self, llm: LLM) -> None:
+        """Drive the agent with `llm` from its next LLM call on."""
+
+    @abstractmethod
+    def switch_profile(self, profile_name: str) -> None:
+        """Drive the agent with the LLM stored as profile `profile_name`."""
 
     @abstractmethod
     def close(self) -> None:

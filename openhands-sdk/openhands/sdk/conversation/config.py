@@ -14,11 +14,15 @@ Where each promise lives:
 - `confirmation_policy`, `security_analyzer` and `approval_rules`: which tool calls wait for
   approval;
 - `hook_config`: the command, prompt and agent hooks;
-- the workspace, the step limit and stuck detection.
+- the workspace, the step limit and stuck detection;
+- where it comes from: the conversation that started it (`parent_conversation_id`, a child's
+  link, which a fork of the child keeps) and whether its working directory is a git worktree
+  made for it (`worktree`).
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from openhands.sdk.agent.agent import Agent, AgentBase
@@ -51,6 +55,25 @@ class ConversationConfig(BaseModel):
         description="True when the working directory was made for this conversation (or for "
         "the one it was forked from); a server may remove such a folder with the last "
         "conversation that uses it. A folder that existed before is never removed.",
+    )
+    worktree: bool = Field(
+        default=False,
+        description="True when the working directory is in a git worktree made for this "
+        "conversation (or the one it was forked from) in a folder of its own (with "
+        "`created_workspace`): a server removes that folder, and git's record of the "
+        "worktree, with the last conversation that uses it; the worktree's branch stays.",
+    )
+    worktree_git_dir: str | None = Field(
+        default=None,
+        description="For a `worktree`: git's folder for it in its repository "
+        "(`<repository>/.git/worktrees/<name>`). The agent's sandboxed processes may write "
+        "there and in the repository's objects, refs and logs (so git works in the "
+        "worktree) and read the rest of the repository's `.git`, not its hooks or config.",
+    )
+    parent_conversation_id: uuid.UUID | None = Field(
+        default=None,
+        description="The conversation that started this one (a child conversation); None "
+        "for a top-level one. The link stays when the parent is deleted.",
     )
     max_iterations: int = Field(default=500, ge=1, description="Agent steps allowed per run.")
     stuck_detection: bool = Field(default=True, description="End a run that repeats itself.")

@@ -6,6 +6,7 @@ ConversationError                 base class
 ├── ConversationClosedError       send_message() or run() after close()
 ├── ConversationStateError        a persisted base_state.json cannot be read (also ValueError)
 ├── UnknownEventError             fork/navigate_to named an event that is not in the log (ValueError)
+├── CondenserUnavailableError     condense() on an agent without a condenser that condenses on request (ValueError)
 └── UserPromptBlockedError        a UserPromptSubmit hook refused the message (also ValueError)
 """
 
@@ -48,6 +49,16 @@ class ConversationStateError(ConversationError, ValueError):
 
 class UnknownEventError(ConversationError, ValueError):
     """An event id given to `fork(from_event_id=...)` or `navigate_to` is not in the log."""
+
+
+class CondenserUnavailableError(ConversationError, ValueError):
+    """`condense()` was called on a conversation whose agent has no condenser that condenses
+    on request; give it an `LLMSummarizingCondenser` (`Agent(condenser=...)`).
+
+    `code` is the machine-readable reason the agent server answers as `detail` (with a 409).
+    """
+
+    code = "no_condenser"
 
 
 class UserPromptBlockedError(ConversationError, ValueError):

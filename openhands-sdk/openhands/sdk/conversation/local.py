@@ -24,7 +24,11 @@ from openhands.sdk.agent.agent import AgentBase
 from openhands.sdk.conversation.base import as_user_message
 from openhands.sdk.conversation.config import ConversationConfig
 from openhands.sdk.conversation.conversation_stats import ConversationStats
-from openhands.sdk.conversation.errors import UserPromptBlockedError
+from openhands.sdk.conversation.errors import (
+    CondenserUnavailableError,
+    ConversationAlreadyRunningError,
+    UserPromptBlockedError,
+)
 from openhands.sdk.conversation.hook_agent import hook_agent_for
 from openhands.sdk.conversation.lifecycle import (
     SandboxClaim,
@@ -311,6 +315,39 @@ class LocalConversation(ConversationParts["LocalConversation"]):
         """Append an event from outside the agent (e.g. a goal status update) and publish it."""
         self._check_open()
         self._recorder.emit(event)
+
+    def condense(self) -> None:
+        """Condense the history now with the agent's condenser: the older part of what the LLM
+        sees becomes one summary (a `Condensation` event; the log keeps every event). Nothing
+        happens when there is too little to condense. The summarizer's usage is counted.
+
+        Raises `CondenserUnavailableError` (a ValueError) when the agent has no condenser that
+        condenses on request, `ConversationAlreadyRunningError` during a run (condense between
+        runs, or pause first).
+        """
+        self._check_open()
+        condenser = self.agent.condenser
+        if condenser is None or not condenser.handles_condensation_requests():
+            what = (
+                "no condenser is configured"
+                if condenser is None
+                else f"its {type(condenser).__name__} does not condense on request"
+            )
+            raise CondenserUnavailableError(
+                f"Cannot condense conversation {self.id}: {what}. Give the agent an "
+                "LLMSummarizingCondenser (Agent(condenser=LLMSummarizingCondenser(llm=...)))."
+            )
+        if self.is_running:
+            raise ConversationAlreadyRunningError(
+                f"Conversation {self.id} is running; condense it once the run has ended (pause it)."
+            )
+        for llm in condenser.llms:
+            self._state.stats.register_llm(llm)  # type: ignore[arg-type]
+        condensation = condenser.condense_now(self._state.llm_messages())
+        if condensation is None:
+            return
+        self.append_event(condensation)
+        self.record_stats()
 
     def set_token_callbacks(self, callbacks: Sequence[ConversationTokenCallbackType]) -> None:
         """Replace the callbacks that get each streamed chunk of the agent's LLM replies."""

@@ -32,6 +32,7 @@ from openhands.sdk.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from openhands.sdk.agent.agent import AgentBase
+    from openhands.sdk.contracts import ProfileSource
     from openhands.sdk.conversation.recording import Recorder
     from openhands.sdk.conversation.state import ConversationState
     from openhands.sdk.conversation.stuck import StuckDetector
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from openhands.sdk.event.base import Event
     from openhands.sdk.hooks.runner import HookRunner
     from openhands.sdk.llm.llm import LLM
-    from openhands.sdk.llm.llm_profile_store import LLMProfileStore
     from openhands.sdk.llm.message import ImageContent, TextContent
     from openhands.sdk.plugin.types import PluginSource, ResolvedPluginSource
     from openhands.sdk.security.analyzer import SecurityAnalyzerBase
@@ -333,12 +333,13 @@ class ConversationParts(BaseConversation, Generic[Fork]):
     # -- the model (`LLMSwitching`) ---------------------------------------------------------------
 
     @property
-    def profile_store(self) -> LLMProfileStore | None:
-        """Where `switch_profile` loads profiles (None: `~/.openhands/profiles`)."""
+    def profile_store(self) -> ProfileSource | None:
+        """Where `switch_profile` and `get_or_create_profile_llm` load profiles (None: the
+        user's `~/.openhands/profiles`; the agent server sets its own store)."""
         return self._llm_switching.profile_store
 
     @profile_store.setter
-    def profile_store(self, store: LLMProfileStore | None) -> None:
+    def profile_store(self, store: ProfileSource | None) -> None:
         self._llm_switching.profile_store = store
 
     def switch_llm(self, llm: LLM) -> None:
@@ -348,6 +349,11 @@ class ConversationParts(BaseConversation, Generic[Fork]):
     def switch_profile(self, profile_name: str) -> None:
         """Switch to the LLM saved as profile `profile_name` (`LLMSwitching.switch_profile`)."""
         self._llm_switching.switch_profile(profile_name)
+
+    def get_or_create_profile_llm(self, profile_name: str, usage_id: str) -> LLM:
+        """Profile `profile_name`'s LLM under `usage_id`, for a tool's one-off calls; the
+        agent's model is not changed (`LLMSwitching.get_or_create_profile_llm`)."""
+        return self._llm_switching.get_or_create_profile_llm(profile_name, usage_id)
 
     # -- plugins (`PluginLoading`) ----------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from collections.abc import Container
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,15 @@ class ConversationSummary(BaseModel):
     workspace: LocalWorkspace
     created_workspace: bool = Field(
         default=False, description="Whether its working directory was made for it (or its source)."
+    )
+    worktree: bool = Field(
+        default=False, description="Whether that directory is in a git worktree made for it."
+    )
+    worktree_git_dir: str | None = Field(
+        default=None, description="Git's folder for that worktree in its repository."
+    )
+    parent_conversation_id: uuid.UUID | None = Field(
+        default=None, description="The conversation that started it (a child's link)."
     )
     max_iterations: int = 500
     hook_config: HookConfig | None = None
@@ -139,14 +149,17 @@ def load_conversation_summary(
         raise invalid_state_error(folder / BASE_STATE_FILE, exc) from exc
 
 
-def remove_unfinished(persistence_dir: str | Path) -> list[Path]:
+def remove_unfinished(
+    persistence_dir: str | Path, known: Container[str] = frozenset()
+) -> list[Path]:
     """Remove what a crash left of a creation or a fork in `persistence_dir`; return it.
 
     That is: a fork's staging folder (`.forking-...`, written before the fork is renamed into
     place) and a conversation folder holding nothing but an empty log (a creation cut off
     before its first `base_state.json`). A folder with events but no `base_state.json` is
-    kept: it holds history, and `load_conversation_summary` reports it. Only call this while
-    nothing creates or forks conversations in that folder (a server at start-up).
+    kept: it holds history, and `load_conversation_summary` reports it. Folders named in
+    `known` (conversations the caller knows are complete) are not looked into. Only call this
+    while nothing creates or forks conversations in that folder (a server at start-up).
     """
     from openhands.sdk.conversation.fork import FORK_STAGING_PREFIX
 
@@ -159,9 +172,9 @@ def remove_unfinished(persistence_dir: str | Path) -> list[Path]:
         raise storage_error("list", root, exc) from exc
     removed: list[Path] = []
     for entry in entries:
-        folder = root / entry.name
-        if not entry.is_dir(follow_symlinks=False):
+        if entry.name in known or not entry.is_dir(follow_symlinks=False):
             continue
+        folder = root / entry.name
         if entry.name.startswith(FORK_STAGING_PREFIX):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)

@@ -6,9 +6,10 @@ as the same classes (see `openhands.sdk.tool.schema` for what happens when a cla
 loaded). Logs written before these fields were typed still load.
 """
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from openhands.sdk.event.base import EventSource, LLMConvertibleEvent
+from openhands.sdk.event.to_messages import HistoryRole
 from openhands.sdk.llm.message import (
     ImageContent,
     Message,
@@ -19,9 +20,8 @@ from openhands.sdk.llm.message import (
     ThinkingBlock,
     scrub_surrogates,
 )
-from openhands.sdk.tool.schema import (
-    Action,
-    Observation,
+from openhands.sdk.tool.schema import Action, Observation
+from openhands.sdk.tool.stored import (
     action_from_data,
     dump_with_kind,
     observation_from_data,
@@ -36,6 +36,7 @@ def _empty(value: Any) -> bool:
 class ActionEvent(LLMConvertibleEvent):
     """The agent called a tool. Calls made in one LLM reply share `llm_response_id`."""
 
+    history_role: ClassVar[HistoryRole | None] = "tool_call"
     source: EventSource = "agent"
     thought: list[TextContent] = Field(default_factory=list)
     reasoning_content: str | None = Field(
@@ -93,6 +94,7 @@ class ActionEvent(LLMConvertibleEvent):
 class ObservationEvent(LLMConvertibleEvent):
     """A tool's result, answering one `ActionEvent`."""
 
+    history_role: ClassVar[HistoryRole | None] = "tool_result"
     source: EventSource = "environment"
     tool_name: str
     tool_call_id: str
@@ -165,6 +167,7 @@ class AgentErrorEvent(LLMConvertibleEvent):
     The agent sees the error as the tool's answer on its next step and can correct itself.
     """
 
+    history_role: ClassVar[HistoryRole | None] = "tool_result"
     source: EventSource = "agent"
     tool_name: str
     tool_call_id: str
@@ -191,6 +194,7 @@ class AgentErrorEvent(LLMConvertibleEvent):
 class UserRejectObservation(LLMConvertibleEvent):
     """The user (or a PreToolUse hook) refused to let a tool call run."""
 
+    history_role: ClassVar[HistoryRole | None] = "tool_result"
     source: EventSource = "user"
     tool_name: str
     tool_call_id: str

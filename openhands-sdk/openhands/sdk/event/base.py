@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 
 from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.event.to_messages import HistoryRole, events_to_messages
 from openhands.sdk.llm.message import Message
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -60,6 +61,8 @@ class Event(BaseModel):
     model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     _registry: ClassVar[dict[str, type[Event]]] = {}
+    history_role: ClassVar[HistoryRole | None] = None
+    """The part events of this kind play in the LLM's message history (None: none)."""
 
     kind: str = "Event"
     id: str = Field(default_factory=_new_event_id)
@@ -151,9 +154,9 @@ class LLMConvertibleEvent(Event):
         """The chat message this event contributes to the LLM context."""
         raise NotImplementedError
 
+    history_role: ClassVar[HistoryRole | None] = "message"
+
     @staticmethod
     def events_to_messages(events: Iterable[Event]) -> list[Message]:
         """The LLM message list for `events` (see `openhands.sdk.event.to_messages`)."""
-        from openhands.sdk.event.to_messages import events_to_messages
-
         return events_to_messages(events)

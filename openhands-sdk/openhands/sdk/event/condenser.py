@@ -7,17 +7,20 @@ is deterministic and this event says which messages of the view it replaced.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from openhands.sdk.event.base import Event, EventSource
+from openhands.sdk.event.to_messages import SUMMARY_PREFIX, HistoryRole
 from pydantic import Field
 
-SUMMARY_PREFIX = "Summary of the earlier part of this conversation (condensed to save context):"
-"""How the summary message starts, so the LLM (and a reader) knows what it is."""
+__all__ = ["SUMMARY_PREFIX", "Condensation"]
 
 
 class Condensation(Event):
     """The messages `summary_offset` .. `summary_offset + forgotten_messages` of the LLM's
     view (as it was just before this event) were replaced by one message holding `summary`."""
 
+    history_role: ClassVar[HistoryRole | None] = "condensation"
     source: EventSource = "environment"
     summary: str = Field(description="What the replaced messages said, in brief.")
     summary_offset: int = Field(

@@ -1,25 +1,74 @@
-"""Turn an event history into the LLM's message list, incrementally."""
+"""Turn an event history into the LLM's message list, incrementally.
+
+The history knows events by the part their kind declares it plays (`history_role`: a
+message, a tool call, a tool result, a condensation, or none), not by their classes: the
+event classes use it (`LLMConvertibleEvent.events_to_messages`), and a new kind of event
+takes part by declaring its role.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import ClassVar, Literal, Protocol, cast
 
-from openhands.sdk.event.action import (
-    ActionEvent,
-    AgentErrorEvent,
-    ObservationEvent,
-    UserRejectObservation,
-)
-from openhands.sdk.event.base import Event, LLMConvertibleEvent
-from openhands.sdk.event.condenser import SUMMARY_PREFIX, Condensation
-from openhands.sdk.llm.message import Message, TextContent
+from openhands.sdk.llm.message import Message, MessageToolCall, TextContent
 
-ToolResultEvent = ObservationEvent | AgentErrorEvent | UserRejectObservation
+HistoryRole = Literal["message", "tool_call", "tool_result", "condensation"]
+"""The part an event plays in the LLM's message history (an event class's `history_role`)."""
+
+SUMMARY_PREFIX = "Summary of the earlier part of this conversation (condensed to save context):"
+"""How the summary message of a condensation starts, so the LLM (and a reader) knows what it
+is."""
 
 INTERRUPTED_TOOL_CALL = (
     "Error: this tool call was interrupted before it returned a result "
     "(the run stopped or crashed mid-step). Check its effects before repeating it."
 )
+
+
+class HistoryEvent(Protocol):
+    """An event as the history reads it: its kind's role (None: not part of the history)."""
+
+    history_role: ClassVar[HistoryRole | None]
+
+
+class MessageEntry(Protocol):
+    """An event that becomes one message (role `message`; the others have it too)."""
+
+    def to_llm_message(self) -> Message: ...
+
+
+class ToolResultEntry(MessageEntry, Protocol):
+    """The answer to one tool call (role `tool_result`)."""
+
+    @property
+    def tool_call_id(self) -> str: ...
+
+
+class ToolCallEntry(ToolResultEntry, Protocol):
+    """One tool call of an LLM reply (role `tool_call`)."""
+
+    @property
+    def tool_name(self) -> str: ...
+
+    @property
+    def llm_response_id(self) -> str: ...
+
+    @property
+    def tool_call(self) -> MessageToolCall: ...
+
+
+class CondensationEntry(Protocol):
+    """Messages of the view replaced by a summary (role `condensation`)."""
+
+    @property
+    def summary(self) -> str: ...
+
+    @property
+    def summary_offset(self) -> int: ...
+
+    @property
+    def forgotten_messages(self) -> int: ...
 
 
 class MessageHistory:
@@ -38,19 +87,20 @@ class MessageHistory:
         self._held: list[Message] = []
         self._last_response_id: str | None = None
 
-    def extend(self, events: Iterable[Event]) -> None:
+    def extend(self, events: Iterable[HistoryEvent]) -> None:
         """Convert and append newly added events."""
         for event in events:
-            if isinstance(event, ActionEvent):
-                self._add_call(event)
-            elif isinstance(event, ToolResultEvent):
-                self._add_result(event)
-            elif isinstance(event, LLMConvertibleEvent):
-                self._add_other(event.to_llm_message())
-            elif isinstance(event, Condensation):
-                self._condense(event)
+            role = event.history_role
+            if role == "tool_call":
+                self._add_call(cast(ToolCallEntry, event))
+            elif role == "tool_result":
+                self._add_result(cast(ToolResultEntry, event))
+            elif role == "message":
+                self._add_other(cast(MessageEntry, event).to_llm_message())
+            elif role == "condensation":
+                self._condense(cast(CondensationEntry, event))
 
-    def _add_call(self, event: ActionEvent) -> None:
+    def _add_call(self, event: ToolCallEntry) -> None:
         same_reply = bool(event.llm_response_id) and event.llm_response_id == self._last_response_id
         if same_reply and self._messages and self._messages[-1].role == "assistant":
             last = self._messages[-1]
@@ -62,7 +112,7 @@ class MessageHistory:
             self._last_response_id = event.llm_response_id or None
         self._open_calls[event.tool_call_id] = event.tool_name
 
-    def _add_result(self, event: ToolResultEvent) -> None:
+    def _add_result(self, event: ToolResultEntry) -> None:
         self._open_calls.pop(event.tool_call_id, None)
         self._messages.append(event.to_llm_message())
         self._last_response_id = None
@@ -76,7 +126,7 @@ class MessageHistory:
         self._messages.append(message)
         self._last_response_id = None
 
-    def _condense(self, event: Condensation) -> None:
+    def _condense(self, event: CondensationEntry) -> None:
         """Replace the messages the condensation forgot with its summary message."""
         start = min(event.summary_offset, len(self._messages))
         end = min(start + event.forgotten_messages, len(self._messages))
@@ -116,7 +166,7 @@ class MessageHistory:
         return [*self._messages, *self._interrupted_answers(), *self._held]
 
 
-def events_to_messages(events: Iterable[Event]) -> list[Message]:
+def events_to_messages(events: Iterable[HistoryEvent]) -> list[Message]:
     """The LLM message list for a whole event history."""
     history = MessageHistory()
     history.extend(events)

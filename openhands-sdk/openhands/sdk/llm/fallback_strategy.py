@@ -6,15 +6,28 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from openhands.sdk.llm.errors import LLMResponseError, LLMTransientError
+from openhands.sdk.llm.profile_folder import ProfileFolder
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
     from openhands.sdk.llm.llm_response import LLMResponse
     from openhands.sdk.llm.metrics import Metrics
+
+
+class FallbackLLM(Protocol):
+    """What the strategy reads and sets on a fallback LLM (an `LLM` is one)."""
+
+    model: str
+    fallback_strategy: FallbackStrategy | None
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+
+FallbackT = TypeVar("FallbackT", bound=FallbackLLM)
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +50,7 @@ class FallbackStrategy(BaseModel):
         default=None, description="The profile folder; None: ~/.openhands/profiles."
     )
 
-    _loaded: dict[str, LLM] = PrivateAttr(default_factory=dict)
+    _loaded: dict[str, Any] = PrivateAttr(default_factory=dict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def should_fallback(self, error: BaseException) -> bool:
@@ -49,12 +62,17 @@ class FallbackStrategy(BaseModel):
         primary_model: str,
         primary_error: BaseException,
         primary_metrics: Metrics,
-        call_fn: Callable[[LLM], LLMResponse],
+        call_fn: Callable[[FallbackT], LLMResponse],
+        load: Callable[[str], FallbackT],
     ) -> LLMResponse | None:
-        """The first fallback's answer (its usage merged into `primary_metrics`), or None."""
+        """The first fallback's answer (its usage merged into `primary_metrics`), or None.
+
+        `load` builds an LLM from a profile's saved JSON (`LLM.model_validate_json`: the LLM
+        that falls back names its own class, which this module does not import).
+        """
         total = len(self.fallback_llms)
         for index, name in enumerate(self.fallback_llms, start=1):
-            llm = self._llm(name)
+            llm = self._llm(name, load)
             if llm is None:
                 continue
             logger.warning(
@@ -79,15 +97,13 @@ class FallbackStrategy(BaseModel):
             return response
         return None
 
-    def _llm(self, name: str) -> LLM | None:
+    def _llm(self, name: str, load: Callable[[str], FallbackT]) -> FallbackT | None:
         """The LLM of profile `name`, loaded once; None (logged) if it cannot be loaded."""
         with self._lock:
             if name in self._loaded:
                 return self._loaded[name]
-        from openhands.sdk.llm.llm_profile_store import LLMProfileStore
-
         try:
-            llm = LLMProfileStore(self.profile_store_dir).load(name)
+            llm = load(ProfileFolder(self.profile_store_dir).read(name))
         except (FileNotFoundError, ValueError) as exc:
             logger.error("Fallback profile %r cannot be loaded: %s", name, exc)
             return None

@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from openhands.sdk.llm._litellm import import_litellm
+from openhands.sdk.llm.callbacks import TokenCallback, TokenCallbackError, deliver
 from openhands.sdk.llm.errors import (
     DROP_PARAMS_HINT,
     ENV_HELP,
@@ -25,10 +26,9 @@ from openhands.sdk.llm.errors import (
 from openhands.sdk.llm.llm_response import LLMResponse
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.retry_policy import retrying
-from openhands.sdk.llm.transport import TokenCallback, TokenCallbackError, deliver
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
+    from openhands.sdk.llm.settings import LLMSettings
 
 logger = logging.getLogger("openhands.sdk.llm.llm")
 
@@ -37,7 +37,7 @@ MISSING_KEY_MARKERS = ("Missing credentials", "api_key client option must be set
 
 
 def complete_litellm(
-    llm: LLM, request: dict[str, Any], *, on_token: TokenCallback | None = None
+    llm: LLMSettings, request: dict[str, Any], *, on_token: TokenCallback | None = None
 ) -> LLMResponse:
     """Send `request` (litellm kwargs) with `llm`'s retry policy and parse the answer.
 
@@ -72,7 +72,7 @@ def complete_litellm(
     return retrying(llm)(attempt)
 
 
-def parse_chat_response(llm: LLM, raw: Any, litellm: Any) -> LLMResponse:
+def parse_chat_response(llm: LLMSettings, raw: Any, litellm: Any) -> LLMResponse:
     """Our `LLMResponse` for a litellm `ModelResponse`."""
     choices = getattr(raw, "choices", None) or []
     if not choices:
@@ -104,7 +104,7 @@ def _count(source: Any, name: str) -> int:
     return value if isinstance(value, int) and value > 0 else 0
 
 
-def response_cost(llm: LLM, raw: Any, litellm: Any, prompt: int, completion: int) -> float:
+def response_cost(llm: LLMSettings, raw: Any, litellm: Any, prompt: int, completion: int) -> float:
     """USD of one response: the LLM's own prices when set, else the cost the provider
     reported in `usage.cost` (OpenRouter and some proxies do), else litellm's price map."""
     if llm.input_cost_per_token is not None or llm.output_cost_per_token is not None:
@@ -124,7 +124,7 @@ def response_cost(llm: LLM, raw: Any, litellm: Any, prompt: int, completion: int
     return float(cost or 0.0)
 
 
-def classify_error(llm: LLM, exc: Exception, litellm: Any) -> LLMError:
+def classify_error(llm: LLMSettings, exc: Exception, litellm: Any) -> LLMError:
     """The LLMError for a litellm failure; only an `LLMTransientError` is retried."""
     status = getattr(exc, "status_code", None)
     detail = str(exc).strip() or type(exc).__name__

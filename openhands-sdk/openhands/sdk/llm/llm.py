@@ -15,7 +15,7 @@ non-streaming copy made for one call) count into the same `Metrics`; a copy unde
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self
 
@@ -31,7 +31,7 @@ from openhands.sdk.llm.errors import (
 from openhands.sdk.llm.llm_response import LLMCallContext, LLMResponse
 from openhands.sdk.llm.message import Message
 from openhands.sdk.llm.metrics import Metrics
-from openhands.sdk.llm.routing import TransportName
+from openhands.sdk.llm.settings import RetryListener, TransportName
 from openhands.sdk.llm.tool_schema import openai_tool_dicts
 from openhands.sdk.utils.skew import READING_WIRE_BODY
 from pydantic import (
@@ -61,8 +61,6 @@ LLM_PROFILE_SCHEMA_VERSION = 1
 
 SECRET_FIELDS = ("api_key", "aws_access_key_id", "aws_secret_access_key", "aws_session_token")
 """Fields that hold credentials: never logged, dropped from JSON unless asked for."""
-
-RetryListener = Callable[[int, int, BaseException | None], None]
 
 
 def _default_log_folder() -> str:
@@ -589,6 +587,7 @@ class LLM(BaseModel):
                 call_fn=lambda other: other.completion(
                     messages, tool_dicts, on_token=on_token, stream=stream, **kwargs
                 ),
+                load=LLM.model_validate_json,
             )
             if rescued is None:
                 raise

@@ -20,8 +20,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from openhands.sdk.llm.routing import split_model
-
 logger = logging.getLogger(__name__)
 
 TABLE_FILE = "model_prices_and_context_window_backup.json"
@@ -114,6 +112,20 @@ def _rules() -> tuple[_Rule, ...]:
         )
         out.append(_Rule(pattern, info, fill_for))
     return tuple(out)
+
+
+def split_model(model: str, custom_llm_provider: str | None = None) -> tuple[str | None, str]:
+    """(provider, the name the provider knows the model by) of a litellm model name.
+
+    `custom_llm_provider` wins over a prefix; a name without "/" has no provider (None).
+    """
+    if custom_llm_provider:
+        prefix = f"{custom_llm_provider}/"
+        return custom_llm_provider, model.removeprefix(prefix)
+    if "/" not in model:
+        return None, model
+    provider, name = model.split("/", 1)
+    return provider, name
 
 
 @functools.lru_cache(maxsize=256)

@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 from openhands.sdk.llm.capabilities import supports
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
     from openhands.sdk.llm.llm_response import LLMCallContext
     from openhands.sdk.llm.message import Message
+    from openhands.sdk.llm.settings import LLMSettings
 
 AWS_FIELDS = (
     "aws_region_name",
@@ -40,12 +40,12 @@ AWS_SECRET_FIELDS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_
 CACHE_MARK = {"type": "ephemeral"}
 
 
-def capability_model(llm: LLM) -> str:
+def capability_model(llm: LLMSettings) -> str:
     """The model name capability lookups use (`model_canonical_name` when set)."""
     return llm.model_canonical_name or llm.model
 
 
-def _reasoning_model(llm: LLM) -> bool:
+def _reasoning_model(llm: LLMSettings) -> bool:
     return bool(
         supports(
             capability_model(llm),
@@ -57,7 +57,7 @@ def _reasoning_model(llm: LLM) -> bool:
     )
 
 
-def _anthropic_thinking(llm: LLM) -> bool:
+def _anthropic_thinking(llm: LLMSettings) -> bool:
     return (
         llm.extended_thinking_budget is not None
         and llm.reasoning_effort is None
@@ -66,7 +66,7 @@ def _anthropic_thinking(llm: LLM) -> bool:
     )
 
 
-def output_token_cap(llm: LLM) -> int | None:
+def output_token_cap(llm: LLMSettings) -> int | None:
     """`max_output_tokens`, else litellm's output limit for the model (None: unknown)."""
     if llm.max_output_tokens is not None:
         return llm.max_output_tokens
@@ -76,7 +76,7 @@ def output_token_cap(llm: LLM) -> int | None:
 
 
 def chat_params(
-    llm: LLM,
+    llm: LLMSettings,
     *,
     stream: bool,
     call_context: LLMCallContext | None = None,
@@ -121,7 +121,7 @@ def chat_params(
     return params
 
 
-def _sampling(llm: LLM, params: dict[str, Any]) -> None:
+def _sampling(llm: LLMSettings, params: dict[str, Any]) -> None:
     reasoning = _reasoning_model(llm)
     thinking = _anthropic_thinking(llm)
     model = capability_model(llm).lower()
@@ -142,7 +142,7 @@ def _sampling(llm: LLM, params: dict[str, Any]) -> None:
         }
 
 
-def _headers(llm: LLM, params: dict[str, Any], call_context: LLMCallContext | None) -> None:
+def _headers(llm: LLMSettings, params: dict[str, Any], call_context: LLMCallContext | None) -> None:
     headers: dict[str, str] = {}
     if llm.model.startswith("openrouter/"):
         # OpenRouter attributes traffic by these headers; per call, never via os.environ.
@@ -159,7 +159,7 @@ def _headers(llm: LLM, params: dict[str, Any], call_context: LLMCallContext | No
         params["extra_headers"] = headers
 
 
-def format_chat_messages(llm: LLM, messages: list[Message]) -> list[dict[str, Any]]:
+def format_chat_messages(llm: LLMSettings, messages: list[Message]) -> list[dict[str, Any]]:
     """`messages` as chat-completions dicts for this LLM (vision, string mode, cache marks)."""
     vision = llm.vision_is_active()
     force_string = bool(llm.force_string_serializer)
@@ -181,14 +181,14 @@ def format_chat_messages(llm: LLM, messages: list[Message]) -> list[dict[str, An
     return out
 
 
-def _anthropic(llm: LLM) -> bool:
+def _anthropic(llm: LLMSettings) -> bool:
     """Whether requests go to Anthropic (whose many-image limit `image_resize` handles)."""
     if llm.custom_llm_provider:
         return llm.custom_llm_provider == "anthropic"
     return llm.model.startswith("anthropic/") or ("/" not in llm.model and _claude(llm.model))
 
 
-def _sends_reasoning_content(llm: LLM) -> bool:
+def _sends_reasoning_content(llm: LLMSettings) -> bool:
     override = llm.capability_overrides.get("send_reasoning_content")
     if isinstance(override, bool):
         return override
@@ -201,7 +201,7 @@ def _claude(model: str) -> bool:
     return "claude" in model.lower()
 
 
-def _needs_cache_marks(llm: LLM) -> bool:
+def _needs_cache_marks(llm: LLMSettings) -> bool:
     # OpenAI-style providers cache prefixes by themselves; Anthropic models need markers.
     return _claude(capability_model(llm))
 

@@ -17,7 +17,7 @@ from openhands.sdk.llm.message import Message, MessageToolCall, ReasoningItemMod
 from openhands.sdk.llm.retry_policy import retrying
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
+    from openhands.sdk.llm.settings import LLMSettings
 
 # Chat-completions settings that the Responses API names differently or does not take.
 _RENAMED = {"max_tokens": "max_output_tokens"}
@@ -44,7 +44,10 @@ def responses_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] 
 
 
 def complete_responses(
-    llm: LLM, messages: list[Message], tools: list[dict[str, Any]] | None, params: dict[str, Any]
+    llm: LLMSettings,
+    messages: list[Message],
+    tools: list[dict[str, Any]] | None,
+    params: dict[str, Any],
 ) -> LLMResponse:
     """One Responses API call with `llm`'s retry policy."""
     litellm = import_litellm()
@@ -83,7 +86,7 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
 
 
-def parse_responses_output(llm: LLM, raw: Any, litellm: Any) -> LLMResponse:
+def parse_responses_output(llm: LLMSettings, raw: Any, litellm: Any) -> LLMResponse:
     """Our `LLMResponse` for a Responses API answer (text, function calls, reasoning)."""
     output = _get(raw, "output") or []
     texts: list[str] = []

@@ -14,13 +14,13 @@ import tenacity
 from openhands.sdk.llm.errors import LLMTransientError
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
+    from openhands.sdk.llm.settings import LLMSettings
 
 # The name the retry log lines had before this module was split out of llm.py.
 logger = logging.getLogger("openhands.sdk.llm.llm")
 
 
-def retrying(llm: LLM) -> tenacity.Retrying:
+def retrying(llm: LLMSettings) -> tenacity.Retrying:
     """The retry policy: only `LLMTransientError` is retried, `num_retries` times at most.
 
     Backoff is exponential from `retry_min_wait` (growing `retry_multiplier` times per
@@ -40,7 +40,7 @@ def retrying(llm: LLM) -> tenacity.Retrying:
     )
 
 
-def _log_retry(llm: LLM, state: tenacity.RetryCallState) -> None:
+def _log_retry(llm: LLMSettings, state: tenacity.RetryCallState) -> None:
     error = state.outcome.exception() if state.outcome is not None else None
     cause = getattr(error, "__cause__", None) or error
     logger.warning(

@@ -18,33 +18,19 @@ goes through litellm. This module imports nothing heavy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
+
+from openhands.sdk.llm.model_table import split_model, table_provider
+from openhands.sdk.llm.settings import TransportName
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
-
-TransportName = Literal["auto", "native", "litellm"]
-"""The values of `LLM.transport`."""
+    from openhands.sdk.llm.settings import LLMSettings
 
 NATIVE_PROVIDERS = frozenset({"openai", "hosted_vllm", "lm_studio", "llamafile", "litellm_proxy"})
 """litellm provider prefixes whose servers speak the OpenAI chat-completions API."""
 
 
-def split_model(model: str, custom_llm_provider: str | None = None) -> tuple[str | None, str]:
-    """(provider, the name the provider knows the model by) of a litellm model name.
-
-    `custom_llm_provider` wins over a prefix; a name without "/" has no provider (None).
-    """
-    if custom_llm_provider:
-        prefix = f"{custom_llm_provider}/"
-        return custom_llm_provider, model.removeprefix(prefix)
-    if "/" not in model:
-        return None, model
-    provider, name = model.split("/", 1)
-    return provider, name
-
-
-def native_provider(llm: LLM) -> str | None:
+def native_provider(llm: LLMSettings) -> str | None:
     """The provider the native transport talks to for `llm` ("openai" for a bare name), or
     None when "auto" leaves `llm` to litellm."""
     provider, name = split_model(llm.model, llm.custom_llm_provider)
@@ -52,12 +38,10 @@ def native_provider(llm: LLM) -> str | None:
         return provider if provider in NATIVE_PROVIDERS else None
     if llm.base_url:
         return "openai"
-    from openhands.sdk.llm.model_table import table_provider
-
     return "openai" if table_provider(name) == "openai" else None
 
 
-def uses_native_transport(llm: LLM) -> bool:
+def uses_native_transport(llm: LLMSettings) -> bool:
     """Whether `llm`'s chat completions go through the native transport (see the module)."""
     if llm.transport != "auto":
         return llm.transport == "native"

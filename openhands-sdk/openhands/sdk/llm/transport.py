@@ -10,21 +10,18 @@ neither classified as an LLM failure nor retried.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from openhands.sdk.errors import OpenHandsError
+from openhands.sdk.llm.callbacks import TokenCallback, TokenCallbackError, deliver
 from openhands.sdk.llm.routing import uses_native_transport
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
     from openhands.sdk.llm.llm_response import LLMResponse
-
-TokenCallback = Callable[[Any], None]
+    from openhands.sdk.llm.settings import LLMSettings
 
 
 def complete_chat(
-    llm: LLM, request: dict[str, Any], *, on_token: TokenCallback | None = None
+    llm: LLMSettings, request: dict[str, Any], *, on_token: TokenCallback | None = None
 ) -> LLMResponse:
     """Send `request` with `llm`'s retry policy and parse the answer.
 
@@ -40,22 +37,6 @@ def complete_chat(
         return complete_litellm(llm, request, on_token=on_token)
     except TokenCallbackError as failed:
         raise failed.error from failed.error.__cause__
-
-
-class TokenCallbackError(OpenHandsError):
-    """Carries an exception raised by an `on_token` callback past the LLM error handling."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-def deliver(on_token: TokenCallback, chunk: Any) -> None:
-    """Hand `chunk` to the caller's callback; its failure becomes a `TokenCallbackError`."""
-    try:
-        on_token(chunk)
-    except Exception as exc:
-        raise TokenCallbackError(exc) from exc
 
 
 __all__ = ["TokenCallback", "TokenCallbackError", "complete_chat", "deliver"]

@@ -1,19 +1,16 @@
 """Logging helpers the reference SDK's scripts import: `get_logger` and `setup_logging`.
 
-`setup_logging` and `JsonFormatter` live in `openhands.sdk.logger.logger`, loaded on first use
-(importing the SDK configures and loads nothing more than `logging`).
+They live in `openhands.sdk.logger.logger` (importing the SDK configures nothing and loads
+nothing more than `logging`); this package hands them on with the environment as it was read
+at import.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING
 
-from openhands.sdk.utils.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from openhands.sdk.logger.logger import JsonFormatter, setup_logging
+from openhands.sdk.logger.logger import JsonFormatter, get_logger, setup_logging
 
 
 def _flag(name: str, default: str = "false") -> bool:
@@ -38,20 +35,6 @@ ENV_LOG_DIR = os.environ.get("LOG_DIR", "logs")
 """Where log files go (LOG_DIR, default `logs`)."""
 IN_CI = _flag("CI") or bool(os.environ.get("GITHUB_ACTIONS"))
 """Running in continuous integration."""
-
-
-def get_logger(name: str) -> logging.Logger:
-    """The standard-library logger called `name` (configure output with `setup_logging`)."""
-    return logging.getLogger(name)
-
-
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "setup_logging": "openhands.sdk.logger.logger",
-        "JsonFormatter": "openhands.sdk.logger.logger",
-    },
-)
 
 
 __all__ = [

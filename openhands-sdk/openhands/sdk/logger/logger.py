@@ -20,8 +20,6 @@ import logging
 import os
 from typing import Any
 
-from openhands.sdk.logger import get_logger
-
 __all__ = ["JsonFormatter", "get_logger", "setup_logging"]
 
 VAR_LOG_LEVEL = "LOG_LEVEL"
@@ -34,6 +32,11 @@ VAR_BACKUP_COUNT = "LOG_BACKUP_COUNT"
 TEXT_FORMAT = "%(asctime)s - %(levelname)s - %(name)s - %(filename)s:%(lineno)d - %(message)s"
 CHATTY_LOGGERS = {"litellm": logging.WARNING, "LiteLLM": logging.WARNING, "httpx": logging.WARNING}
 """Third-party loggers kept quiet below these levels (they log every request)."""
+
+
+def get_logger(name: str) -> logging.Logger:
+    """The standard-library logger called `name` (configure output with `setup_logging`)."""
+    return logging.getLogger(name)
 
 
 def _flag(name: str) -> bool:

@@ -16,13 +16,28 @@ from types import ModuleType
 from typing import Any, cast
 
 from openhands.sdk.errors import InvalidArgumentError, InvalidArgumentTypeError, OpenHandsError
+from openhands.sdk.tool.entry_points import (
+    ENTRY_POINT_GROUP,
+    declared_names,
+    import_declared_tools,
+    load_declared,
+)
 from openhands.sdk.tool.spec import Tool
 from openhands.sdk.tool.tool import ToolContext, ToolDefinition
 
-ToolFactory = Callable[..., Sequence[ToolDefinition]]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "InvalidToolSpecError",
+    "ToolFactory",
+    "UnknownToolError",
+    "list_registered_tools",
+    "load_declared_tools",
+    "register_tool",
+    "registered_tools",
+    "resolve_tool",
+]
 
-ENTRY_POINT_GROUP = "openhands.tools"
-"""The entry-point group a package declares its tools in (name -> class or factory)."""
+ToolFactory = Callable[..., Sequence[ToolDefinition]]
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +94,7 @@ def _fixed(name: str, tool: ToolDefinition) -> ToolFactory:
 
 def registered_tools() -> list[str]:
     """Every name a tool can be resolved by (registered or declared as an entry point), sorted."""
-    from importlib import metadata  # lazily: it costs ~15 ms, and import must stay cheap
-
-    declared = {entry.name for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    declared = declared_names()
     with _lock:
         return sorted(declared | set(_factories))
 
@@ -92,18 +105,9 @@ def list_registered_tools() -> list[str]:
 
 
 def load_declared_tools() -> None:
-    """Load every tool package declared in the `openhands.tools` entry-point group.
-
-    Used when a stored event names an Action or Observation class that is not loaded yet.
-    A package that fails to load is logged and skipped.
-    """
-    from importlib import metadata
-
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        with _lock:
-            known = entry.name in _factories
-        if not known:
-            _load_entry_point(entry.name)
+    """Load every tool package declared in the `openhands.tools` entry-point group (a
+    package that fails to load is logged and skipped)."""
+    import_declared_tools()
 
 
 def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[ToolDefinition]:
@@ -148,22 +152,15 @@ def resolve_tool(spec: Tool | dict[str, Any], context: ToolContext) -> list[Tool
 
 def _load_entry_point(name: str) -> ToolFactory | None:
     """Load and register the tool an installed package declares under `name`, if any."""
-    from importlib import metadata
-
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP, name=name):
-        try:
-            target = entry.load()
-        except Exception as exc:  # a broken third-party package must not hide the others
-            logger.warning("Tool entry point %r (%s) failed to load: %s", name, entry.value, exc)
-            continue
+    for _, target in load_declared(name):
         if isinstance(target, ModuleType):  # a module that calls register_tool when imported
             with _lock:
                 if name in _factories:
                     return _factories[name]
-            logger.warning("Tool entry point %r (%s) registered no such tool", name, entry.value)
+            logger.warning("Tool entry point %r (%s) registered no such tool", name, target)
             continue
         if not callable(target):
-            logger.warning("Tool entry point %r (%s) is not a tool or factory", name, entry.value)
+            logger.warning("Tool entry point %r (%s) is not a tool or factory", name, target)
             continue
         register_tool(name, cast("type[ToolDefinition] | ToolFactory", target))
         with _lock:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
 
-__all__ = ["lazy_exports"]
+__all__ = ["lazy_exports", "moved_module"]
 
 
 def lazy_exports(
@@ -36,5 +36,26 @@ def lazy_exports(
 
     def __dir__() -> list[str]:
         return sorted(set(namespace) | set(lazy))
+
+    return __getattr__, __dir__
+
+
+def moved_module(module: str, target: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """`__getattr__` and `__dir__` for `module`, an old import path whose code moved to `target`.
+
+    Every name read from the old module is `target`'s (loaded on that first read), so old
+    imports keep working while nothing of the old package depends on the new place until such
+    a read. Use it as the whole body of the old module:
+    `__getattr__, __dir__ = moved_module(__name__, "new.place")`.
+    """
+    namespace = sys.modules[module].__dict__
+
+    def __getattr__(name: str) -> Any:
+        value = getattr(import_module(target), name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(dir(import_module(target))))
 
     return __getattr__, __dir__

@@ -139,7 +139,6 @@ class StartConversationRequest(WireRequest):
         "agent_launch_additions": "send a full `agent` spec instead",
         "container": "conversations run on this server, not in containers",
         "conversation_runtime": "conversations run on this server ('local' only)",
-        "parent_conversation_id": "child conversations are not built here",
         "prompt": "use `initial_message` instead",
         "secrets_encrypted": "send secrets in clear over a trusted connection",
         "tags": "set tags when forking (POST /{id}/fork), or leave them out",
@@ -158,6 +157,13 @@ class StartConversationRequest(WireRequest):
         "the conversation id under OH_WORKSPACE_PATH, removed with the conversation.",
     )
     conversation_id: uuid.UUID | None = Field(default=None, description="Default: a new UUID.")
+    parent_conversation_id: uuid.UUID | None = Field(
+        default=None,
+        description="An existing conversation that owns this one (its child): it must share "
+        "this conversation's working directory (the default when `workspace` is left out). "
+        "Unknown, itself or another folder: 422. Children are listed in the parent's "
+        "`sub_conversation_ids`; POST /{id}/children starts one with the parent's settings.",
+    )
     initial_message: SendMessageRequest | None = Field(
         default=None, description="A first user message; it is sent and the agent is run."
     )
@@ -296,6 +302,16 @@ class ConversationInfo(WireAnswer):
         default_factory=list,
         description="Standing approvals: calls they match run without asking (unless rated "
         "HIGH risk).",
+    )
+    parent_conversation_id: uuid.UUID | None = Field(
+        default=None,
+        description="The conversation that started this one (POST /{id}/children, or "
+        "`parent_conversation_id` at creation); null for a top-level one. It stays when the "
+        "parent is deleted.",
+    )
+    sub_conversation_ids: list[uuid.UUID] = Field(
+        default_factory=list,
+        description="The conversations naming this one as their parent, oldest first.",
     )
 
     @field_validator("agent", mode="before")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from openhands.sdk.conversation.goal.limits import GoalLimitsChange
 from openhands.sdk.conversation.goal.options import GoalRequest
-from openhands.sdk.conversation.goal.steps import DriverStep, RecordStatus, StepResult
+from openhands.sdk.conversation.goal.steps import DriverStep, RidingStep, StepResult
 from openhands.sdk.llm.llm import LLM
 from openhands.sdk.llm.llm_profile_store import PROFILE_NAME
 from openhands.sdk.wire.base import WireAnswer, WireRequest
@@ -40,11 +40,12 @@ class GoalStepRequest(WireRequest):
     step_id: str = Field(
         min_length=1, max_length=200, description="The step's id: a retry sends the same one."
     )
-    records: list[RecordStatus] = Field(
+    records: list[RidingStep] = Field(
         default_factory=list,
         max_length=16,
-        description="Statuses the controller decided on just before `step`, recorded first, "
-        "in order (they ride with the next step: one request instead of several).",
+        description="What the controller decided to record just before `step` (statuses, "
+        "workspace snapshots), performed first, in order (they ride with the next step: one "
+        "request instead of several).",
     )
     step: DriverStep = Field(description="The step, as `GoalController.next()` gave it.")
     wait: float = Field(
@@ -53,7 +54,8 @@ class GoalStepRequest(WireRequest):
 
 
 class GoalStepAnswer(WireAnswer):
-    """Answer of POST /goal/steps: the step's result, or null while it is still under way."""
+    """Answer of POST /goal/steps: the step's result, or null while it is still under way
+    (the server then tells the run's backend when it ends: a signal to its workflow)."""
 
     result: StepResult | None = None
 

@@ -5,7 +5,8 @@ in the sandbox (or `argv` itself when the sandbox is off). Every spawner goes th
 `run_shell` (verify, hooks, workspace commands, the server's /api/bash), the terminal's
 shell, MCP stdio servers and workflow scripts. Inside:
 
-- the whole file system read-only (`--ro-bind / /`), the workspace writable, a private
+- the whole file system read-only (`--ro-bind / /`), the workspace writable (with what its
+  claim grants: a git worktree's repository records), a private
   `/tmp`, a minimal `/dev`, its own `/proc` (a new PID namespace: the server's processes and
   their environments are not visible);
 - the folders this process runs from (its Python, venv and packages: `sandbox_runtime.py`),
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import sys
 import threading
 from collections import Counter
@@ -78,6 +80,7 @@ __all__ = [
     "ViewPlan",
     "check_workspace",
     "claim_workspace",
+    "claim_workspaces",
     "configure_sandbox",
     "hide_path",
     "release_workspace",
@@ -195,6 +198,7 @@ _configured: SandboxPolicy | None = None
 _workspaces: Counter[str] = Counter()
 _workspace_modes: dict[str, SandboxMode] = {}
 _hidden: Counter[str] = Counter()
+_grants: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # workspace -> (ro, rw)
 _warned: set[str] = set()
 
 
@@ -215,17 +219,69 @@ def sandbox_policy() -> SandboxPolicy:
     return configured if configured is not None else SandboxPolicy.from_env()
 
 
-def claim_workspace(path: str | Path, mode: SandboxMode | None = None) -> None:
+def claim_workspace(
+    path: str | Path,
+    mode: SandboxMode | None = None,
+    *,
+    readable: Iterable[str | Path] = (),
+    writable: Iterable[str | Path] = (),
+) -> None:
     """Say that a conversation works in `path`: every other sandboxed process stops seeing it.
 
     `mode` is the workspace's own choice (used unless a process-wide policy is configured).
-    Claims are counted: call `release_workspace` once per claim.
+    `readable` and `writable` are paths outside `path` that its own processes see read-only
+    or may write (a git worktree's repository folder), even where they would be hidden; they
+    hold until the last claim is released. A writable path `OH_SANDBOX_WRITABLE` could not
+    name (the server's own files, `/`...) is left out, with a warning. Claims are counted: call `release_workspace` once
+    per claim.
     """
     key = _real(path)
+    granted_rw: list[str] = []
+    for item in writable:
+        problem = writable_problem(os.fspath(item), hidden=sandbox_policy().hidden)
+        if problem is None:
+            granted_rw.append(_real(item))
+        else:  # never the server's own files, whoever asks
+            logger.warning("Not writable in the sandbox of %s: %s", key, problem)
+    grant = (tuple(_real(item) for item in readable), tuple(granted_rw))
     with _lock:
         _workspaces[key] += 1
         if mode is not None:
             _workspace_modes[key] = mode
+        if grant != ((), ()):
+            _grants[key] = grant
+
+
+def claim_workspaces(paths: Iterable[str | Path]) -> None:
+    """`claim_workspace` for many paths at once (a server's stored conversations at start-up).
+
+    Each is resolved as `os.path.realpath` would, at a fraction of its cost: the folder a path
+    is in is resolved once for all its siblings, and the last component is checked with one
+    `lstat` (a symlink there, or a path with `.` or `..` in it, is resolved in full).
+    """
+    folders: dict[str, str] = {}
+    keys: list[str] = []
+    for path in paths:
+        text = os.fspath(path)
+        parent, name = os.path.split(text)
+        parts = text.split("/")
+        if not os.path.isabs(text) or not name or "." in parts or ".." in parts:
+            keys.append(_real(text))
+            continue
+        try:
+            is_link = stat.S_ISLNK(os.lstat(text).st_mode)
+        except OSError:
+            is_link = False  # not there (yet): realpath keeps the name as it is
+        if is_link:
+            keys.append(_real(text))
+            continue
+        real_parent = folders.get(parent)
+        if real_parent is None:
+            real_parent = folders[parent] = _real(parent)
+        keys.append(os.path.join(real_parent, name))
+    with _lock:
+        for key in keys:
+            _workspaces[key] += 1
 
 
 def release_workspace(path: str | Path) -> None:
@@ -236,6 +292,7 @@ def release_workspace(path: str | Path) -> None:
         if _workspaces[key] <= 0:
             del _workspaces[key]
             _workspace_modes.pop(key, None)
+            _grants.pop(key, None)
 
 
 def hide_path(path: str | Path) -> None:
@@ -308,6 +365,7 @@ def sandbox_plan(
     with _lock:
         others = [path for path in _workspaces if path != own]
         secret = [*policy.hidden, *_hidden]
+        granted_ro, granted_rw = _grants.get(own, ((), ()))
     options = (
         *BASE_OPTIONS,
         *_capabilities(switches_user),
@@ -315,8 +373,8 @@ def sandbox_plan(
         *mount_options(
             own,
             others=others,
-            writable=[_real(path) for path in policy.writable],
-            readable=[_real(path) for path in readable],
+            writable=[*(_real(path) for path in policy.writable), *granted_rw],
+            readable=[*(_real(path) for path in readable), *granted_ro],
             secret=[_real(path) for path in secret],
             resolv=resolv_conf() if found.network == "isolated" else None,
             runtime=runtime_paths(),
@@ -404,11 +462,13 @@ def view_plan(workspace: str | Path, mode: SandboxMode | None = None) -> ViewPla
     with _lock:
         others = [folder for folder in _workspaces if folder != own]
         secret = [*policy.hidden, *_hidden]
+        granted_ro, granted_rw = _grants.get(own, ((), ()))
     active = probe(policy.network).bwrap is not None
     mounts = planned_mounts(
         own,
         others=others,
-        writable=writable,
+        writable=[*writable, *granted_rw],
+        readable=list(granted_ro),
         secret=[_real(item) for item in secret],
         private_tmp=active,
         runtime=runtime_paths() if active else (),

@@ -73,6 +73,7 @@ def planned_mounts(
     writable: list[str],
     secret: list[str],
     private_tmp: bool,
+    readable: list[str] | None = None,
     runtime: tuple[str, ...] = (),
 ) -> list[tuple[str, str]]:
     """The folders and files the sandbox mounts over the read-only system, in mount order:
@@ -83,7 +84,7 @@ def planned_mounts(
         own,
         others=others,
         writable=writable,
-        readable=[],
+        readable=readable or [],
         secret=secret,
         runtime=runtime,
         tmp=private_tmp,

@@ -1,25 +1,25 @@
-"""The `ask_oracle` tool: its action, observation and definition."""
+"""The `ask_oracle` tool definition (its action and observation: `schema.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Final, Self
+from typing import Any, ClassVar, Self
 
 from openhands.sdk.errors import InvalidArgumentError
 from openhands.sdk.tool import (
-    Action,
-    Observation,
     ToolAnnotations,
     ToolContext,
     ToolDefinition,
     register_tool,
 )
-from pydantic import Field
+from openhands.tools.ask_oracle.schema import (
+    ORACLE_PROFILE_NAME,
+    AskOracleAction,
+    AskOracleObservation,
+)
 
 __all__ = ["ORACLE_PROFILE_NAME", "AskOracleAction", "AskOracleObservation", "AskOracleTool"]
 
-ORACLE_PROFILE_NAME: Final[str] = "oracle"
-"""The LLM profile the Oracle is: save one under this name (`LLMProfileStore().save`)."""
 
 DESCRIPTION = (
     "Ask the Oracle, a stronger model, for a second opinion on a hard question.\n"
@@ -28,21 +28,6 @@ DESCRIPTION = (
     "does no work: it answers with a recommendation. Follow it unless you have a clear "
     "reason not to."
 )
-
-
-class AskOracleAction(Action):
-    """Arguments of `ask_oracle`."""
-
-    question: str = Field(description="The question or dilemma, stated on its own.")
-    context: str | None = Field(
-        default=None,
-        description="What the Oracle needs to know: what you tried, constraints, the option "
-        "you lean to.",
-    )
-
-
-class AskOracleObservation(Observation):
-    """The Oracle's answer (or why it could not answer)."""
 
 
 class AskOracleTool(ToolDefinition[AskOracleAction, AskOracleObservation]):

@@ -1,4 +1,9 @@
-"""`AskOracleExecutor`: one completion from the `oracle` profile, without history or tools."""
+"""`AskOracleExecutor`: one completion from the `oracle` profile, without history or tools.
+
+The profile is loaded by the conversation (`get_or_create_profile_llm`), from wherever that
+conversation keeps profiles: `~/.openhands/profiles` in a plain script, the agent server's
+own store (`/api/profiles`, keys sealed on its disk) when the conversation runs there.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.llm import Message, TextContent
 from openhands.sdk.tool import ToolExecutor
-from openhands.tools.ask_oracle.definition import (
+from openhands.tools.ask_oracle.schema import (
     ORACLE_PROFILE_NAME,
     AskOracleAction,
     AskOracleObservation,
@@ -71,18 +76,15 @@ class AskOracleExecutor(ToolExecutor[AskOracleAction, AskOracleObservation]):
         with self._lock:
             if self._llm is not None:
                 return self._llm
-            hook = getattr(conversation, "get_or_create_profile_llm", None)
-            llm: LLM
-            if callable(hook):  # a host with its own profile store (the reference's name)
-                llm = cast("LLM", hook(profile_name=ORACLE_PROFILE_NAME, usage_id=ORACLE_USAGE_ID))
-            else:
+            load = getattr(conversation, "get_or_create_profile_llm", None)
+            if callable(load):
+                # The conversation knows where its profiles are: the user's folder in a
+                # script, the server's own sealed store on the agent server.
+                llm = cast("LLM", load(profile_name=ORACLE_PROFILE_NAME, usage_id=ORACLE_USAGE_ID))
+            else:  # a host without profiles of its own: the user's folder
                 from openhands.sdk.llm.llm_profile_store import LLMProfileStore
 
-                store = getattr(conversation, "profile_store", None) or LLMProfileStore()
-                llm = store.load(ORACLE_PROFILE_NAME).copy_for(ORACLE_USAGE_ID)
-                stats = getattr(conversation, "conversation_stats", None)
-                if stats is not None:
-                    stats.register_llm(llm)  # its cost shows in the conversation's stats
+                llm = LLMProfileStore().load(ORACLE_PROFILE_NAME).copy_for(ORACLE_USAGE_ID)
             self._llm = llm
             return llm
 

@@ -1,4 +1,4 @@
-"""The `start_child_conversation` tool: its action, observation and definition."""
+"""The `start_child_conversation` tool definition (its action and observation: `schema.py`)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,15 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, Self
 
 from openhands.sdk.tool import (
-    Action,
-    Observation,
     ToolAnnotations,
     ToolContext,
     ToolDefinition,
     register_tool,
 )
-from openhands.sdk.wire.children import ChildIsolation
+from openhands.tools.child_conversation.schema import (
+    StartChildConversationAction,
+    StartChildConversationObservation,
+)
 from openhands.tools.params import parse_params
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,33 +36,6 @@ DESCRIPTION = (
     "Returns the child's conversation id and status; tell the user. A launch is not "
     "idempotent: call it once per task and do not retry one that returned an id."
 )
-
-
-class StartChildConversationAction(Action):
-    """Arguments of `start_child_conversation`."""
-
-    task: str = Field(
-        description="A self-contained brief: the goal, relevant files, constraints and the "
-        "expected deliverable. The child cannot see this conversation's history."
-    )
-    title: str | None = Field(default=None, description="A short title for the child.")
-    isolation: ChildIsolation = Field(
-        default="worktree",
-        description="'worktree': its own git worktree and branch when the workspace is a git "
-        "repository; 'shared': this working directory.",
-    )
-
-
-class StartChildConversationObservation(Observation):
-    """The child that was started (or why none was)."""
-
-    conversation_id: str | None = None
-    parent_conversation_id: str | None = None
-    status: str | None = None
-    title: str | None = None
-    url: str | None = None
-    workspace: str | None = None
-    isolation: ChildIsolation | None = None
 
 
 class ChildConversationParams(BaseModel):

@@ -13,7 +13,7 @@ from openhands.sdk.wire.children import (
     StartChildConversationRequest,
     StartChildConversationResponse,
 )
-from openhands.tools.child_conversation.definition import (
+from openhands.tools.child_conversation.schema import (
     StartChildConversationAction,
     StartChildConversationObservation,
 )

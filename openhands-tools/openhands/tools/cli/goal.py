@@ -300,8 +300,8 @@ class _Hinted:
 
 def _cli_message(exc: BaseException) -> str:
     """An error in this command's words: its flags, not the SDK's field names."""
-    from openhands.sdk.conversation.remote import RemoteAuthenticationError
-    from openhands.sdk.conversation.remote.errors import RemoteConnectionError
+    from openhands.sdk.remote import RemoteAuthenticationError
+    from openhands.sdk.remote.errors import RemoteConnectionError
 
     if isinstance(exc, RemoteConnectionError):
         return (

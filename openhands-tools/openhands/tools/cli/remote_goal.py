@@ -12,11 +12,10 @@ import uuid
 
 from openhands.sdk import Agent, Tool
 from openhands.sdk.conversation.goal import GoalStatus
-from openhands.sdk.conversation.remote import RemoteConversation
-from openhands.sdk.conversation.remote.client import RemoteClient
+from openhands.sdk.remote import RemoteConversation, RemoteWorkspace
+from openhands.sdk.remote.client import RemoteClient
 from openhands.sdk.security import AlwaysConfirm
 from openhands.sdk.wire import ConversationPage
-from openhands.sdk.workspace import RemoteWorkspace
 from openhands.tools.cli.approve import TerminalApprover, approval_note
 from openhands.tools.cli.changes import rewind_line
 from openhands.tools.cli.drive import drive

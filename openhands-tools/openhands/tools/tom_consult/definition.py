@@ -1,20 +1,25 @@
-"""`tom_consult` and `sleeptime_compute`: actions, observations and tool definitions."""
+"""`tom_consult` and `sleeptime_compute`: the tool definitions (actions and observations:
+`schema.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Self
 
-from openhands.sdk.llm import ImageContent, TextContent
 from openhands.sdk.tool import (
     Action,
-    Observation,
     ToolContext,
     ToolDefinition,
     register_tool,
 )
 from openhands.sdk.tool.resources import DeclaredResources
 from openhands.tools.params import parse_params
+from openhands.tools.tom_consult.schema import (
+    ConsultTomAction,
+    ConsultTomObservation,
+    SleeptimeComputeAction,
+    SleeptimeComputeObservation,
+)
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
@@ -36,57 +41,6 @@ SLEEPTIME_DESCRIPTION = (
     "Index this user's stored conversations so Tom learns their preferences and habits. "
     "Use it at the end of a conversation or when asked."
 )
-
-
-class ConsultTomAction(Action):
-    """Arguments of `tom_consult`."""
-
-    reason: str = Field(description="Briefly, why you need Tom's advice.")
-    use_user_message: bool = Field(
-        default=True,
-        description="Ask about the user's last message (true) or about custom_query (false).",
-    )
-    custom_query: str | None = Field(
-        default=None, description="Your own question for Tom (with use_user_message=false)."
-    )
-
-
-class SleeptimeComputeAction(Action):
-    """Arguments of `sleeptime_compute` (none)."""
-
-
-class ConsultTomObservation(Observation):
-    """Tom's advice."""
-
-    suggestions: str = Field(default="", description="Tom's suggestions.")
-    confidence: float | None = Field(default=None, description="Tom's confidence, 0 to 1.")
-    reasoning: str | None = Field(default=None, description="Why Tom suggests it.")
-
-    @property
-    def to_llm_content(self) -> list[TextContent | ImageContent]:
-        """The suggestions, then the reasoning and confidence when Tom gave them."""
-        if not self.suggestions:
-            return [TextContent(text="Tom gave no suggestions.")]
-        parts = [f"Tom's advice:\n{self.suggestions}"]
-        if self.reasoning:
-            parts.append(f"Reasoning: {self.reasoning}")
-        if self.confidence is not None:
-            parts.append(f"Confidence: {self.confidence:.0%}")
-        return [TextContent(text="\n".join(parts))]
-
-
-class SleeptimeComputeObservation(Observation):
-    """What `sleeptime_compute` indexed."""
-
-    message: str = Field(default="", description="What happened.")
-    sessions_processed: int = Field(default=0, description="Conversations indexed now.")
-
-    @property
-    def to_llm_content(self) -> list[TextContent | ImageContent]:
-        """The count and the message."""
-        return [
-            TextContent(text=f"Indexed {self.sessions_processed} conversation(s). {self.message}")
-        ]
 
 
 class TomParams(BaseModel):

@@ -21,7 +21,7 @@ from typing import Any
 from openhands.sdk.errors import InvalidArgumentError, OpenHandsError
 from openhands.sdk.io import write_atomic
 from openhands.sdk.tool import Observation, ToolExecutor
-from openhands.tools.tom_consult.definition import (
+from openhands.tools.tom_consult.schema import (
     ConsultTomAction,
     ConsultTomObservation,
     SleeptimeComputeAction,

@@ -139,3 +139,47 @@ def test_agents_carry_their_condenser_through_json() -> None:
         ).condenser,
         NoOpCondenser,
     )
+
+
+def test_condense_on_request_summarizes_now_and_the_next_step_sees_it(
+    workspace_dir: Path, persistence_dir: Path, reply
+) -> None:
+    condenser = LLMSummarizingCondenser(llm=_summarizer("THE SUMMARY"), max_size=40, keep_first=1)
+    replies = [reply.text(f"answer {n}") for n in range(4)]
+    agent = Agent(
+        llm=TestLLM.from_messages(replies, usage_id="agent"), tools=[], condenser=condenser
+    )
+    conversation = LocalConversation(agent, workspace_dir, persistence_dir=persistence_dir)
+    try:
+        for n in range(3):
+            conversation.send_message(f"question {n}")
+            conversation.run()
+        conversation.condense()
+        conversation.send_message("last question")
+        conversation.run()
+        [condensation] = [e for e in conversation.state.events if isinstance(e, Condensation)]
+        last_view = agent.llm.calls[-1]  # type: ignore[attr-defined]
+        usage = conversation.conversation_stats.usage_to_metrics
+    finally:
+        conversation.close()
+
+    assert condensation.summary == "THE SUMMARY"
+    assert any("THE SUMMARY" in m.text for m in last_view)
+    assert "answer 0" not in [m.text for m in last_view]  # summarized away
+    assert "condenser" in usage
+
+
+@pytest.mark.parametrize("condenser", [None, NoOpCondenser()])
+def test_condense_without_a_condenser_that_condenses_on_request_says_what_to_give(
+    workspace_dir: Path, reply, condenser: NoOpCondenser | None
+) -> None:
+    from openhands.sdk.conversation import CondenserUnavailableError
+
+    agent = Agent(llm=TestLLM.from_messages([], usage_id="agent"), tools=[], condenser=condenser)
+    conversation = LocalConversation(agent, workspace_dir)
+    try:
+        with pytest.raises(CondenserUnavailableError, match="LLMSummarizingCondenser"):
+            conversation.condense()
+        assert not any(isinstance(e, Condensation) for e in conversation.state.events)
+    finally:
+        conversation.close()

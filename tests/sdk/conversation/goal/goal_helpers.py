@@ -19,7 +19,7 @@ from openhands.sdk import (
     TextContent,
 )
 from openhands.sdk.tool import Observation
-from openhands.sdk.tool.schema import action_from_data
+from openhands.sdk.tool.stored import action_from_data
 
 GoalConversation = Callable[..., LocalConversation]
 """The `goal_conversation` fixture: `build(replies, *, costs, persist, tools, **kwargs)`."""

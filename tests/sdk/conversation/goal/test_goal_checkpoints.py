@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from goal_helpers import GoalConversation, finish, judge_json, user_texts
 from openhands.sdk.conversation.checkpointing import CHECKPOINT_KEY
 from openhands.sdk.conversation.goal import (
@@ -119,3 +120,24 @@ def test_a_goal_resumed_after_a_rewind_tells_the_agent_its_files_went_back(
 
     resumed = user_texts(list(conversation.state.events))[1]
     assert "The workspace was rewound to the snapshot 'goal start' since" in resumed
+
+
+def test_a_conversation_that_said_it_keeps_no_snapshots_is_not_asked_every_round(
+    goal_conversation: GoalConversation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OH_CHECKPOINTS", "0")  # switched off: the store says so on each ask
+    conversation = goal_conversation([finish("one"), finish("two"), finish("three")], persist=True)
+    asked: list[str] = []
+    real = conversation.checkpoint
+
+    def counted(label: str, **kwargs: object) -> Checkpoint:
+        asked.append(label)
+        return real(label, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(conversation, "checkpoint", counted)
+    judge = TestLLM.from_messages(
+        [judge_json(0.2, False), judge_json(0.5, False), judge_json(1.0, True)], usage_id="judge"
+    )
+    outcome = run_goal(conversation, "Do it", judge, stop=GoalStop())
+    assert outcome.status == "complete" and outcome.iterations == 3
+    assert asked == ["goal start"] and _checkpoints(conversation) == []

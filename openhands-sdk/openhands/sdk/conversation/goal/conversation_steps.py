@@ -60,6 +60,7 @@ from openhands.sdk.errors import OpenHandsError
 from openhands.sdk.event.base import Event
 from openhands.sdk.event.message import MessageEvent
 from openhands.sdk.event.state import ConversationStateUpdateEvent
+from openhands.sdk.workspace.checkpoints.errors import CheckpointUnavailableError
 
 logger = logging.getLogger(__name__)
 
@@ -153,6 +154,9 @@ class ConversationSteps:
         self._driver = threading.get_ident()
         self._sending = False
         self._interjection = False
+        # Why this conversation keeps no snapshots, once it said so (checkpoints off, not
+        # persisted, no git): every later TakeCheckpoint gets the same answer without asking.
+        self._no_snapshots: str | None = None
         self._watch: RunWatch | None = None
         self._cost_before = 0.0
         self._pause_due = False
@@ -251,10 +255,14 @@ class ConversationSteps:
         conversation = self._conversation
         if not isinstance(conversation, CheckpointingConversation):
             return CheckpointTaken(error="this conversation keeps no checkpoints")
+        if self._no_snapshots is not None:
+            return CheckpointTaken(error=self._no_snapshots)
         try:
             checkpoint = conversation.checkpoint(step.label, goal_round=step.goal_round)
         except OpenHandsError as exc:  # off, not persisted, too many files, a server's 400
             logger.info("goal checkpoint %r not taken: %s", step.label, exc)
+            if isinstance(exc, CheckpointUnavailableError):
+                self._no_snapshots = str(exc)
             return CheckpointTaken(error=str(exc))
         return CheckpointTaken(checkpoint_id=checkpoint.id)
 

@@ -125,6 +125,12 @@ DriverStep = Annotated[
 ]
 """Any step `GoalController.next()` returns."""
 
+RidingStep = Annotated[RecordStatus | TakeCheckpoint, Field(discriminator="kind")]
+"""A step whose result never changes what the controller decides next (a status recorded, a
+workspace snapshot taken or not): a driver that pays per call (a Temporal workflow) may advance
+past it with `StatusRecorded()` / `CheckpointTaken()` and send it with the next step, to be
+performed first, in order."""
+
 
 # -- results ----------------------------------------------------------------------------------
 

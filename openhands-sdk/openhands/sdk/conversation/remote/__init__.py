@@ -1,25 +1,5 @@
-"""The remote client: `RemoteConversation` drives a conversation on an agent server."""
+"""An old import path of `openhands.sdk.remote`: every name is read from there."""
 
-from openhands.sdk.conversation.remote.conversation import RemoteConversation
-from openhands.sdk.conversation.remote.errors import (
-    RemoteAuthenticationError,
-    RemoteConnectionError,
-    RemoteConversationError,
-    RemoteConversationNotFoundError,
-    RemoteRequestError,
-    RemoteServerError,
-)
-from openhands.sdk.conversation.remote.events import RemoteEventCache
-from openhands.sdk.conversation.remote.state import RemoteState
+from openhands.sdk.utils.lazy import moved_module
 
-__all__ = [
-    "RemoteAuthenticationError",
-    "RemoteConnectionError",
-    "RemoteConversation",
-    "RemoteConversationError",
-    "RemoteConversationNotFoundError",
-    "RemoteEventCache",
-    "RemoteRequestError",
-    "RemoteServerError",
-    "RemoteState",
-]
+__getattr__, __dir__ = moved_module(__name__, "openhands.sdk.remote")

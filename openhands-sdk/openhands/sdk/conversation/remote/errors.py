@@ -1,25 +1,5 @@
-"""The errors a `RemoteConversation` raises: those of talking to an agent server.
+"""An old import path of `openhands.sdk.remote.errors`: every name is read from there."""
 
-They live with the server's transport (`openhands.sdk.workspace.remote.errors`), which the
-remote workspace uses too; this module keeps their import path.
-"""
+from openhands.sdk.utils.lazy import moved_module
 
-from openhands.sdk.workspace.remote.errors import (
-    START_HINT,
-    RemoteAuthenticationError,
-    RemoteConnectionError,
-    RemoteConversationError,
-    RemoteConversationNotFoundError,
-    RemoteRequestError,
-    RemoteServerError,
-)
-
-__all__ = [
-    "START_HINT",
-    "RemoteAuthenticationError",
-    "RemoteConnectionError",
-    "RemoteConversationError",
-    "RemoteConversationNotFoundError",
-    "RemoteRequestError",
-    "RemoteServerError",
-]
+__getattr__, __dir__ = moved_module(__name__, "openhands.sdk.remote.errors")

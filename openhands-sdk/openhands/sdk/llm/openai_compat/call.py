@@ -5,21 +5,21 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from openhands.sdk.llm.callbacks import TokenCallbackError
 from openhands.sdk.llm.errors import LLMError, LLMResponseError
 from openhands.sdk.llm.openai_compat.client import post_json, stream_chunks
 from openhands.sdk.llm.openai_compat.request import PreparedRequest, prepare
 from openhands.sdk.llm.openai_compat.response import StreamAssembler, parse_completion
 from openhands.sdk.llm.retry_policy import retrying
-from openhands.sdk.llm.transport import TokenCallbackError
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
+    from openhands.sdk.llm.callbacks import TokenCallback
     from openhands.sdk.llm.llm_response import LLMResponse
-    from openhands.sdk.llm.transport import TokenCallback
+    from openhands.sdk.llm.settings import LLMSettings
 
 
 def complete_native(
-    llm: LLM,
+    llm: LLMSettings,
     options: dict[str, Any],
     *,
     on_token: TokenCallback | None = None,
@@ -52,7 +52,7 @@ def complete_native(
 
 
 def _exchange(
-    llm: LLM, request: PreparedRequest, base_url: str, on_token: Any, deliver: Any
+    llm: LLMSettings, request: PreparedRequest, base_url: str, on_token: Any, deliver: Any
 ) -> LLMResponse:
     if request.stream:
         assembler = StreamAssembler()

@@ -27,8 +27,8 @@ from openhands.sdk.llm.openai_compat.httpx_loader import http_client, import_htt
 
 if TYPE_CHECKING:
     import httpx
-    from openhands.sdk.llm.llm import LLM
     from openhands.sdk.llm.openai_compat.request import PreparedRequest
+    from openhands.sdk.llm.settings import LLMSettings
 else:
     httpx = import_httpx()
 
@@ -40,7 +40,7 @@ def _timeout(request: PreparedRequest) -> httpx.Timeout:
     return httpx.Timeout(request.timeout if request.timeout else DEFAULT_TIMEOUT_SECONDS)
 
 
-def post_json(llm: LLM, request: PreparedRequest) -> dict[str, Any]:
+def post_json(llm: LLMSettings, request: PreparedRequest) -> dict[str, Any]:
     """Send a non-streaming request; its parsed JSON answer."""
     try:
         response = http_client().post(
@@ -65,7 +65,7 @@ def post_json(llm: LLM, request: PreparedRequest) -> dict[str, Any]:
     return body
 
 
-def stream_chunks(llm: LLM, request: PreparedRequest) -> Iterator[dict[str, Any]]:
+def stream_chunks(llm: LLMSettings, request: PreparedRequest) -> Iterator[dict[str, Any]]:
     """Send a streaming request; yield each chunk (the JSON of each `data:` line)."""
     try:
         with http_client().stream(
@@ -100,7 +100,7 @@ def stream_chunks(llm: LLM, request: PreparedRequest) -> Iterator[dict[str, Any]
         raise _unreachable(llm, request, exc) from None
 
 
-def status_error(llm: LLM, status: int, detail: str) -> LLMError:
+def status_error(llm: LLMSettings, status: int, detail: str) -> LLMError:
     """The error for an HTTP error answer."""
     if status in (401, 403):
         return key_rejected(llm.model, status, detail)
@@ -109,7 +109,7 @@ def status_error(llm: LLM, status: int, detail: str) -> LLMError:
     return refused(llm.model, status, detail)
 
 
-def _chunk_error(llm: LLM, error: Any) -> LLMError:
+def _chunk_error(llm: LLMSettings, error: Any) -> LLMError:
     if not isinstance(error, dict):
         return status_error(llm, 500, str(error))
     code = error.get("code")
@@ -118,7 +118,7 @@ def _chunk_error(llm: LLM, error: Any) -> LLMError:
     return status_error(llm, status, message if isinstance(message, str) else json.dumps(error))
 
 
-def _timed_out(llm: LLM, request: PreparedRequest) -> LLMError:
+def _timed_out(llm: LLMSettings, request: PreparedRequest) -> LLMError:
     seconds = request.timeout or DEFAULT_TIMEOUT_SECONDS
     return still_failing(
         llm.model,
@@ -127,7 +127,7 @@ def _timed_out(llm: LLM, request: PreparedRequest) -> LLMError:
     )
 
 
-def _unreachable(llm: LLM, request: PreparedRequest, exc: httpx.HTTPError) -> LLMError:
+def _unreachable(llm: LLMSettings, request: PreparedRequest, exc: httpx.HTTPError) -> LLMError:
     text = str(exc) or type(exc).__name__
     if "refused" in text.lower():
         text = "connection refused"

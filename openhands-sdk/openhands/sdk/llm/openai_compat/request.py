@@ -34,7 +34,7 @@ from openhands.sdk.llm.openai_compat.shaping import shape_messages, shape_tools
 from openhands.sdk.llm.routing import NATIVE_PROVIDERS, split_model
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
+    from openhands.sdk.llm.settings import LLMSettings
 
 _BASE_ENV = {
     "openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
@@ -78,7 +78,7 @@ class PreparedRequest:
         self.stream = bool(body.get("stream"))
 
 
-def provider_and_name(llm: LLM) -> tuple[str, str]:
+def provider_and_name(llm: LLMSettings) -> tuple[str, str]:
     """(the provider whose rules apply, the model name sent) for `llm` on this transport."""
     provider, name = split_model(llm.model, llm.custom_llm_provider)
     if provider is None or provider not in NATIVE_PROVIDERS:
@@ -86,7 +86,7 @@ def provider_and_name(llm: LLM) -> tuple[str, str]:
     return provider, name
 
 
-def prepare(llm: LLM, options: dict[str, Any]) -> PreparedRequest:
+def prepare(llm: LLMSettings, options: dict[str, Any]) -> PreparedRequest:
     """The request for `options` (litellm keyword arguments, `messages` and `tools` included)."""
     provider, name = provider_and_name(llm)
     prefix, _ = split_model(llm.model, llm.custom_llm_provider)

@@ -29,7 +29,7 @@ from openhands.sdk.llm.llm_response import LLMResponse
 from openhands.sdk.llm.message import Message, MessageToolCall, TextContent
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
+    from openhands.sdk.llm.settings import LLMSettings
 
 _THINK = re.compile(
     r"<(?:think|thinking|budget:thinking)>(.*?)</(?:think|thinking|budget:thinking)>(.*)",
@@ -103,7 +103,7 @@ def _count(source: Any, name: str) -> int:
 
 
 def parse_completion(
-    llm: LLM, body: dict[str, Any], *, base_url: str | None, streamed: bool = False
+    llm: LLMSettings, body: dict[str, Any], *, base_url: str | None, streamed: bool = False
 ) -> LLMResponse:
     """Our `LLMResponse` for a `chat.completion` body (`streamed`: assembled from chunks)."""
     choices = body.get("choices") if isinstance(body, dict) else None
@@ -158,7 +158,7 @@ def parse_completion(
 
 
 def _cost(
-    llm: LLM,
+    llm: LLMSettings,
     usage: dict[str, Any],
     *,
     base_url: str | None,

@@ -25,8 +25,8 @@ from openhands.sdk.llm.prompt_tools.history import to_prompt_messages
 from openhands.sdk.llm.prompt_tools.parse import parse_reply
 
 if TYPE_CHECKING:
-    from openhands.sdk.llm.llm import LLM
     from openhands.sdk.llm.llm_response import LLMResponse
+    from openhands.sdk.llm.settings import LLMSettings
 
 NO_STOP_WORD_MODELS = (
     "o1",
@@ -52,7 +52,7 @@ TOOLS_REFUSED_HINT = (
 """Added to a refusal of a request with native tools that names tools."""
 
 
-def takes_stop_words(llm: LLM) -> bool:
+def takes_stop_words(llm: LLMSettings) -> bool:
     """Whether `stop` is sent: not `disable_stop_word`, and the model takes it
     (`capability_overrides={"supports_stop_words": ...}` decides, else `NO_STOP_WORD_MODELS`)."""
     if llm.disable_stop_word:
@@ -69,7 +69,7 @@ class PromptToolCalling:
 
     __slots__ = ("stop", "tools", "tools_text")
 
-    def __init__(self, llm: LLM, tools: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, llm: LLMSettings, tools: Sequence[dict[str, Any]]) -> None:
         self.tools = list(tools)
         self.tools_text = tools_section(self.tools)
         self.stop = list(STOP_WORDS) if takes_stop_words(llm) else []

@@ -1,5 +1,5 @@
-"""`RemoteWorkspace`: a workspace on an agent server (commands, stored settings and secrets)."""
+"""An old import path of `openhands.sdk.remote`: every name is read from there."""
 
-from openhands.sdk.workspace.remote.base import RemoteWorkspace
+from openhands.sdk.utils.lazy import moved_module
 
-__all__ = ["RemoteWorkspace"]
+__getattr__, __dir__ = moved_module(__name__, "openhands.sdk.remote")
