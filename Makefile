@@ -117,8 +117,9 @@ sandbox:
 		fi; }
 
 # pytest-xdist workers: most tests wait on servers and subprocesses, so twice the cores pays.
+# loadgroup: a module's tests that share its server or browser run on one worker (tests/conftest.py).
 PYTEST_WORKERS ?= 4
-PYTEST := $(UV) run pytest -q --timeout=300 -n $(PYTEST_WORKERS)
+PYTEST := $(UV) run pytest -q --timeout=300 -n $(PYTEST_WORKERS) --dist loadgroup
 
 pytest: install browser sandbox
 	@start=$$(date +%s); $(PYTEST); status=$$?; \

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,10 @@ pytest_plugins = ["litellm_guard"]
 
 SLOW_DIRS = ("e2e", "cross", "interop", "reliability", "temporal", "conformance")
 """Test folders that start servers, browsers or clusters: every test in them is `slow`."""
+
+SERVER_STARTERS = ("ServerProcess(", "live_server(", "TemporalDevServer(", "Worker(")
+"""Calls that start a server process (the harnesses' classes): a test whose own code or any
+of whose fixtures makes one is `slow`, wherever it lives."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -36,13 +42,61 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"sandbox: OH_SANDBOX={mode}"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (it names them in node ids)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests of SLOW_DIRS `slow`, so `pytest -m "not slow"` is the quick loop."""
+    """Mark the tests of SLOW_DIRS `slow`, so `pytest -m "not slow"` is the quick loop; group
+    the tests that share a module-scoped fixture (`xdist_group`, see `module_group`)."""
     tests_root = Path(__file__).parent
     for item in items:
         parts = Path(item.path).relative_to(tests_root).parts
-        if parts and parts[0] in SLOW_DIRS:
+        if (parts and parts[0] in SLOW_DIRS) or starts_a_server(item):
             item.add_marker(pytest.mark.slow)
+        group = module_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def starts_a_server(item: pytest.Item) -> bool:
+    """Whether the test or one of its fixtures starts a server process (SERVER_STARTERS)."""
+    functions = [getattr(item, "function", None)]
+    info = getattr(item, "_fixtureinfo", None)
+    if info is not None:
+        functions += [d[-1].func for d in info.name2fixturedefs.values() if d]
+    return any(_calls_a_starter(function) for function in functions if function is not None)
+
+
+@functools.cache
+def _calls_a_starter(function: Callable[..., object]) -> bool:
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return False
+    return any(starter in source for starter in SERVER_STARTERS)
+
+
+def module_group(item: pytest.Item) -> str | None:
+    """The xdist group of a test that uses a fixture of the suite shared beyond one test
+    (module or session scope): its module (and the parameters of such fixtures), else None.
+
+    Under `--dist loadgroup` (`make test`) a group runs on one worker, so a module's server,
+    browser or driver starts once, and a session's (Temporal, the reference's servers) on
+    fewer workers, not on every worker that gets one of the module's tests; the other tests
+    are handed out one by one to whichever worker is free, the largest groups first.
+    """
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    shared = [
+        name
+        for name, definitions in info.name2fixturedefs.items()
+        if definitions and _shared(definitions[-1])
+    ]
+    if not shared:
+        return None
+    module = item.nodeid.split("::")[0]
+    keys = [f"{name}={params[name]}" for name in sorted(shared) if name in params]
+    return module + "".join(f"[{key}]" for key in keys)
 
 
 @pytest.fixture
@@ -67,3 +121,10 @@ def sleeper() -> Iterator[Sleeper]:
     made = Sleeper()
     yield made
     made.kill()
+
+
+def _shared(definition: pytest.FixtureDef[object]) -> bool:
+    """A fixture of the suite (not of pytest or a plugin) that outlives one test."""
+    if definition.scope in ("module", "package"):
+        return True
+    return definition.scope == "session" and bool(definition.baseid)

@@ -392,11 +392,9 @@ class ServerDriver:
     def message_and_run(self, conversation: Conversation, text: str) -> None:
         message = {"role": "user", "content": [{"type": "text", "text": text}], "run": True}
         self._post(self._path(conversation, "/events"), message)
+        # One read per check: two reads could see "idle" (not started) then "running".
         wait_until(
-            lambda: (
-                self.execution_status(conversation) != "running"
-                and self.execution_status(conversation) != "idle"
-            ),
+            lambda: self.execution_status(conversation) not in ("running", "idle"),
             WAIT,
             what="the run to end",
         )

@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import httpx
 from agent_server.harness import free_port
 
 START_SECONDS = 60
@@ -30,6 +31,23 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], what: str) -> No
     raise AssertionError(f"{what} did not listen on {port} in {START_SECONDS} s")
 
 
+def _wait_for_namespace(http_port: int, process: subprocess.Popen[bytes]) -> None:
+    """Until the dev server's HTTP API describes the `default` namespace (its frontend
+    listens a moment before the namespace is ready)."""
+    url = f"http://127.0.0.1:{http_port}/api/v1/namespaces/default"
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"temporal server exited at start-up (code {process.returncode})")
+        try:
+            if httpx.get(url, timeout=5).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"temporal's default namespace was not ready in {START_SECONDS} s")
+
+
 class TemporalDevServer:
     """`temporal server start-dev` on free loopback ports with a SQLite file."""
 
@@ -44,6 +62,7 @@ class TemporalDevServer:
         return f"127.0.0.1:{self.port}"
 
     def start(self) -> TemporalDevServer:
+        http_port = free_port()
         command = [
             TEMPORAL,
             "server",
@@ -54,7 +73,7 @@ class TemporalDevServer:
             "--port",
             str(self.port),
             "--http-port",
-            str(free_port()),
+            str(http_port),
             "--metrics-port",
             str(free_port()),
             "--db-filename",
@@ -65,7 +84,7 @@ class TemporalDevServer:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         _wait_for_port(self.port, self.process, "temporal server")
-        time.sleep(1.0)  # the frontend listens a moment before the namespace is ready
+        _wait_for_namespace(http_port, self.process)
         return self
 
     def kill(self) -> None:
