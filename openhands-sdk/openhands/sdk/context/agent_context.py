@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from datetime import datetime
 from typing import Any
@@ -117,7 +118,7 @@ class AgentContext(BaseModel):
         if not isinstance(value, dict):
             return value
         return {
-            name: _SPEC.validate_python(item) if isinstance(item, dict) else item
+            name: _spec_adapter().validate_python(item) if isinstance(item, dict) else item
             for name, item in value.items()
         }
 
@@ -242,7 +243,10 @@ class AgentContext(BaseModel):
         return TextContent(text="\n".join(parts)), [skill.name for skill, _ in recalled]
 
 
-_SPEC: TypeAdapter[Any] = TypeAdapter(SecretSpec)
+@functools.cache
+def _spec_adapter() -> TypeAdapter[Any]:
+    """The secret-spec validator, built on first use (not at import: it costs every process)."""
+    return TypeAdapter(SecretSpec)
 
 
 def _always_on(skill: Skill) -> bool:
