@@ -122,7 +122,12 @@ def test_run_with_tool_call_executes_it_on_the_server(
     actions = [e for e in conversation.state.events if isinstance(e, ActionEvent)]
     observations = [e for e in conversation.state.events if isinstance(e, ObservationEvent)]
     assert [a.action and a.action.model_dump() for a in actions] == [
-        {"command": "echo remote-ok > proof.txt", "is_input": False, "timeout": None}
+        {
+            "command": "echo remote-ok > proof.txt",
+            "is_input": False,
+            "timeout": None,
+            "reset": False,
+        }
     ]
     assert len(observations) == 1 and not observations[0].is_error
     assert (Path(remote_workspace.working_dir) / "proof.txt").read_text().strip() == "remote-ok"

@@ -44,6 +44,7 @@ def write_catalog(root: Path) -> Path:
     (catalog / ".plugin").mkdir(parents=True, exist_ok=True)
     marketplace = {
         "name": "test-catalog",
+        "owner": {"name": "Test maintainers"},  # required by the marketplace format
         "plugins": [
             {"name": "city-weather", "source": "./plugins/city-weather", "description": "W."},
             {"name": "alpha", "source": "./skills/alpha", "description": "A."},
