@@ -154,6 +154,35 @@ def test_project_skills_are_read_from_the_workspace_when_asked(workspace_dir) ->
     conversation.close()
 
 
+def test_the_conversation_agent_shows_project_skills_the_stored_agent_does_not(
+    workspace_dir,
+) -> None:
+    (workspace_dir / "AGENTS.md").write_text("Project rule: run make lint.")
+    context = AgentContext(
+        skills=[Skill(name="agents", content="older rule"), Skill(name="keep", content="kept")],
+        load_project_skills=True,
+        current_datetime=None,
+    )
+    conversation, _ = _conversation(workspace_dir, context)
+
+    shown = conversation.agent.agent_context
+    assert shown is not None
+    by_name = {skill.name: skill.content for skill in shown.skills}
+    assert "Project rule: run make lint." in by_name["agents"]  # the project wins the name
+    assert by_name["keep"] == "kept"
+    stored = conversation.state.agent.agent_context
+    assert stored is not None
+    assert [skill.content for skill in stored.skills] == ["older rule", "kept"]
+    conversation.close()
+
+
+def test_the_conversation_agent_is_the_stored_one_without_project_skills(workspace_dir) -> None:
+    conversation, _ = _conversation(workspace_dir, AgentContext(load_project_skills=True))
+
+    assert conversation.agent is conversation.state.agent  # no project skills: nothing to add
+    conversation.close()
+
+
 def test_project_skills_are_not_read_unless_asked(workspace_dir) -> None:
     (workspace_dir / "AGENTS.md").write_text("Always run make lint.")
     conversation, _ = _conversation(workspace_dir, AgentContext(current_datetime=None))

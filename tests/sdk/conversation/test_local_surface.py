@@ -42,6 +42,7 @@ PUBLIC = [
     "is_running",
     "list_checkpoints",
     "load_plugin",
+    "max_iteration_per_run",
     "navigate_to",
     "needs_approval",
     "pause",
@@ -119,3 +120,21 @@ def test_the_settings_kept_by_collaborators_can_still_be_set_on_the_conversation
         assert conversation.list_checkpoints() == []  # switched off: nothing, and no error
     finally:
         conversation.close()
+
+
+def test_max_iteration_per_run_reads_the_limit_given_or_the_default(
+    workspace_dir: Path, tmp_path: Path
+) -> None:
+    default = _conversation(workspace_dir)
+    limited = LocalConversation(
+        Agent(llm=TestLLM.from_messages([]), tools=[]),
+        workspace_dir,
+        persistence_dir=tmp_path / "limited",
+        max_iteration_per_run=7,
+    )
+    try:
+        assert default.max_iteration_per_run == 500
+        assert limited.max_iteration_per_run == 7
+    finally:
+        default.close()
+        limited.close()

@@ -34,6 +34,18 @@ def test_a_command_gets_exactly_the_secrets_it_names() -> None:
     assert registry.env_for("echo $API_TOKEN_2 $MY_API_TOKEN") == {}
 
 
+def test_the_reference_name_gives_the_same_secrets_and_masks_them_after() -> None:
+    registry = SecretRegistry()
+    registry.update_secrets({"API_TOKEN": "abc123", "COMPUTED": CountingSource()})
+
+    assert registry.get_secrets_as_env_vars("echo $COMPUTED && echo $API_TOKEN") == {
+        "COMPUTED": "computed-value",
+        "API_TOKEN": "abc123",
+    }
+    assert registry.get_secrets_as_env_vars("ls") == {}
+    assert registry.mask("computed-value") == MASK
+
+
 def test_a_source_is_only_asked_when_a_command_names_it() -> None:
     source = CountingSource()
     registry = SecretRegistry()

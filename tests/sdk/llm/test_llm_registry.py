@@ -53,16 +53,20 @@ def test_the_subscriber_hears_of_each_added_llm() -> None:
     assert heard[0].llm is agent
 
 
-def test_a_failing_subscriber_does_not_stop_the_add() -> None:
+def test_a_failing_subscriber_does_not_stop_the_add(caplog: pytest.LogCaptureFixture) -> None:
     registry = LLMRegistry()
 
     def broken(event: RegistryEvent) -> None:
         raise RuntimeError("no")
 
     registry.subscribe(broken)
-    registry.add(_llm("agent"))
+    with caplog.at_level("WARNING", logger="openhands.sdk.llm.llm_registry"):
+        registry.add(_llm("agent"))
 
     assert registry.list_usage_ids() == ["agent"]
+    [record] = [r for r in caplog.records if r.name == "openhands.sdk.llm.llm_registry"]
+    assert record.getMessage().startswith("Failed to emit event:")
+    assert "RuntimeError('no')" in record.getMessage()
 
 
 def test_a_copy_sharing_metrics_gets_its_own_when_added() -> None:

@@ -281,13 +281,26 @@ class LocalConversation(ConversationParts["LocalConversation"]):
 
     @property
     def agent(self) -> AgentBase:
-        """The agent driving this conversation."""
-        return self._state.agent
+        """The agent driving this conversation, with its context as resolved here: with
+        `load_project_skills`, the workspace's skills are among `agent_context.skills` (they
+        win a name over the context's own). The stored agent (`state.agent`) keeps the
+        context as given, so a reopened conversation reads the workspace again."""
+        agent = self._state.agent
+        context = getattr(self, "context", None)  # None while the conversation is set up
+        resolved = None if context is None else context.agent_context
+        if resolved is None or resolved is agent.agent_context:
+            return agent
+        return agent.model_copy(update={"agent_context": resolved})
 
     @property
     def conversation_stats(self) -> ConversationStats:
         """The LLM usage of this conversation, per usage_id (register other LLMs there)."""
         return self._state.stats
+
+    @property
+    def max_iteration_per_run(self) -> int:
+        """The agent steps one `run()` may take before it ends `error` (500 unless set)."""
+        return self._state.max_iterations
 
     @property
     def stuck_detection(self) -> bool:

@@ -134,6 +134,10 @@ class SecretRegistry:
                     self._seen[name] = value
         return env
 
+    def get_secrets_as_env_vars(self, command: str) -> dict[str, str]:
+        """The reference's name for `env_for`: the secrets `command` names, by name."""
+        return self.env_for(command)
+
     def export_script(self, command: str) -> str:
         """Bash lines exporting the secrets `command` names ("" when it names none)."""
         return "".join(

@@ -65,7 +65,7 @@ class LLMRegistry:
         try:
             self.subscriber(event)
         except Exception as exc:
-            logger.warning("LLM registry subscriber failed: %s", exc)
+            logger.warning("Failed to emit event: the LLM registry's subscriber raised %r", exc)
 
     def add(self, llm: LLM) -> None:
         """Register `llm` under its usage_id; DuplicateUsageIdError if that id is taken."""

@@ -32,5 +32,8 @@ def load_available_skills(
 
 def to_prompt(skills: Sequence[Skill]) -> str:
     """The `<available_skills>` block listing `skills` by name, description and location
-    (what the agent's system prompt shows; the bodies are read on use)."""
+    (what the agent's system prompt shows; the bodies are read on use). With no skills the
+    block says so ("no available skills") rather than being empty."""
+    if not skills:
+        return "<available_skills>\n  no available skills\n</available_skills>"
     return skills_xml(skills)
