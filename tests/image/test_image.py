@@ -197,7 +197,13 @@ def test_the_sandbox_is_on_with_a_network_that_reaches_out_but_not_the_server(
         "id -u; test -s /data/.secret_key || echo key-hidden; ls -A /data/conversations"
     )
 
-    assert sandbox == {"mode": "auto", "active": True, "network": "isolated", "warning": None}
+    assert sandbox == {
+        "mode": "auto",
+        "active": True,
+        "network": "isolated",
+        "warning": None,
+        "self_check": "passed",
+    }
     assert (outside["exit_code"], outside["stdout"]) == (0, HOST_REPLY), outside
     assert own_port["exit_code"] != 0 and "ok" not in (own_port["stdout"] or "")
     assert llm["exit_code"] != 0  # every loopback service of the container is out of reach
@@ -353,7 +359,13 @@ def test_without_network_the_sandbox_is_on_and_reaches_nothing(
     finally:
         container.remove()
 
-    assert sandbox == {"mode": "auto", "active": True, "network": "none", "warning": None}
+    assert sandbox == {
+        "mode": "auto",
+        "active": True,
+        "network": "none",
+        "warning": None,
+        "self_check": "passed",
+    }
     assert outside["exit_code"] != 0 and HOST_REPLY not in (outside["stdout"] or "")
 
 
