@@ -12,6 +12,7 @@ from typing import Any
 
 from openhands.sdk.secret.secrets import SecretSpec
 from openhands.sdk.wire.base import WireAnswer, WireRequest
+from openhands.sdk.wire.skills import ExtensionInstallRequest
 from pydantic import Field
 
 PLUGIN_NAME = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
@@ -55,15 +56,9 @@ class PluginsResponse(WireAnswer):
     plugins: list[PluginInfo]
 
 
-class InstallPluginRequest(WireRequest):
+class InstallPluginRequest(ExtensionInstallRequest):
     """Body of POST /api/plugins/install."""
 
-    source: str = Field(
-        min_length=1,
-        max_length=4096,
-        description="A git URL, `github:owner/repo[/path]`, or an absolute local path.",
-    )
-    ref: str | None = Field(default=None, max_length=255, description="Branch, tag or commit.")
     repo_path: str | None = Field(
         default=None, max_length=1024, description="The plugin's folder in the repository."
     )

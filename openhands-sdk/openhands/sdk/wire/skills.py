@@ -110,8 +110,8 @@ class SyncResponse(WireAnswer):
     message: str
 
 
-class InstallSkillRequest(WireRequest):
-    """Body of POST /api/skills/install."""
+class ExtensionInstallRequest(WireRequest):
+    """What installing a skill or a plugin names: where it comes from, at which ref."""
 
     source: str = Field(
         min_length=1,
@@ -119,6 +119,11 @@ class InstallSkillRequest(WireRequest):
         description="A git URL, `github:owner/repo[/path]`, or an absolute local path.",
     )
     ref: str | None = Field(default=None, max_length=255, description="Branch, tag or commit.")
+
+
+class InstallSkillRequest(ExtensionInstallRequest):
+    """Body of POST /api/skills/install."""
+
     repo_path: str | None = Field(
         default=None, max_length=1024, description="The skill's folder in the repository."
     )
