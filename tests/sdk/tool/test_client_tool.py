@@ -151,6 +151,7 @@ def test_registration_refuses_clashes_and_duplicates() -> None:
         register_client_tools([ClientToolSpec(name="finish", description="x")])
     with pytest.raises(ClientToolRegistrationError, match="twice"):
         register_client_tools([NAVIGATE, NAVIGATE])
+    register_client_tools([NAVIGATE])  # this process now knows navigate_to's schema
     other = {"type": "object", "properties": {"path": {"type": "string"}}}
     with pytest.raises(ClientToolRegistrationError, match="other parameters"):
         register_client_tools(

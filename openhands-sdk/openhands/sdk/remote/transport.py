@@ -28,6 +28,14 @@ API_KEY_HEADER = "X-Session-API-Key"
 
 _CODE = re.compile(r"^[a-z][a-z0-9_]*$")
 
+RESENDABLE = frozenset({"GET", "HEAD"})
+"""Methods sent a second time, on a new connection, when the first attempt's connection broke
+before any answer came: a read changes nothing, so sending it twice is harmless."""
+
+KEEPALIVE_SECONDS = 2.0
+"""How long an idle connection is kept for the next request: below the agent server's own
+keep-alive (5 s by default), so the client lets a connection go before the server closes it."""
+
 
 def _detail(response: httpx.Response) -> tuple[str, str | None]:
     """The server's error as one readable line (its `message`, else the body as text), and
@@ -49,7 +57,12 @@ class ServerClient:
         self.host = host.rstrip("/")
         self._api_key = api_key.get_secret_value() if api_key is not None else None
         headers = {API_KEY_HEADER: self._api_key} if self._api_key else {}
-        self._http = httpx.Client(base_url=self.host, headers=headers, timeout=timeout)
+        self._http = httpx.Client(
+            base_url=self.host,
+            headers=headers,
+            timeout=timeout,
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_SECONDS),
+        )
 
     @property
     def headers(self) -> dict[str, str]:
@@ -76,13 +89,7 @@ class ServerClient:
         `not_found` names what a 404 means is missing (e.g. "Conversation <id>"); a 404 on a
         call without it means the URL is not an agent server at all.
         """
-        try:
-            response = self._http.request(method, path, json=json, params=params)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise RemoteConnectionError(self.host, str(exc) or type(exc).__name__) from exc
-        except (httpx.TimeoutException, httpx.RemoteProtocolError) as exc:
-            cause = f"{type(exc).__name__} on {method} {path}"
-            raise RemoteConnectionError(self.host, cause) from exc
+        response = self._send(method, path, json=json, params=params)
         status = response.status_code
         if status < 400:
             if not response.content:
@@ -115,3 +122,25 @@ class ServerClient:
         if status in (400, 422):
             raise RemoteRequestError(status, detail)
         raise RemoteServerError(status, detail)
+
+    def _send(
+        self, method: str, path: str, *, json: Any, params: dict[str, Any] | None
+    ) -> httpx.Response:
+        """One request; a read whose kept-alive connection the server closed as it was sent
+        (a reset, or a close without an answer) goes again once on a fresh connection."""
+        attempts = 2 if method.upper() in RESENDABLE else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._http.request(method, path, json=json, params=params)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                raise RemoteConnectionError(self.host, str(exc) or type(exc).__name__) from exc
+            except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as exc:
+                if attempt < attempts:
+                    continue
+                cause = f"{type(exc).__name__} on {method} {path}: {exc}"
+                raise RemoteConnectionError(self.host, cause) from exc
+            except httpx.TransportError as exc:  # timeouts and the rest of httpx's failures
+                cause = f"{type(exc).__name__} on {method} {path}"
+                raise RemoteConnectionError(self.host, cause) from exc
+        raise AssertionError("unreachable: the last attempt returns or raises")
+

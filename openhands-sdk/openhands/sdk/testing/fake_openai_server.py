@@ -228,6 +228,10 @@ class FakeOpenAIServer:
 class _QuietServer(ThreadingHTTPServer):
     """A client that hangs up before its answer (a timeout) is not the server's error."""
 
+    # socketserver's default backlog is 5: twenty agents calling at once on a busy machine
+    # overflowed it, and the kernel answered the extra connections with a reset.
+    request_queue_size = 128
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):
             logger.debug("fake openai: %s went away before its answer", client_address)
