@@ -7,12 +7,13 @@ production (the key as the socket's first frame) and ours as it does (a header).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from interop_env import (
     REFERENCE_VERSIONS,
+    ReferenceRunner,
     ServerProcess,
     ensure_reference_python,
     quiet_env,
@@ -29,6 +30,25 @@ MODEL = "openai/interop"
 def reference_python(pytestconfig: pytest.Config) -> Path:
     """The Python of the venv holding the reference's packages from PyPI."""
     return ensure_reference_python(reference_venv_root(pytestconfig))
+
+
+@pytest.fixture(scope="session")
+def reference_runner(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[[Path], ReferenceRunner]]:
+    """The ReferenceRunner of a reference Python (made on first use), shared by this test
+    process's interop tests so the reference SDK is imported once per version."""
+    runners: dict[Path, ReferenceRunner] = {}
+    log_dir = tmp_path_factory.mktemp("reference-runners")
+
+    def runner_for(python: Path) -> ReferenceRunner:
+        if python not in runners:
+            runners[python] = ReferenceRunner(python, log_dir)
+        return runners[python]
+
+    yield runner_for
+    for runner in runners.values():
+        runner.close()
 
 
 @pytest.fixture(scope="session")

@@ -12,10 +12,12 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import queue
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -189,33 +191,98 @@ def quiet_env(home: Path) -> dict[str, str]:
     return env
 
 
-def run_reference_client(
-    python: Path,
-    flow: str,
-    config: Mapping[str, object],
-    home: Path,
-    timeout: float = 300.0,
-    script_name: str = "drive.py",
-) -> dict[str, Any]:
-    """Run one flow of `reference_clients/<script_name>` with the reference's Python; its
-    result.
+class ReferenceRunner:
+    """One `reference_clients/runner.py` process of a reference Python: it runs the flows of
+    `reference_clients/*.py` one after the other, paying the reference SDK's import once.
 
-    The script prints its result as the last line of its output (JSON); a failure fails the
-    test with the script's output.
+    Its stderr (the flows' output) goes to a log file shown when a flow fails; a flow that
+    fails or times out ends the process, so the next flow starts in a fresh one.
     """
-    script = Path(__file__).with_name("reference_clients") / script_name
-    done = subprocess.run(
-        [str(python), str(script), flow, json.dumps(dict(config))],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=quiet_env(home),
-        cwd=home,
-    )
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
+
+    def __init__(self, python: Path, log_dir: Path) -> None:
+        self.python = python
+        self.log_path = log_dir / f"reference-runner-{os.getpid()}-{id(self)}.log"
+        self._process: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader: threading.Thread | None = None
+
+    def _started(self, home: Path) -> subprocess.Popen[str]:
+        if self._process is None or self._process.poll() is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.log_path, "a") as log:
+                self._process = subprocess.Popen(
+                    [str(self.python), str(RUNNER)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    text=True,
+                    env=quiet_env(home),
+                    cwd=home,
+                )
+            self._lines = queue.Queue()
+            self._reader = threading.Thread(
+                target=_forward_lines, args=(self._process, self._lines), daemon=True
+            )
+            self._reader.start()
+        return self._process
+
+    def run(
+        self,
+        flow: str,
+        config: Mapping[str, object],
+        home: Path,
+        *,
+        script: str = "drive.py",
+        timeout: float = 300.0,
+    ) -> dict[str, Any]:
+        """`flow_<flow>(config)` of `reference_clients/<script>`, run in `home`; its result.
+        A failure fails the test with the flow's traceback and output."""
+        process = self._started(home)
+        request = {"script": script, "flow": flow, "config": dict(config), "home": str(home)}
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            line = None
+        answer: dict[str, Any] = json.loads(line) if line else {}
+        if "result" in answer:
+            return answer["result"]
+        self.close()
+        why = answer.get("error") or f"no answer in {timeout} s (or the process ended)"
         pytest.fail(
-            f"reference client flow {flow!r} failed (exit {done.returncode}):\n"
-            f"{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+            f"reference client flow {script}:{flow} failed:\n{why}\n"
+            f"its output:\n{self.log()[-4000:]}"
         )
-    return json.loads(lines[-1])
+
+    def log(self) -> str:
+        """What the runner's flows printed so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def close(self) -> None:
+        """End the process (kill after 10 s)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        if self._reader is not None:
+            self._reader.join(timeout=10)  # it ends at the pipe's end, once the process has
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+RUNNER = Path(__file__).with_name("reference_clients") / "runner.py"
+
+
+def _forward_lines(process: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+    assert process.stdout is not None
+    for line in process.stdout:
+        lines.put(line)
+    lines.put(None)

@@ -3,22 +3,27 @@ PyPI, run with the reference's Python) drive this project's agent server."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from interop_env import ServerProcess, run_reference_client
+from interop_env import ReferenceRunner, ServerProcess
 
 pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture
 def drive(
-    reference_python: Path, our_server: ServerProcess, client_config: dict[str, str], tmp_path: Path
+    reference_python: Path,
+    reference_runner: Callable[[Path], ReferenceRunner],
+    our_server: ServerProcess,
+    client_config: dict[str, str],
+    tmp_path: Path,
 ) -> Any:
     def run(flow: str) -> dict[str, Any]:
         config = {**client_config, "host": our_server.url}
-        return run_reference_client(reference_python, flow, config, tmp_path)
+        return reference_runner(reference_python).run(flow, config, tmp_path)
 
     return run
 
@@ -78,6 +83,7 @@ def test_a_goal_started_over_the_reference_route_completes(drive: Any) -> None:
 
 def test_get_llm_brings_no_key_and_our_server_puts_the_stored_one_back(
     reference_python: Path,
+    reference_runner: Callable[[Path], ReferenceRunner],
     our_server: ServerProcess,
     client_config: dict[str, str],
     fake_llm: Any,
@@ -85,7 +91,7 @@ def test_get_llm_brings_no_key_and_our_server_puts_the_stored_one_back(
 ) -> None:
     key = "sk-stored-for-interop-71c2"
     config = {**client_config, "host": our_server.url, "settings_key": key}
-    result = run_reference_client(reference_python, "settings", config, tmp_path)
+    result = reference_runner(reference_python).run("settings", config, tmp_path)
 
     assert result["key_sent_back"] is False
     assert (result["profile_usage_id"], result["profile_key_sent_back"]) == (

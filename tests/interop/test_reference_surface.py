@@ -5,11 +5,12 @@ reference's own models (reference_clients/surface.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from interop_env import ServerProcess, run_reference_client
+from interop_env import ReferenceRunner, ServerProcess
 from interop_script import ANSWER
 
 pytestmark = pytest.mark.timeout(900)
@@ -18,15 +19,15 @@ pytestmark = pytest.mark.timeout(900)
 @pytest.fixture
 def drive(
     any_reference_python: Path,
+    reference_runner: Callable[[Path], ReferenceRunner],
     our_server: ServerProcess,
     client_config: dict[str, str],
     tmp_path: Path,
 ) -> Any:
     def run(flow: str) -> dict[str, Any]:
         config = {**client_config, "host": our_server.url}
-        return run_reference_client(
-            any_reference_python, flow, config, tmp_path, script_name="surface.py"
-        )
+        runner = reference_runner(any_reference_python)
+        return runner.run(flow, config, tmp_path, script="surface.py")
 
     return run
 

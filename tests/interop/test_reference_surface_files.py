@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from interop_env import ServerProcess, quiet_env, run_reference_client
+from interop_env import ReferenceRunner, ServerProcess, quiet_env
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -76,7 +76,10 @@ def project(tmp_path: Path) -> dict[str, str]:
 
 
 def test_the_reference_clients_and_models_accept_every_answer(
-    any_reference_python: Path, server: ServerProcess, tmp_path: Path
+    any_reference_python: Path,
+    reference_runner: Callable[[Path], ReferenceRunner],
+    server: ServerProcess,
+    tmp_path: Path,
 ) -> None:
     config: dict[str, Any] = {
         "host": server.url,
@@ -85,13 +88,8 @@ def test_the_reference_clients_and_models_accept_every_answer(
         "base_url": "http://127.0.0.1:9",
         **project(tmp_path),
     }
-    result = run_reference_client(
-        any_reference_python,
-        "surface",
-        config,
-        tmp_path,
-        timeout=600,
-        script_name="surface_files.py",
+    result = reference_runner(any_reference_python).run(
+        "surface", config, tmp_path, script="surface_files.py", timeout=600
     )
 
     assert result["invalid"] == {}
