@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -9,6 +12,7 @@ import pytest
 from agent_server.harness import ServerProcess
 
 MODULE = "tests/test_suite_marks.py"
+SAMPLE = Path(__file__).parent / "suite_samples" / "grouped_sample.py"
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +63,22 @@ def test_a_test_whose_fixture_makes_a_server_process_is_slow(
 ) -> None:
     assert request.node.get_closest_marker("slow") is not None
     assert _group(request) is None
+
+
+def test_a_module_fixtures_tests_share_one_worker_under_loadgroup(tmp_path: Path) -> None:
+    """The marks above only help if pytest-xdist honours them: a real `-n 2 --dist loadgroup`
+    run of a sample module (pytest 9.2 with xdist 3.8 silently dropped every group)."""
+    out = tmp_path / "workers"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "OH_"))}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2"]
+    done = subprocess.run(
+        [*command, "--dist", "loadgroup", str(SAMPLE)],
+        env={**env, "OH_SAMPLE_WORKERS": str(out)},
+        cwd=Path(__file__).parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    workers = out.read_text().split()
+    assert len(workers) == 6 and len(set(workers)) == 1, workers
