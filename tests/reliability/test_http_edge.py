@@ -113,9 +113,15 @@ def test_when_every_connection_is_busy_a_new_one_gets_503_at_once(
     for _ in range(20):  # requests whose body never ends: busy, never idle
         sock = socket.create_connection(("127.0.0.1", server.port))
         sock.sendall(
-            b"POST /api/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+            b"POST /api/conversations HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
         )
+        # "100 Continue" says the server has read the request and waits for its body: busy.
+        # Without this wait a loaded server could take the probe below before reading these,
+        # find them idle and close one to make room.
+        sock.settimeout(ANSWER_WITHIN)
+        assert sock.recv(1024).startswith(b"HTTP/1.1 100 Continue")
+        sock.sendall(b"{")
         busy.append(sock)
     try:
         answer = _first_refusal(server)
