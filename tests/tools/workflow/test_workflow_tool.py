@@ -25,6 +25,7 @@ from openhands.sdk.subagent import register_agent
 from openhands.sdk.testing import TestLLM
 from openhands.sdk.tool import ToolContext, resolve_tool
 from openhands.tools.workflow import WorkflowExecutor, WorkflowToolSet
+from openhands.tools.workflow import runner as workflow_runner
 from pydantic import PrivateAttr
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.usefixtures("isolated_agents")]
@@ -173,9 +174,8 @@ def test_a_workflow_over_its_time_is_stopped_and_its_process_killed(workspace: P
     observation = _workflow(workspace, script, params={"timeout": 0.5})
     assert observation.is_error
     assert "timed out after 0.5 s" in observation.text
-    runners = [
-        p for p in psutil.Process().children(recursive=True) if "runner.py" in " ".join(p.cmdline())
-    ]
+    runner = str(Path(workflow_runner.__file__))
+    runners = [p for p in psutil.Process().children(recursive=True) if runner in p.cmdline()]
     assert runners == []
 
 
