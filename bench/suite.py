@@ -10,7 +10,8 @@ The suite's CPU time is the machine's (every process's, from /proc/stat) minus t
 loops' own: servers, browsers and sandboxes started by the tests and left to exit on their
 own are counted too, which the pytest process's rusage would miss.
 
-Usage: `uv run python bench/suite.py [--busy N] [--workers N] [--runs N] [-- PYTEST ARGS]`.
+Usage: `uv run python bench/suite.py [--busy N] [--workers N] [--runs N] [--log FILE]
+[-- PYTEST ARGS]`.
 """
 
 from __future__ import annotations
@@ -46,8 +47,11 @@ def _cpu_of(pid: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_once(workers: int, busy: int, pytest_args: list[str]) -> dict[str, object]:
-    """One run of the suite beside `busy` busy loops; its figures."""
+def run_once(
+    workers: int, busy: int, pytest_args: list[str], log: Path | None
+) -> dict[str, object]:
+    """One run of the suite beside `busy` busy loops; its figures (pytest's output appended
+    to `log` when given)."""
     loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
     load_before = _load()
     cpu_before = _machine_cpu_s()
@@ -62,6 +66,9 @@ def run_once(workers: int, busy: int, pytest_args: list[str]) -> dict[str, objec
     )
     output, _ = suite.communicate()
     wall = time.monotonic() - start
+    if log is not None:
+        with open(log, "a") as out:
+            out.write(output)
     cpu_after = _machine_cpu_s()
     load_after = _load()
     busy_cpu = 0.0
@@ -88,9 +95,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=int(os.environ.get("PYTEST_WORKERS", 4)))
     parser.add_argument("--busy", type=int, default=0, help="busy loops beside the suite")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--log", type=Path, help="append pytest's whole output to this file")
     parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
     args = parser.parse_args()
-    runs = [run_once(args.workers, args.busy, args.pytest_args) for _ in range(args.runs)]
+    runs = [run_once(args.workers, args.busy, args.pytest_args, args.log) for _ in range(args.runs)]
     print(
         json.dumps(
             {
