@@ -8,6 +8,12 @@ delivers Ctrl-C to the foreground job, switches
 to the user named in argv[1] if any (after TIOCSCTTY, which that user might not be allowed),
 then becomes bash. argv[2] is bash's absolute path: after the switch, the new user may not be
 able to read this Python's own library, which a PATH search would import from.
+
+The launcher first gives the shell every job-control and pipe signal's default action: a
+signal ignored when the server started (SIGINT and SIGQUIT for a program started with `&`
+from a script, SIGHUP under nohup) stays ignored in every child, and bash cannot undo it, so
+Ctrl-C would not stop a command; and Python itself ignores SIGPIPE, which would turn
+`yes | head -1` into "Broken pipe" errors.
 """
 
 from __future__ import annotations
@@ -29,7 +35,9 @@ _UNSET_ENV = ("PS0", "PS1", "PS2", "PROMPT_COMMAND", "BASH_ENV", "ENV", "HISTFIL
 _QUIET_ENV = {"TERM": "dumb", "PAGER": "cat", "GIT_PAGER": "cat", "MANPAGER": "cat"}
 
 _LAUNCHER = """
-import fcntl, os, sys, termios
+import fcntl, os, signal, sys, termios
+for name in ("SIGINT", "SIGQUIT", "SIGHUP", "SIGPIPE", "SIGXFSZ", "SIGTSTP", "SIGTTIN", "SIGTTOU"):
+    signal.signal(getattr(signal, name), signal.SIG_DFL)
 if os.getsid(0) != os.getpid():
     os.setsid()
 fcntl.ioctl(0, termios.TIOCSCTTY, 0)
