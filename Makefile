@@ -28,14 +28,14 @@ PYTHON_IMAGE ?=
 UV_IMAGE ?=
 EXTRA_CA_CERT_FILE ?=
 
-.PHONY: help uv install serve demo test lint format typecheck pytest pytest-sandbox-off pytest-sandbox-bwrap browser sandbox bench docs clean image image-test
+.PHONY: help uv install serve demo test lint format typecheck pytest pytest-sandbox-off pytest-sandbox-bwrap browser sandbox bench bench-suite docs clean image image-test
 
 help:
 	@echo "make serve   install and start the agent server with its web page (http://$(HOST):$(PORT)/)"
 	@echo "make demo    the same, answered by a scripted fake LLM: watch a goal without a model"
 	@echo "make test    install and run lint, type checks and the whole test suite"
 	@echo "make image   build the agent server's Docker image ($(IMAGE)); make image-test builds and tries it"
-	@echo "make lint | format | typecheck | pytest | bench | clean"
+	@echo "make lint | format | typecheck | pytest | bench | bench-suite | clean"
 
 uv:
 	@command -v uv >/dev/null 2>&1 || test -x $(UV_VENV)/bin/uv || python3 -m uv --version >/dev/null 2>&1 || { \
@@ -148,8 +148,13 @@ image-test-run: image
 	@start=$$(date +%s); OH_TEST_IMAGE=$(IMAGE) $(UV) run pytest -q --timeout=900 -m image tests/image; \
 		status=$$?; echo "the image tests took $$(( $$(date +%s) - start )) s"; exit $$status
 
+# bench/suite.py runs the whole test suite: its own target, not part of `make bench`.
 bench: install
-	@for script in bench/*.py; do echo "== $$script" >&2; $(UV) run python "$$script" || exit 1; done
+	@for script in bench/*.py; do [ "$$script" = bench/suite.py ] && continue; \
+		echo "== $$script" >&2; $(UV) run python "$$script" || exit 1; done
+
+bench-suite: install browser sandbox
+	$(UV) run python bench/suite.py $(BENCH_SUITE_ARGS)
 
 clean:
 	rm -rf .venv .pytest_cache .ruff_cache workspace $(UV_VENV)

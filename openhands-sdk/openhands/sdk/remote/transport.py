@@ -128,19 +128,18 @@ class ServerClient:
     ) -> httpx.Response:
         """One request; a read whose kept-alive connection the server closed as it was sent
         (a reset, or a close without an answer) goes again once on a fresh connection."""
-        attempts = 2 if method.upper() in RESENDABLE else 1
-        for attempt in range(1, attempts + 1):
+        resend = method.upper() in RESENDABLE
+        while True:
             try:
                 return self._http.request(method, path, json=json, params=params)
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 raise RemoteConnectionError(self.host, str(exc) or type(exc).__name__) from exc
             except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as exc:
-                if attempt < attempts:
+                if resend:
+                    resend = False
                     continue
                 cause = f"{type(exc).__name__} on {method} {path}: {exc}"
                 raise RemoteConnectionError(self.host, cause) from exc
             except httpx.TransportError as exc:  # timeouts and the rest of httpx's failures
                 cause = f"{type(exc).__name__} on {method} {path}"
                 raise RemoteConnectionError(self.host, cause) from exc
-        raise AssertionError("unreachable: the last attempt returns or raises")
-
