@@ -13,7 +13,7 @@ from openhands.sdk.remote.transport import ServerClient
 
 ANSWER = (
     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n"
-    b"Connection: close\r\n\r\n{\"ok\": true}"
+    b'Connection: close\r\n\r\n{"ok": true}'
 )
 
 
@@ -67,7 +67,9 @@ def test_a_read_whose_connection_was_reset_is_sent_again_once(peer: BreakingPeer
 def test_a_write_whose_connection_was_reset_is_not_sent_twice(peer: BreakingPeer) -> None:
     client = ServerClient(peer.url, None)
     try:
-        with pytest.raises(RemoteConnectionError, match=r"(ReadError|RemoteProtocolError) on POST /api/x"):
+        with pytest.raises(
+            RemoteConnectionError, match=r"(ReadError|RemoteProtocolError) on POST /api/x"
+        ):
             client.request("POST", "/api/x", json={"a": 1})
     finally:
         client.close()
