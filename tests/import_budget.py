@@ -28,7 +28,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ports import free_port
 
 TESTS = Path(__file__).resolve().parent
 PROBE_DIR = TESTS / "process_probe"
@@ -156,12 +157,6 @@ class ServerStart:
     self_check_ran: bool
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _get(port: int, path: str) -> tuple[int, bytes] | None:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
@@ -207,7 +202,7 @@ def server_modules(root: Path, sandbox: str | None = None) -> ServerStart:
     }
     if sandbox is not None:
         extra["OH_SANDBOX"] = sandbox
-    port = _free_port()
+    port = free_port()
     with open(log, "wb") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "openhands.agent_server", "--port", str(port)],

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from ports import free_port
 from waits import EVENT_WAIT
 
 pytestmark = pytest.mark.slow
@@ -27,12 +28,6 @@ START_TIMEOUT = EVENT_WAIT
 STOP_TIMEOUT = 30.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _listening(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
@@ -40,7 +35,7 @@ def _listening(port: int) -> bool:
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_demo_starts_both_servers_and_ctrl_c_stops_both(tmp_path: Path) -> None:
-    port, llm_port = _free_port(), _free_port()
+    port, llm_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OH_"))}
     process = subprocess.Popen(
         ["make", "--no-print-directory", "-o", "install", "demo", f"PORT={port}",

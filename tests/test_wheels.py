@@ -10,7 +10,6 @@ does not declare, and an import that only works from the source tree.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 from child_processes import uv_command
+from ports import free_port
 from sandbox_support import needs_bwrap
 from waits import EVENT_WAIT
 
@@ -92,7 +92,7 @@ def _start_server(
     installed: Path, tmp_path: Path, **env: str
 ) -> tuple[subprocess.Popen[bytes], str]:
     """The installed server on a free port, its data in tmp_path; (process, base URL)."""
-    port = _free_port()
+    port = free_port()
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("OH_", "LLM_"))}
     environment |= {
         "OH_CONVERSATIONS_PATH": str(tmp_path / "conversations"),
@@ -163,9 +163,3 @@ def _wait_for_health(base: str, server: subprocess.Popen[bytes], log: Path) -> N
             pass
         time.sleep(0.1)
     pytest.fail(f"the installed server did not answer in {START_TIMEOUT} s:\n{log.read_text()}")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]

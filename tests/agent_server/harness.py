@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from typing import Any, TypeVar
 
 import httpx
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from ports import free_port, start_serving
 from waits import EVENT_WAIT
 from websockets.sync.client import ClientConnection, connect
 
@@ -24,13 +24,6 @@ T = TypeVar("T")
 START_TIMEOUT = EVENT_WAIT
 WAIT_TIMEOUT = EVENT_WAIT
 """Seconds a wait for an event allows (tests/waits.py says why it is generous)."""
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def wait_until(check: Callable[[], T | None], timeout: float = WAIT_TIMEOUT, what: str = "") -> T:
@@ -79,8 +72,8 @@ class ServerProcess:
         self.conversations = conversations
         self.python = python or sys.executable
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = (log_dir or conversations.parent) / f"server-{self.port}.log"
+        self.started = False
         self.preexec_fn = preexec_fn
         self.args = args
         self.extra_env = env or {}
@@ -88,6 +81,11 @@ class ServerProcess:
         self.api_key: str | None = (
             self.extra_env.get("OH_SESSION_API_KEYS", "").split(",")[0] or None
         )
+
+    @property
+    def url(self) -> str:
+        """The server's base URL."""
+        return f"http://127.0.0.1:{self.port}"
 
     def environment(self) -> dict[str, str]:
         """The server's environment: this one's, its folders, `env`; no developer's keys."""
@@ -104,33 +102,39 @@ class ServerProcess:
         return env
 
     def start(self) -> ServerProcess:
-        """Start the process and wait until /health answers."""
-        env = self.environment()
+        """Start the process and wait until it listens on its port and /health answers.
+
+        The port was free when chosen; if another process took it before a first start, the
+        server moves to a new one (a restart keeps its port: that is what a test restarts).
+        """
+        self.process, self.port = start_serving(
+            self._spawn,
+            self.port,
+            log=self.log_path,
+            what="the agent server",
+            movable=not self.started,
+        )
+        self.started = True
+        wait_until(self._healthy, START_TIMEOUT, f"/health of the agent server at {self.url}")
+        return self
+
+    def _spawn(self, port: int) -> subprocess.Popen[bytes]:
         with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                [
-                    self.python,
-                    "-m",
-                    "openhands.agent_server",
-                    "--port",
-                    str(self.port),
-                    *self.args,
-                ],
-                env=env,
+            return subprocess.Popen(
+                [self.python, "-m", "openhands.agent_server", "--port", str(port), *self.args],
+                env=self.environment(),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 preexec_fn=self.preexec_fn,
             )
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"server exited at start-up:\n{self.log()}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                time.sleep(0.05)
-        raise AssertionError(f"server did not answer /health in {START_TIMEOUT}s:\n{self.log()}")
+
+    def _healthy(self) -> bool:
+        if self.process is not None and self.process.poll() is not None:
+            raise AssertionError(f"the agent server exited at start-up:\n{self.log()}")
+        try:
+            return httpx.get(f"{self.url}/health", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
 
     def client(self, *, api_key: str | None = None) -> httpx.Client:
         """An HTTP client for this server (sending the session key if it has one)."""

@@ -2,33 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-import pytest
+from agent_server.harness import ServerProcess
 from openhands.sdk import LLM
 from openhands.sdk.testing import FakeOpenAIServer
 from pydantic import SecretStr
-from waits import EVENT_WAIT
-
-START_TIMEOUT = EVENT_WAIT
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class LiveServer:
-    """`python -m openhands.agent_server` on a free port, with its own folders and log file."""
+class LiveServer(ServerProcess):
+    """`python -m openhands.agent_server` (see `ServerProcess`) keeping its conversations under
+    `root`, with optional session keys; `port` restarts a server where an earlier one ran."""
 
     def __init__(
         self,
@@ -37,68 +22,26 @@ class LiveServer:
         port: int | None = None,
         extra_env: dict[str, str] | None = None,
     ) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        env = {
+            "OH_SESSION_API_KEYS": api_keys,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            **(extra_env or {}),
+        }
+        super().__init__(root / "conversations", env=env, log_dir=root)
         self.root = root
-        self.extra_env = dict(extra_env or {})
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.api_keys = api_keys
-        self.log_path = root / f"server-{self.port}.log"
-        self._proc: subprocess.Popen[bytes] | None = None
+        if port is not None:
+            self.port = port
+            self.started = True  # the port is the test's choice: never move it
 
     def start(self) -> LiveServer:
-        """Start the process and wait until /health answers (or fail with its log)."""
-        env = dict(
-            os.environ,
-            OH_CONVERSATIONS_PATH=str(self.root / "conversations"),
-            OH_WORKSPACE_PATH=str(self.root / "workspaces"),
-            OH_SESSION_API_KEYS=self.api_keys,
-            LITELLM_LOCAL_MODEL_COST_MAP="True",
-            **self.extra_env,
-        )
-        log = open(self.log_path, "ab")  # noqa: SIM115  (owned by the child process)
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "openhands.agent_server", "--port", str(self.port)],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        log.close()
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                break
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        self.stop()
-        pytest.fail(f"agent server did not start; its log:\n{self.log_path.read_text()[-3000:]}")
-
-    def stop(self) -> None:
-        """Terminate the process (kill it if it does not stop within 10 s)."""
-        if self._proc is None:
-            return
-        self._proc.terminate()
-        try:
-            self._proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait(timeout=10)
-        self._proc = None
-
-    def kill(self) -> None:
-        """SIGKILL the process, as a crash would: no shutdown work runs."""
-        if self._proc is None:
-            return
-        self._proc.kill()
-        self._proc.wait(timeout=10)
-        self._proc = None
+        super().start()
+        return self
 
     def headers(self) -> dict[str, str]:
         """Headers for direct REST calls (the first session key, when keys are set)."""
-        key = self.api_keys.split(",")[0]
-        return {"X-Session-API-Key": key} if key else {}
+        return {"X-Session-API-Key": self.api_key} if self.api_key else {}
 
 
 @dataclass

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import LiveServer, Models, free_port
+from live_server import LiveServer, Models
 from openhands.sdk import Agent
 from openhands.sdk.conversation import ConversationAlreadyRunningError
 from openhands.sdk.remote import (
@@ -21,6 +21,7 @@ from openhands.sdk.remote import (
 )
 from openhands.sdk.remote.client import RemoteClient
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
+from ports import free_port
 from pydantic import SecretStr
 from waits import EVENT_WAIT
 

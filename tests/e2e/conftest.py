@@ -129,7 +129,6 @@ def crashable_server(tmp_path: Path, fake_llm: FakeOpenAIServer) -> Iterator[Ser
     server = ServerProcess(
         tmp_path / "crashable", LLM_API_KEY="fake-key", LLM_BASE_URL=fake_llm.base_url
     )
-    server.log_path.parent.mkdir()
     server.start()
     yield server
     server.stop()

@@ -14,7 +14,6 @@ import json
 import os
 import queue
 import shutil
-import socket
 import subprocess
 import tempfile
 import threading
@@ -26,6 +25,7 @@ from typing import Any
 import httpx
 import pytest
 from child_processes import uv_command
+from ports import free_port, start_serving
 from waits import EVENT_WAIT
 
 REFERENCE_PIN = "1.57.*"
@@ -45,13 +45,6 @@ REQUIREMENTS = requirements(REFERENCE_PIN)
 INSTALL_TIMEOUT = 1200.0
 START_TIMEOUT = EVENT_WAIT
 MIN_VERSION = (3, 12)
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _version(python: str) -> tuple[int, int] | None:
@@ -135,21 +128,25 @@ class ServerProcess:
 
     def __init__(self, command: list[str], env: dict[str, str], cwd: Path, key: str) -> None:
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.key = key
-        self.command = [*command, "--host", "127.0.0.1", "--port", str(self.port)]
+        self.command = command
         self.env = env
         self.cwd = cwd
         self.log_path = cwd / f"server-{self.port}.log"
         self._process: subprocess.Popen[bytes] | None = None
 
+    @property
+    def url(self) -> str:
+        """The server's base URL."""
+        return f"http://127.0.0.1:{self.port}"
+
     def start(self) -> ServerProcess:
-        """Start it and wait until /health answers (fails with its log if it dies first)."""
+        """Start it and wait until it listens on its port and /health answers (fails with
+        its log if it dies first); a port another process took first is traded for a new one."""
         self.cwd.mkdir(parents=True, exist_ok=True)
-        with open(self.log_path, "ab") as log:
-            self._process = subprocess.Popen(
-                self.command, env=self.env, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT
-            )
+        self._process, self.port = start_serving(
+            self._spawn, self.port, log=self.log_path, what=" ".join(self.command)
+        )
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline and self._process.poll() is None:
             try:
@@ -160,6 +157,13 @@ class ServerProcess:
             time.sleep(0.1)  # polling a process that is starting: there is no event to wait on
         self.stop()
         pytest.fail(f"{self.command} did not start; its log:\n{self.log()[-4000:]}")
+
+    def _spawn(self, port: int) -> subprocess.Popen[bytes]:
+        command = [*self.command, "--host", "127.0.0.1", "--port", str(port)]
+        with open(self.log_path, "ab") as log:
+            return subprocess.Popen(
+                command, env=self.env, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT
+            )
 
     def log(self) -> str:
         """What the server printed so far."""

@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from agent_server.harness import free_port
 from fastapi import FastAPI, Request
 from openhands.agent_server.app import create_app
 from openhands.agent_server.config import ServerConfig
 from openhands.sdk.errors import storage_error
+from ports import free_port
 
 
 def failing_app(root: Path) -> FastAPI:

@@ -10,7 +10,8 @@ from typing import Any, cast
 
 import httpx
 import pytest
-from agent_server.harness import ServerProcess, free_port
+from agent_server.harness import ServerProcess
+from ports import free_port
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin

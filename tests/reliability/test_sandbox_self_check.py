@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent_server.harness import START_TIMEOUT, ServerProcess, free_port
+from agent_server.harness import START_TIMEOUT, ServerProcess
+from ports import free_port
 from relocated_python import relocated_python
 from sandbox_support import needs_bwrap
 

@@ -20,9 +20,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from agent_server.harness import free_port
 from openhands.agent_server.temporal.models import GoalRun, ServerRef
 from openhands.sdk.conversation.goal import GoalController
+from ports import free_port
 from temporal.harness import TemporalDevServer, Worker
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -13,22 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
-from agent_server.harness import free_port
+from ports import free_port, start_serving
 
 START_SECONDS = 60
 TEMPORAL = shutil.which("temporal", path=str(Path(sys.executable).parent)) or "temporal"
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], what: str) -> None:
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"{what} exited at start-up (code {process.returncode})")
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise AssertionError(f"{what} did not listen on {port} in {START_SECONDS} s")
 
 
 def _wait_for_namespace(http_port: int, process: subprocess.Popen[bytes]) -> None:
@@ -56,13 +43,31 @@ class TemporalDevServer:
         self.db = folder / "temporal.db"
         self.log = folder / "temporal.log"
         self.process: subprocess.Popen[bytes] | None = None
+        self._http_port = 0
+        self.started = False
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
     def start(self) -> TemporalDevServer:
-        http_port = free_port()
+        """Start it and wait until its `default` namespace is ready. The dev server picks
+        more ports of its own than it is given, and another process may take one of them
+        first: a first start that exits is tried again on new ports (a restart keeps them)."""
+        self.process, self.port = start_serving(
+            self._spawn,
+            self.port,
+            log=self.log,
+            what="temporal server",
+            movable=not self.started,
+            retry_any_exit=True,
+        )
+        self.started = True
+        _wait_for_namespace(self._http_port, self.process)
+        return self
+
+    def _spawn(self, port: int) -> subprocess.Popen[bytes]:
+        self._http_port = free_port()
         command = [
             TEMPORAL,
             "server",
@@ -71,9 +76,9 @@ class TemporalDevServer:
             "--ip",
             "127.0.0.1",
             "--port",
-            str(self.port),
+            str(port),
             "--http-port",
-            str(http_port),
+            str(self._http_port),
             "--metrics-port",
             str(free_port()),
             "--db-filename",
@@ -82,10 +87,7 @@ class TemporalDevServer:
             "error",
         ]
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        _wait_for_port(self.port, self.process, "temporal server")
-        _wait_for_namespace(http_port, self.process)
-        return self
+            return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:

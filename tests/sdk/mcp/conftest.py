@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -14,30 +13,28 @@ from mcp_test_servers import (
     TOOLS_SERVER,
     MakeMCPConversation,
     SessionServer,
-    free_port,
     server_processes,
-    wait_for,
 )
 from openhands.sdk import Agent, LocalConversation, Message
 from openhands.sdk.testing import TestLLM
+from ports import free_port, start_serving
 
 
 @pytest.fixture(scope="module")
-def http_server_url() -> Iterator[str]:
+def http_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The test server over streamable HTTP on a free loopback port, shared by a module."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(TOOLS_SERVER), "http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    log = tmp_path_factory.mktemp("mcp-http") / "server.log"
+
+    def spawn(port: int) -> subprocess.Popen[bytes]:
+        with open(log, "ab") as out:
+            return subprocess.Popen(
+                [sys.executable, str(TOOLS_SERVER), "http", str(port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+
+    process, port = start_serving(spawn, free_port(), log=log, what="the HTTP MCP server")
     try:
-
-        def listening() -> bool:
-            with socket.socket() as sock:
-                return sock.connect_ex(("127.0.0.1", port)) == 0
-
-        assert wait_for(listening, 30), "the HTTP MCP server did not start"
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()

@@ -14,6 +14,7 @@ from typing import Any
 import psutil
 from openhands.sdk import LocalConversation
 from openhands.sdk.testing import TestLLM
+from ports import free_port, start_serving
 from waits import EVENT_WAIT
 
 SERVERS = Path(__file__).parent / "servers"
@@ -80,13 +81,6 @@ def wait_for(predicate: Callable[[], object], timeout: float = GONE_WITHIN) -> b
     return bool(predicate())
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 MakeMCPConversation = Callable[..., tuple[LocalConversation, TestLLM]]
 """The `make_mcp_conversation` fixture: `make(replies, mcp_config=..., **agent_fields)`."""
 
@@ -98,16 +92,33 @@ class SessionServer:
     def __init__(self, folder: Path) -> None:
         self.port = free_port()
         self.stats_file = folder / "requests.json"
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.log = folder / "session-server.log"
         self.process: subprocess.Popen[bytes] | None = None
+        self.started = False
+
+    @property
+    def url(self) -> str:
+        """The server's MCP endpoint."""
+        return f"http://127.0.0.1:{self.port}/mcp"
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, str(SESSION_SERVER), str(self.port), str(self.stats_file)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        """Start it; a restart comes back on the port the first start took."""
+        self.process, self.port = start_serving(
+            self._spawn,
+            self.port,
+            log=self.log,
+            what="the session MCP server",
+            movable=not self.started,
         )
-        assert wait_for(self._listening, 30), "the session MCP server did not start"
+        self.started = True
+
+    def _spawn(self, port: int) -> subprocess.Popen[bytes]:
+        with open(self.log, "ab") as log:
+            return subprocess.Popen(
+                [sys.executable, str(SESSION_SERVER), str(port), str(self.stats_file)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
 
     def stop(self) -> None:
         if self.process is not None:

@@ -14,15 +14,10 @@ import httpx
 import pytest
 from openhands.sdk.testing import fake_llm
 from openhands.sdk.testing.demo_script import DEMO_FILE
+from ports import free_port
 from waits import EVENT_WAIT
 
 START_TIMEOUT = EVENT_WAIT
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _start(*args: str) -> subprocess.Popen[str]:
@@ -37,7 +32,7 @@ def _start(*args: str) -> subprocess.Popen[str]:
 @pytest.fixture
 def served() -> Iterator[tuple[subprocess.Popen[str], str]]:
     """A running `openhands-fake-llm --delay 0` and the base URL its banner names."""
-    port = _free_port()
+    port = free_port()
     process = _start("--port", str(port), "--delay", "0")
     try:
         assert process.stdout is not None

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from agent_server.harness import ServerProcess, free_port
+from agent_server.harness import ServerProcess
 from goal_process import GoalProcess, json_lines, run_goal_command
 from openhands.sdk.testing import DemoScript, FakeOpenAIServer
 from openhands.sdk.testing.demo_script import DEMO_FILE, DEMO_TEST
+from ports import free_port
 
 pytestmark = pytest.mark.slow
 
