@@ -51,9 +51,41 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         parts = Path(item.path).relative_to(tests_root).parts
         if (parts and parts[0] in SLOW_DIRS) or starts_a_server(item):
             item.add_marker(pytest.mark.slow)
-        group = module_group(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+    for item, group in _with_session_homes(items):
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _with_session_homes(items: list[pytest.Item]) -> list[tuple[pytest.Item, str]]:
+    """Each grouped test and its group: a module whose tests use a session fixture of an
+    area (the reference's servers, Temporal) joins that area's group, so the fixture starts
+    on one worker, not on each worker that gets one of the area's modules."""
+    groups = [(item, module_group(item)) for item in items]
+    homes: dict[str, str] = {}
+    for item, group in groups:
+        home = session_home(item)
+        if group is not None and home is not None:
+            homes.setdefault(item.nodeid.split("::")[0], home)
+    moved = []
+    for item, group in groups:
+        if group is None:
+            continue
+        module = item.nodeid.split("::")[0]
+        home = homes.get(module)
+        moved.append((item, group if home is None else home + group[len(module) :]))
+    return moved
+
+
+def session_home(item: pytest.Item) -> str | None:
+    """The folder of the first session-scoped suite fixture the test uses, else None."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    homes = sorted(
+        definitions[-1].baseid
+        for definitions in info.name2fixturedefs.values()
+        if definitions and definitions[-1].scope == "session" and definitions[-1].baseid
+    )
+    return homes[0] if homes else None
 
 
 def starts_a_server(item: pytest.Item) -> bool:

@@ -20,8 +20,9 @@ from pathlib import Path
 import psutil
 from waits import EVENT_WAIT
 
-ADDRESS_IN_USE = "address already in use"
-"""What uvicorn and Go servers print when they cannot bind their port (lower case)."""
+ADDRESS_IN_USE = "already in use"
+"""What servers print when they cannot bind their port (lower case): "address already in
+use" (uvicorn, Go), "port N on HOST is already in use" (the agent server)."""
 
 PORT_ATTEMPTS = 3
 """Ports a first start may try when another process takes the chosen one meanwhile."""

@@ -12,7 +12,9 @@ import pytest
 from agent_server.harness import ServerProcess
 
 MODULE = "tests/test_suite_marks.py"
-SAMPLE = Path(__file__).parent / "suite_samples" / "grouped_sample.py"
+SAMPLES = Path(__file__).parent / "suite_samples"
+SAMPLE = SAMPLES / "grouped_sample.py"
+SESSION_SAMPLES = (SAMPLES / "session_sample_a.py", SAMPLES / "session_sample_b.py")
 
 
 @pytest.fixture(scope="module")
@@ -65,14 +67,13 @@ def test_a_test_whose_fixture_makes_a_server_process_is_slow(
     assert _group(request) is None
 
 
-def test_a_module_fixtures_tests_share_one_worker_under_loadgroup(tmp_path: Path) -> None:
-    """The marks above only help if pytest-xdist honours them: a real `-n 2 --dist loadgroup`
-    run of a sample module (pytest 9.2 with xdist 3.8 silently dropped every group)."""
+def _workers_of_a_loadgroup_run(tmp_path: Path, *modules: Path) -> list[str]:
+    """The worker each test of `modules` ran on, in a real `-n 2 --dist loadgroup` run."""
     out = tmp_path / "workers"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "OH_"))}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2"]
     done = subprocess.run(
-        [*command, "--dist", "loadgroup", str(SAMPLE)],
+        [*command, "--dist", "loadgroup", *map(str, modules)],
         env={**env, "OH_SAMPLE_WORKERS": str(out)},
         cwd=Path(__file__).parent.parent,
         capture_output=True,
@@ -80,5 +81,18 @@ def test_a_module_fixtures_tests_share_one_worker_under_loadgroup(tmp_path: Path
         timeout=300,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    workers = out.read_text().split()
+    return out.read_text().split()
+
+
+def test_a_module_fixtures_tests_share_one_worker_under_loadgroup(tmp_path: Path) -> None:
+    """The marks above only help if pytest-xdist honours them: a real `-n 2 --dist loadgroup`
+    run of a sample module (pytest 9.2 with xdist 3.8 silently dropped every group)."""
+    workers = _workers_of_a_loadgroup_run(tmp_path, SAMPLE)
     assert len(workers) == 6 and len(set(workers)) == 1, workers
+
+
+def test_modules_sharing_an_areas_session_fixture_share_one_worker(tmp_path: Path) -> None:
+    """Two modules that use one session fixture of their folder's conftest (as the interop
+    modules use the reference's servers) run on one worker, so the fixture starts once."""
+    workers = _workers_of_a_loadgroup_run(tmp_path, *SESSION_SAMPLES)
+    assert len(workers) == 8 and len(set(workers)) == 1, workers
