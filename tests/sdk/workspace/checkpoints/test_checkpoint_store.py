@@ -367,6 +367,25 @@ def test_the_shadow_repository_is_private_to_its_user(tmp_path: Path) -> None:
     assert stat.S_IMODE(store.git_dir.stat().st_mode) == 0o700
 
 
+def test_the_shadow_repository_is_configured_to_ignore_hooks_filters_and_signing(
+    tmp_path: Path,
+) -> None:
+    store, workspace = _store(tmp_path)
+    store.snapshot("start")
+
+    def setting(key: str) -> str:
+        return _git(workspace, "--git-dir", str(store.git_dir), "config", "--get", key).strip()
+
+    assert setting("core.hooksPath") == os.devnull
+    assert setting("core.excludesFile") == os.devnull
+    assert setting("core.fsmonitor") == "false"
+    assert setting("core.autocrlf") == "false"
+    assert setting("commit.gpgSign") == "false"
+    assert setting("gc.auto") == "0"
+    assert setting("advice.addEmbeddedRepo") == "false"
+    assert setting("core.bare") == "false"  # what `git init` wrote is still there
+
+
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OH_CHECKPOINTS", "off")
     monkeypatch.setenv("OH_CHECKPOINT_MAX_FILE_BYTES", "1234")
