@@ -13,6 +13,7 @@ import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 from ..harness import (
+    WAIT_TIMEOUT,
     ServerProcess,
     goal_values,
     is_goal_end,
@@ -501,13 +502,22 @@ def test_health_answers_while_ten_goals_run(
     judge: dict[str, Any],
 ) -> None:
     ids = [make_conversation() for _ in range(10)]
-    fake_llm.set_responder(agent_model, lambda _body: FakeReply.text("done").delayed(3.0))
+    answer = threading.Event()  # every agent call waits in the fake LLM until the checks ran
+
+    def held_reply(_body: object) -> FakeReply:
+        answer.wait(WAIT_TIMEOUT)
+        return FakeReply.text("done")
+
+    fake_llm.set_responder(agent_model, held_reply)
     fake_llm.set_responder(judge_model, lambda _body: verdict(True))
-    for cid in ids:
-        assert _start(client, cid, judge_llm=judge).status_code == 200
-    wait_until(lambda: len(fake_llm.requests_for(agent_model)) == 10, what="ten agent calls")
-    assert client.get("/health").status_code == 200
-    assert all(_goal(client, cid)["active"] for cid in ids)
+    try:
+        for cid in ids:
+            assert _start(client, cid, judge_llm=judge).status_code == 200
+        wait_until(lambda: len(fake_llm.requests_for(agent_model)) == 10, what="ten agent calls")
+        assert client.get("/health").status_code == 200
+        assert all(_goal(client, cid)["active"] for cid in ids)
+    finally:
+        answer.set()
     for cid in ids:
         assert _ended(client, cid)["status"] == "complete"
 
