@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -262,3 +263,24 @@ def verdict(complete: bool, *missing: str) -> FakeReply:
     return FakeReply.text(
         json.dumps({"score": score, "complete": complete, "missing": list(missing)})
     )
+
+
+class HeldReplies:
+    """A fake-LLM responder (`fake.set_responder(model, held)`) that answers `replies` in
+    order (the last one again once they run out), each only after `release()`: a test keeps
+    an LLM call in flight while it checks or does something, without guessing how long
+    that takes on a busy machine."""
+
+    def __init__(self, *replies: FakeReply) -> None:
+        self._replies = list(replies)
+        self._lock = threading.Lock()
+        self._released = threading.Event()
+
+    def __call__(self, _body: dict[str, Any]) -> FakeReply:
+        self._released.wait(WAIT_TIMEOUT)
+        with self._lock:
+            return self._replies.pop(0) if len(self._replies) > 1 else self._replies[0]
+
+    def release(self) -> None:
+        """Let every held call answer, and every later one at once."""
+        self._released.set()

@@ -13,7 +13,7 @@ import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
 from ..harness import (
-    WAIT_TIMEOUT,
+    HeldReplies,
     ServerProcess,
     goal_values,
     is_goal_end,
@@ -216,11 +216,15 @@ def test_a_pause_while_the_judge_decides_interrupts_the_goal(
     conversation_id: str,
 ) -> None:
     fake_llm.script(agent_model, [FakeReply.text("first try"), FakeReply.text("second try")])
-    fake_llm.script(judge_model, [verdict(False, "tests").delayed(1.5), verdict(True)])
+    judge_calls = HeldReplies(verdict(False, "tests"), verdict(True))  # judging until paused
+    fake_llm.set_responder(judge_model, judge_calls)
     with server.socket(conversation_id) as socket:
         _start(client, conversation_id, judge_llm=judge)
-        socket.until(lambda e: e.get("key") == "goal" and e["value"]["phase"] == "judging")
-        assert client.post(f"/api/conversations/{conversation_id}/pause").status_code == 200
+        try:
+            socket.until(lambda e: e.get("key") == "goal" and e["value"]["phase"] == "judging")
+            assert client.post(f"/api/conversations/{conversation_id}/pause").status_code == 200
+        finally:
+            judge_calls.release()
         ended = goal_values(socket.until(is_goal_end))[-1]
     assert (ended["status"], ended["reason"], ended["error"]) == (
         "interrupted",
@@ -502,13 +506,8 @@ def test_health_answers_while_ten_goals_run(
     judge: dict[str, Any],
 ) -> None:
     ids = [make_conversation() for _ in range(10)]
-    answer = threading.Event()  # every agent call waits in the fake LLM until the checks ran
-
-    def held_reply(_body: object) -> FakeReply:
-        answer.wait(WAIT_TIMEOUT)
-        return FakeReply.text("done")
-
-    fake_llm.set_responder(agent_model, held_reply)
+    agent = HeldReplies(FakeReply.text("done"))  # every call waits until the checks ran
+    fake_llm.set_responder(agent_model, agent)
     fake_llm.set_responder(judge_model, lambda _body: verdict(True))
     try:
         for cid in ids:
@@ -517,7 +516,7 @@ def test_health_answers_while_ten_goals_run(
         assert client.get("/health").status_code == 200
         assert all(_goal(client, cid)["active"] for cid in ids)
     finally:
-        answer.set()
+        agent.release()
     for cid in ids:
         assert _ended(client, cid)["status"] == "complete"
 
