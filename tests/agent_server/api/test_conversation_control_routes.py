@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from ..harness import unique, wait_until
+from ..harness import HeldReplies, unique, wait_until
 from .surface_app import agent, surface_client
 
 TOOLS_SERVER = Path(__file__).parents[2] / "sdk" / "mcp" / "servers" / "tools_server.py"
@@ -129,11 +129,14 @@ def test_interrupt_ends_a_run_at_once_and_drops_the_late_reply(
     client: TestClient, fake: FakeOpenAIServer
 ) -> None:
     model = unique("slow")
-    fake.script(model, [FakeReply.text("too late").delayed(3), FakeReply.text("resumed")])
+    replies = HeldReplies(FakeReply.text("too late"), FakeReply.text("resumed"))
+    fake.set_responder(model, replies)  # the first answer comes only after the interrupt
     cid = _create(client, agent(fake.base_url, model), text="start")
-    wait_until(lambda: fake.requests_for(model), what="the LLM request")
-
-    interrupted = client.post(f"/api/conversations/{cid}/interrupt")
+    try:
+        wait_until(lambda: fake.requests_for(model), what="the LLM request")
+        interrupted = client.post(f"/api/conversations/{cid}/interrupt")
+    finally:
+        replies.release()  # a request already sent cannot be taken back: the run waits for it
     _wait(client, cid, "paused")
 
     assert interrupted.status_code == 200
