@@ -11,7 +11,7 @@ import httpx
 import pytest
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 
-from ..harness import ServerProcess, llm_spec, unique, wait_until
+from ..harness import HeldReplies, ServerProcess, llm_spec, unique, wait_until
 
 
 def _status(client: httpx.Client, cid: str) -> str:
@@ -348,15 +348,19 @@ def test_tools_named_in_the_request_run_in_the_workspace(
 def test_a_run_still_queued_for_a_worker_thread_is_busy(
     server_root: Path, fake_llm: FakeOpenAIServer
 ) -> None:
-    # One worker thread: while A's slow step holds it, B's run waits in the queue.
+    # One worker thread: while A's held step holds it, B's run waits in the queue.
     process = ServerProcess(server_root / "conversations", env={"OH_MAX_RUN_THREADS": "1"})
     process.start()
+    held = HeldReplies(FakeReply.text("a done"))
     try:
         with process.client() as http:
             ids: dict[str, str] = {}
-            for name, delay in (("warm-up", 0.0), ("a", 1.0), ("b", 0.0)):
+            for name in ("warm-up", "a", "b"):
                 model = unique(name)
-                fake_llm.script(model, [FakeReply.text(f"{name} done").delayed(delay)])
+                if name == "a":
+                    fake_llm.set_responder(model, held)
+                else:
+                    fake_llm.script(model, [FakeReply.text(f"{name} done")])
                 body = {"agent": {"kind": "Agent", "llm": llm_spec(fake_llm, model)}}
                 ids[name] = http.post("/api/conversations", json=body).json()["id"]
                 message = {"content": [{"type": "text", "text": "go"}]}
@@ -368,6 +372,8 @@ def test_a_run_still_queued_for_a_worker_thread_is_busy(
             assert http.post(f"/api/conversations/{ids['a']}/run").status_code == 200
             assert http.post(f"/api/conversations/{ids['b']}/run").status_code == 200
             assert http.post(f"/api/conversations/{ids['b']}/run").status_code == 409
+            held.release()
             wait_until(lambda: _status(http, ids["b"]) == "finished", what="b's queued run")
     finally:
+        held.release()
         process.stop()
