@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from agent_server.harness import HeldReplies
 from live_server import LiveServer, Models
 from openhands.sdk import Agent
 from openhands.sdk.conversation import ConversationAlreadyRunningError
@@ -111,12 +112,16 @@ def test_run_while_running_raises_already_running(
     conversation: RemoteConversation, fake_llm: FakeOpenAIServer, server: LiveServer
 ) -> None:
     model = conversation.agent.llm.model.removeprefix("openai/")
-    fake_llm.script(model, [FakeReply.text("slow").delayed(1.0), FakeReply.text("again")])
+    replies = HeldReplies(FakeReply.text("slow"), FakeReply.text("again"))
+    fake_llm.set_responder(model, replies)  # the first run lasts until the check is done
     conversation.send_message("go")
     url = f"{server.url}/api/conversations/{conversation.id}/run"
-    httpx.post(url).raise_for_status()
-    with pytest.raises(ConversationAlreadyRunningError):
-        conversation.run()
+    try:
+        httpx.post(url).raise_for_status()
+        with pytest.raises(ConversationAlreadyRunningError):
+            conversation.run()
+    finally:
+        replies.release()
 
 
 def test_invalid_goal_is_rejected_before_reaching_the_server(
