@@ -12,20 +12,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
-from ports import free_port, start_serving
+from ports import PORT_ATTEMPTS, PortTaken, free_port, start_serving
 
 START_SECONDS = 60
 TEMPORAL = shutil.which("temporal", path=str(Path(sys.executable).parent)) or "temporal"
 
 
-def _wait_for_namespace(http_port: int, process: subprocess.Popen[bytes]) -> None:
+def _wait_for_namespace(http_port: int, process: subprocess.Popen[bytes], log: Path) -> None:
     """Until the dev server's HTTP API describes the `default` namespace (its frontend
-    listens a moment before the namespace is ready)."""
+    listens a moment before the namespace is ready). `PortTaken` if it exits meanwhile: it
+    binds ports of its own choosing then, which another process may have taken."""
     url = f"http://127.0.0.1:{http_port}/api/v1/namespaces/default"
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"temporal server exited at start-up (code {process.returncode})")
+            tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+            raise PortTaken(
+                f"temporal server exited at start-up (code {process.returncode}):\n{tail}"
+            )
         try:
             if httpx.get(url, timeout=5).status_code == 200:
                 return
@@ -54,17 +58,26 @@ class TemporalDevServer:
         """Start it and wait until its `default` namespace is ready. The dev server picks
         more ports of its own than it is given, and another process may take one of them
         first: a first start that exits is tried again on new ports (a restart keeps them)."""
-        self.process, self.port = start_serving(
-            self._spawn,
-            self.port,
-            log=self.log,
-            what="temporal server",
-            movable=not self.started,
-            retry_any_exit=True,
-        )
-        self.started = True
-        _wait_for_namespace(self._http_port, self.process)
-        return self
+        attempts = 1 if self.started else PORT_ATTEMPTS
+        for attempt in range(attempts):
+            self.process, self.port = start_serving(
+                self._spawn,
+                self.port,
+                log=self.log,
+                what="temporal server",
+                movable=not self.started,
+                retry_any_exit=True,
+            )
+            try:
+                _wait_for_namespace(self._http_port, self.process, self.log)
+            except PortTaken:
+                if attempt == attempts - 1:
+                    raise
+                self.port = free_port()
+                continue
+            self.started = True
+            return self
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     def _spawn(self, port: int) -> subprocess.Popen[bytes]:
         self._http_port = free_port()
