@@ -1,15 +1,6 @@
-"""Not a module of the suite: tests/test_suite_marks.py runs it with its twin under `-n 2
---dist loadgroup` to see that two modules using one session fixture of their area run on one
-worker, as tests/conftest.py's groups promise."""
+"""Not a module of the suite: the twin of `session_sample_a.py` (the same tests, in a second
+module that uses the same session fixture), for tests/test_suite_marks.py."""
 
-from __future__ import annotations
+from session_sample_a import test_records_its_worker
 
-import os
-
-import pytest
-
-
-@pytest.mark.parametrize("n", range(4))
-def test_records_its_worker(area_server: str, n: int) -> None:
-    with open(os.environ["OH_SAMPLE_WORKERS"], "a") as out:
-        out.write(os.environ.get("PYTEST_XDIST_WORKER", "no-worker") + "\n")
+__all__ = ["test_records_its_worker"]
