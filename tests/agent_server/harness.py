@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import httpx
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
@@ -68,13 +68,15 @@ class ServerProcess:
         preexec_fn: Callable[[], None] | None = None,
         args: tuple[str, ...] = (),
         python: str | None = None,
+        port: int | None = None,
     ) -> None:
-        """`python`: the interpreter to run the server with (default: this test's)."""
+        """`python`: the interpreter to run the server with (default: this test's); `port`:
+        one the test chose (where an earlier server ran), kept whatever happens."""
         self.conversations = conversations
         self.python = python or sys.executable
-        self.port = free_port()
+        self.port = free_port() if port is None else port
+        self.port_fixed = port is not None
         self.log_path = (log_dir or conversations.parent) / f"server-{self.port}.log"
-        self.started = False
         self.preexec_fn = preexec_fn
         self.args = args
         self.extra_env = env or {}
@@ -102,7 +104,7 @@ class ServerProcess:
                 env.pop(name, None)
         return env
 
-    def start(self) -> ServerProcess:
+    def start(self) -> Self:
         """Start the process and wait until it listens on its port and /health answers.
 
         The port was free when chosen; if another process took it before a first start, the
@@ -113,9 +115,9 @@ class ServerProcess:
             self.port,
             log=self.log_path,
             what="the agent server",
-            movable=not self.started,
+            movable=not self.port_fixed,
         )
-        self.started = True
+        self.port_fixed = True
         wait_until(self._healthy, START_TIMEOUT, f"/health of the agent server at {self.url}")
         return self
 
@@ -176,6 +178,30 @@ class ServerProcess:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.kill()
+
+
+class FolderServer(ServerProcess):
+    """A server keeping its conversations, workspaces and log in one folder `root`, with
+    optional session keys (`api_keys`, comma-separated) and more settings in `env`; `port`
+    restarts one where an earlier server ran."""
+
+    def __init__(
+        self,
+        root: Path,
+        api_keys: str = "",
+        *,
+        port: int | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        settings = {"OH_SESSION_API_KEYS": api_keys, **(env or {})}
+        super().__init__(root / "conversations", env=settings, log_dir=root, port=port)
+        self.root = root
+        self.api_keys = api_keys
+
+    def headers(self) -> dict[str, str]:
+        """Headers for direct REST calls (the first session key, when keys are set)."""
+        return {"X-Session-API-Key": self.api_key} if self.api_key else {}
 
 
 class EventSocket:

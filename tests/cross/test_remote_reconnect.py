@@ -24,7 +24,7 @@ def test_mirror_catches_up_after_server_restart(
     (tmp_path / "server").mkdir()
     # Secrets never reach disk, so the restarted server takes the LLM key from its env.
     env = {"LLM_API_KEY": "fake-key"}
-    live = LiveServer(tmp_path / "server", extra_env=env).start()
+    live = LiveServer(tmp_path / "server", env=env).start()
     agent = Agent(llm=make_llm(fake_llm, models.agent))
     fake_llm.script(models.agent, [FakeReply.text("before"), FakeReply.text("after")])
     conversation = RemoteConversation(
@@ -34,7 +34,7 @@ def test_mirror_catches_up_after_server_restart(
         conversation.send_message("one")
         conversation.run()
         live.stop()
-        live = LiveServer(live.root, port=live.port, extra_env=env).start()
+        live = LiveServer(live.root, port=live.port, env=env).start()
         # An event appended while the client may still be disconnected.
         httpx.post(
             f"{live.url}/api/conversations/{conversation.id}/events",
@@ -63,7 +63,7 @@ def test_run_raises_run_lost_when_the_server_crashes_mid_run(
 ) -> None:
     (tmp_path / "server").mkdir()
     env = {"LLM_API_KEY": "fake-key"}
-    live = LiveServer(tmp_path / "server", extra_env=env).start()
+    live = LiveServer(tmp_path / "server", env=env).start()
     fake_llm.script(models.agent, [FakeReply.text("never delivered").delayed(5.0)])
     running = threading.Event()
 
@@ -91,7 +91,7 @@ def test_run_raises_run_lost_when_the_server_crashes_mid_run(
         runner.start()
         assert running.wait(30)
         live.kill()
-        live = LiveServer(live.root, port=live.port, extra_env=env).start()
+        live = LiveServer(live.root, port=live.port, env=env).start()
         runner.join(60)
         assert not runner.is_alive(), "run() still waits for a run the restarted server lost"
         error = outcome[0]

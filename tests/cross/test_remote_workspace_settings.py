@@ -28,7 +28,7 @@ JUDGE_KEY = "sk-judge-profile-5d7e"
 def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """A server with a session key and a sealing key, shared by the module."""
     env = {"OH_SECRET_KEY": "workspace-settings-sealing-" + "w" * 32}
-    live = LiveServer(tmp_path_factory.mktemp("server"), api_keys=SESSION, extra_env=env)
+    live = LiveServer(tmp_path_factory.mktemp("server"), api_keys=SESSION, env=env)
     yield live.start()
     live.stop()
 

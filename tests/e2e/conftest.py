@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e_server import ServerProcess, live_server
+from agent_server.harness import FolderServer
+from e2e_server import live_server
 from openhands.sdk.testing import FakeOpenAIServer
 from page_actions import OpenPage
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
@@ -123,11 +124,11 @@ def page(open_page: OpenPage, server_url: str) -> Page:
 
 
 @pytest.fixture
-def crashable_server(tmp_path: Path, fake_llm: FakeOpenAIServer) -> Iterator[ServerProcess]:
+def crashable_server(tmp_path: Path, fake_llm: FakeOpenAIServer) -> Iterator[FolderServer]:
     """A started agent server of this test's own, which it may crash and restart."""
     # LLM_API_KEY goes only to LLM_BASE_URL: the page's conversations talk to the fake.
-    server = ServerProcess(
-        tmp_path / "crashable", LLM_API_KEY="fake-key", LLM_BASE_URL=fake_llm.base_url
+    server = FolderServer(
+        tmp_path / "crashable", env={"LLM_API_KEY": "fake-key", "LLM_BASE_URL": fake_llm.base_url}
     )
     server.start()
     yield server

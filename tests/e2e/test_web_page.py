@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from e2e_server import ServerProcess
+from agent_server.harness import FolderServer, HeldReplies
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from page_actions import WAIT_MS, OpenPage, conversation_id, create_conversation, start_goal
 from playwright.sync_api import Page, expect
@@ -136,16 +136,20 @@ def test_resume_stays_disabled_until_the_stopped_agent_has_finished_its_step(
 
 
 def test_status_is_re_read_after_the_server_crashes_mid_run(
-    open_page: OpenPage, crashable_server: ServerProcess, fake_llm: FakeOpenAIServer, tmp_path: Path
+    open_page: OpenPage, crashable_server: FolderServer, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     page = open_page(crashable_server.url + "/")
     model = create_conversation(page, fake_llm, tmp_path / "project")
-    fake_llm.script(model, [FakeReply.text("never delivered").delayed(3.0)])
+    reply = HeldReplies(FakeReply.text("never delivered"))  # the run is mid-call when killed
+    fake_llm.set_responder(model, reply)
     page.get_by_label("Message").fill("work slowly")
     page.get_by_role("button", name="Send").click()
     status = page.locator("#exec-status")
-    expect(status).to_have_text("running", timeout=WAIT_MS)
-    crashable_server.crash()
+    try:
+        expect(status).to_have_text("running", timeout=WAIT_MS)
+        crashable_server.kill()  # SIGKILL: no shutdown work runs, as when a machine dies
+    finally:
+        reply.release()
     expect(page.locator("#socket-status")).to_have_text("offline", timeout=WAIT_MS)
     crashable_server.start()
     expect(page.locator("#socket-status")).to_have_text("live", timeout=WAIT_MS)
