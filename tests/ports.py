@@ -12,10 +12,10 @@ descendants.
 from __future__ import annotations
 
 import socket
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import psutil
 from waits import EVENT_WAIT
@@ -26,6 +26,24 @@ use" (uvicorn, Go), "port N on HOST is already in use" (the agent server)."""
 
 PORT_ATTEMPTS = 3
 """Ports a first start may try when another process takes the chosen one meanwhile."""
+
+
+class Started(Protocol):
+    """A started server's process: `subprocess.Popen`, or a server forked by
+    tests/server_zygote.py."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+P = TypeVar("P", bound=Started)
 
 
 class PortTaken(AssertionError):
@@ -39,7 +57,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def serves(process: subprocess.Popen[bytes] | int, port: int) -> bool:
+def serves(process: Started | int, port: int) -> bool:
     """Whether `process` (a Popen or a pid), or a process it started, listens on `port`."""
     pid = process if isinstance(process, int) else process.pid
     try:
@@ -63,7 +81,7 @@ def lost_port(log: str) -> bool:
 
 
 def wait_serving(
-    process: subprocess.Popen[bytes],
+    process: Started,
     port: int,
     *,
     log: Path,
@@ -90,14 +108,14 @@ def wait_serving(
 
 
 def start_serving(
-    spawn: Callable[[int], subprocess.Popen[bytes]],
+    spawn: Callable[[int], P],
     port: int,
     *,
     log: Path,
     what: str,
     movable: bool = True,
     retry_any_exit: bool = False,
-) -> tuple[subprocess.Popen[bytes], int]:
+) -> tuple[P, int]:
     """Run `spawn(port)` until its process listens on that port; the process and the port.
 
     A `movable` start (a first one) moves to a new free port when another process took

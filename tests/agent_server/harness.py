@@ -17,6 +17,7 @@ from typing import Any, Self, TypeVar
 import httpx
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from ports import free_port, start_serving
+from server_zygote import ServerChild, start_server
 from waits import EVENT_WAIT
 from websockets.sync.client import ClientConnection, connect
 
@@ -80,7 +81,7 @@ class ServerProcess:
         self.preexec_fn = preexec_fn
         self.args = args
         self.extra_env = env or {}
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: ServerChild | None = None
         self.api_key: str | None = (
             self.extra_env.get("OH_SESSION_API_KEYS", "").split(",")[0] or None
         )
@@ -121,15 +122,14 @@ class ServerProcess:
         wait_until(self._healthy, START_TIMEOUT, f"/health of the agent server at {self.url}")
         return self
 
-    def _spawn(self, port: int) -> subprocess.Popen[bytes]:
-        with open(self.log_path, "ab") as log:
-            return subprocess.Popen(
-                [self.python, "-m", "openhands.agent_server", "--port", str(port), *self.args],
-                env=self.environment(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=self.preexec_fn,
-            )
+    def _spawn(self, port: int) -> ServerChild:
+        return start_server(
+            self.python,
+            ["--port", str(port), *self.args],
+            env=self.environment(),
+            log=self.log_path,
+            preexec_fn=self.preexec_fn,
+        )
 
     def _healthy(self) -> bool:
         if self.process is not None and self.process.poll() is not None:

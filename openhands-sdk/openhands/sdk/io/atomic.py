@@ -33,7 +33,16 @@ _TEMP_NAME = re.compile(r"^\.(?P<target>.+)\.[A-Za-z0-9_]{8}\.tmp$")
 """A temp file of `write_atomic` (mkstemp's 8 random characters between the two parts)."""
 
 _STARTED = time.time()
-"""When this process first imported this module: temp files older than that are not its."""
+"""When this process first imported this module (or was forked from one that had: a server
+preloaded by a forking supervisor): temp files older than that are not its."""
+
+
+def _restart_clock() -> None:
+    global _STARTED
+    _STARTED = time.time()
+
+
+os.register_at_fork(after_in_child=_restart_clock)
 
 _NO_DIR_FSYNC = frozenset({errno.EINVAL, errno.ENOTSUP, errno.EBADF})
 """Errors of a file system that cannot fsync a folder (nothing more can be done there)."""

@@ -1,0 +1,118 @@
+"""The zygote of tests/server_zygote.py: imports the agent server once, then forks a server
+per request (read from stdin, one JSON line each) and reports on stdout each child's pid, and
+its exit status when it ends. Standard library only until it imports the server's modules: a
+forked server must hold no more than a fresh one would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+from typing import Any
+
+MODULE = "openhands.agent_server"
+
+
+def _write(fd: int, report: dict[str, Any]) -> None:
+    os.write(fd, json.dumps(report).encode() + b"\n")
+
+
+def _exit_status(status: int) -> int:
+    """`subprocess`'s returncode: the exit code, or minus the signal that killed it."""
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def _serve_until_forked() -> dict[str, Any]:
+    """The zygote's loop; returns only in a forked child, with its request."""
+    import gc
+    import importlib
+    import select
+
+    requests, reports = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(2, 1)  # what is printed by accident goes to the zygote's log, not the pipe
+    os.close(null)
+    for name in (  # what `openhands.agent_server.__main__.main` imports before it serves
+        f"{MODULE}.__main__",
+        f"{MODULE}.app",
+        f"{MODULE}.http_protocol",
+        f"{MODULE}.litellm_preload",
+        f"{MODULE}.loop_errors",
+        f"{MODULE}.ws_protocol",
+        f"{MODULE}.services.sandboxing",
+        "uvicorn",
+    ):
+        importlib.import_module(name)
+    # Imported for what it imports; `runpy` runs it afresh in each child, and would warn if
+    # it found the module already there.
+    main_file = sys.modules.pop(f"{MODULE}.__main__").__file__
+    with contextlib.suppress(AttributeError):
+        delattr(sys.modules[MODULE], "__main__")
+    gc.collect()
+    gc.freeze()  # the children touch fewer shared pages when collecting
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    _write(reports, {"ready": True})
+    pending = b""
+    while True:
+        readable, _, _ = select.select([requests, wake_read], [], [])
+        if wake_read in readable:
+            os.read(wake_read, 4096)
+            while True:
+                try:
+                    pid, status = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    break
+                _write(reports, {"pid": pid, "returncode": _exit_status(status)})
+        if requests not in readable:
+            continue
+        chunk = os.read(requests, 1 << 20)
+        if not chunk:
+            sys.exit(0)  # the worker is gone
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            request = json.loads(line)
+            threads = len(os.listdir("/proc/self/task"))
+            if threads != 1:  # a fork of a threaded process may inherit a held lock
+                raise RuntimeError(f"the zygote has {threads} threads; it must have one")
+            pid = os.fork()
+            if pid == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                for fd in (requests, reports, wake_read, wake_write):
+                    os.close(fd)
+                return {**request, "main_file": main_file}
+            _write(reports, {"pid": pid})
+
+
+def _become(request: dict[str, Any]) -> None:
+    """Turn the forked child into the requested server process (as `python -m` starts one)."""
+    log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) > 2:
+            with contextlib.suppress(OSError):  # the listing's own descriptor, closed already
+                os.close(int(name))
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.path[0] = request["cwd"]  # `python -m` puts the working folder first
+    sys.argv = [request["main_file"], *request["args"]]
+
+
+if __name__ == "__main__":
+    import runpy
+
+    _become(_serve_until_forked())
+    runpy.run_module(MODULE, run_name="__main__", alter_sys=True)
