@@ -87,3 +87,19 @@ def test_a_temp_file_newer_than_this_process_is_kept(tmp_path: Path) -> None:
     assert remove_leftover_temp_files(tmp_path) == []
     assert live.exists()
     assert remove_leftover_temp_files(tmp_path / "missing") == []
+
+
+def test_a_forked_process_counts_its_start_from_the_fork(tmp_path: Path) -> None:
+    """A server forked from a process that imported the SDK earlier (a preloading supervisor)
+    removes what a process killed before the fork left, not only files older than the import."""
+    from openhands.sdk.io import remove_leftover_temp_files
+
+    left = tmp_path / ".settings.json.ab12cd34.tmp"
+    left.write_text("{}")  # newer than this process's import of the module
+    assert remove_leftover_temp_files(tmp_path) == []
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if remove_leftover_temp_files(tmp_path) == [left] else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert not left.exists()
