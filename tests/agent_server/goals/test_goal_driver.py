@@ -10,8 +10,8 @@ import pytest
 from openhands.agent_server.errors import BadRequestError, ConflictError
 from openhands.agent_server.goals.driver import GoalDriver, GoalPhase
 from openhands.sdk.conversation import ConversationExecutionStatus
-from openhands.sdk.conversation.goal import GoalRequest
-from openhands.sdk.event import ConversationStateUpdateEvent
+from openhands.sdk.conversation.goal import GoalLimitsChange, GoalRequest
+from openhands.sdk.event import ConversationStateUpdateEvent, Event
 
 from .stand_in import Host, judge
 
@@ -226,3 +226,29 @@ async def test_the_drivers_phase_follows_the_goal_from_start_to_its_recorded_end
     await stopping
     assert driver.phase == GoalPhase.IDLE and not driver.active
     assert host.goal_statuses()[-1]["reason"] == "user message"
+
+
+async def test_a_resume_sent_as_the_capped_status_appears_waits_for_the_run_to_end() -> None:
+    """A client acting on the final status it just saw is not told a goal is running."""
+    resumed: list[asyncio.Task[None]] = []
+
+    class Watched(Host):
+        async def append_event(self, event: Event) -> None:
+            await super().append_event(event)
+            driver.on_event(event)  # as the server's host does, before any socket sends it
+            value = event.value if isinstance(event, ConversationStateUpdateEvent) else None
+            if isinstance(value, dict) and value.get("status") == "capped" and not resumed:
+                limits = GoalLimitsChange(max_iterations=3)
+                resumed.append(asyncio.ensure_future(driver.resume(limits=limits)))
+                for _ in range(5):  # the resume runs as far as it can before this returns
+                    await asyncio.sleep(0)
+
+    host = Watched()
+    driver = GoalDriver(host)
+    await driver.start(_goal("objective", max_iterations=1), judge_llm=_judge())
+    await _finish(driver)
+    assert resumed, "the goal did not reach `capped`"
+    await asyncio.wait_for(resumed[0], timeout=10)  # no ConflictError
+    assert driver.active
+    await _finish(driver)
+    assert host.goal_statuses()[-1]["max_iterations"] == 3

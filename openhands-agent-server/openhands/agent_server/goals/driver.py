@@ -18,6 +18,7 @@ The driver's lifecycle is one field, `phase` (`GoalPhase`):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -151,6 +152,7 @@ class GoalDriver:
         `StorageFullError`), that error is raised and no goal runs.
         """
         await self._host.settle()
+        await self._wind_down()
         self._ensure_idle()
         judge = requested_judge(judge_llm) or self._default()
         controller = GoalController.from_request(request, judge, working_dir=self._host.working_dir)
@@ -163,6 +165,7 @@ class GoalDriver:
         one with new `limits` (the rule: `goal.resuming`). `InvalidGoalError` names a limit
         that is invalid or leaves a capped goal no room."""
         await self._host.settle()
+        await self._wind_down()
         self._ensure_idle()
         status = self.status
         try:
@@ -271,6 +274,20 @@ class GoalDriver:
             self._adopt_status(event)
 
     # -- starting -----------------------------------------------------------------------------
+
+    async def _wind_down(self) -> None:
+        """Let a run whose end is already recorded finish, instead of refusing the command.
+
+        A client that saw the final status (`capped`, `complete`) may send its next command
+        before the run, between recording that status and returning, is idle again; that
+        command waits for it (a remote run at most its backend's `stop_wait`).
+        """
+        ending = self.phase in (GoalPhase.RUNNING, GoalPhase.STOPPING)
+        if not ending or self.status is None or self.status.active:
+            return
+        wait = self._backend.stop_wait if self._backend is not None else None
+        with contextlib.suppress(TimeoutError):  # still active: `_ensure_idle` refuses
+            await asyncio.wait_for(self._until(lambda: not self.active), wait)
 
     def _ensure_idle(self) -> None:
         self._host.ensure_open()
