@@ -57,8 +57,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def _with_session_homes(items: list[pytest.Item]) -> list[tuple[pytest.Item, str]]:
     """Each grouped test and its group: a module whose tests use a session fixture of an
-    area (the reference's servers, Temporal) joins that area's group, so the fixture starts
-    on one worker, not on each worker that gets one of the area's modules."""
+    area (the reference's servers, Temporal) joins that area's group, whatever the fixture's
+    parameters, so each of the area's session fixtures starts once, on one worker, not on
+    each worker that gets one of the area's modules (or parameters)."""
     groups = [(item, module_group(item)) for item in items]
     homes: dict[str, str] = {}
     for item, group in groups:
@@ -71,7 +72,7 @@ def _with_session_homes(items: list[pytest.Item]) -> list[tuple[pytest.Item, str
             continue
         module = item.nodeid.split("::")[0]
         home = homes.get(module)
-        moved.append((item, group if home is None else home + group[len(module) :]))
+        moved.append((item, group if home is None else home))
     return moved
 
 

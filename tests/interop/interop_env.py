@@ -28,16 +28,17 @@ from child_processes import uv_command
 from ports import free_port, start_serving
 from waits import EVENT_WAIT
 
-REFERENCE_PIN = "1.57.*"
-"""The reference release the interop tests run against (the newest below 1.58)."""
 REFERENCE_VERSIONS = ("1.57.0", "1.58.2")
 """The releases the route-family tests (`test_reference_surface.py`) run under; 1.58.2 is the
 latest, and its server is the one the OpenAPI comparison starts."""
+REFERENCE_PIN = REFERENCE_VERSIONS[0]
+"""The reference release the other interop tests run against (the last below 1.58): one venv,
+one server and one client runner with the route-family tests of that release."""
 PACKAGES = ("openhands-sdk", "openhands-tools", "openhands-agent-server")
 
 
 def requirements(pin: str) -> tuple[str, ...]:
-    """The reference's three packages at `pin` (a version or a `1.57.*` pattern)."""
+    """The reference's three packages at `pin` (a version, or a pattern such as `1.57.*`)."""
     return tuple(f"{name}=={pin}" for name in PACKAGES)
 
 
