@@ -109,6 +109,8 @@ class Zygote:
         self._log = log
         self._lock = threading.Lock()
         self._children: dict[int, ForkedChild] = {}
+        self._early_exits: dict[int, int] = {}
+        """Exits reported before `fork` registered the child (it ended at once)."""
         self._pids: list[int] = []
         self._answered = threading.Condition()
         assert self._process.stdout is not None
@@ -124,7 +126,9 @@ class Zygote:
             with self._answered:
                 if "returncode" in report:
                     child = self._children.pop(report["pid"], None)
-                    if child is not None:
+                    if child is None:
+                        self._early_exits[report["pid"]] = report["returncode"]
+                    else:
                         child._end(report["returncode"])
                 else:
                     self._pids.append(report["pid"])
@@ -150,7 +154,10 @@ class Zygote:
                         f"the zygote ended:\n{self._log.read_text(errors='replace')}"
                     )
                 child = ForkedChild(pid, [sys.executable, "-m", MODULE, *args])
-                self._children[pid] = child
+                if pid in self._early_exits:
+                    child._end(self._early_exits.pop(pid))
+                else:
+                    self._children[pid] = child
                 return child
 
 
