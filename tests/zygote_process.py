@@ -20,11 +20,6 @@ def _write(fd: int, report: dict[str, Any]) -> None:
     os.write(fd, json.dumps(report).encode() + b"\n")
 
 
-def _exit_status(status: int) -> int:
-    """`subprocess`'s returncode: the exit code, or minus the signal that killed it."""
-    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-
-
 def _serve_until_forked() -> dict[str, Any]:
     """The zygote's loop; returns only in a forked child, with its request."""
     import gc
@@ -71,7 +66,9 @@ def _serve_until_forked() -> dict[str, Any]:
                     break
                 if pid == 0:
                     break
-                _write(reports, {"pid": pid, "returncode": _exit_status(status)})
+                # subprocess's returncode: the exit code, or minus the signal that killed it
+                code = os.waitstatus_to_exitcode(status)
+                _write(reports, {"pid": pid, "returncode": code})
         if requests not in readable:
             continue
         chunk = os.read(requests, 1 << 20)
@@ -88,9 +85,7 @@ def _serve_until_forked() -> dict[str, Any]:
             if pid == 0:
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                for fd in (requests, reports, wake_read, wake_write):
-                    os.close(fd)
-                return {**request, "main_file": main_file}
+                return {**request, "main_file": main_file}  # `_become` closes the pipes
             _write(reports, {"pid": pid})
 
 
