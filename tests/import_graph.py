@@ -11,6 +11,7 @@ it, and a layer test accepts it only where it names the file and says why.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,9 +106,29 @@ def _lazy_table_modules(call: ast.Call, tables: dict[str, ast.Dict]) -> list[str
     return None if module is None else [module]
 
 
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of the Python file at `path`, parsed once per version of the file in
+    a test process (several layer and dependency tests read every module of the packages).
+    Shared: read it, never change it."""
+    stat = path.stat()
+    return _parsed(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(path: Path, mtime_ns: int, size: int) -> ast.Module:
+    return ast.parse(path.read_text(), filename=str(path))
+
+
 def read_imports(path: Path, package: str, root: Path) -> Imports:
-    """Every module `path` (a file under `root`, the folder of `package`) names."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    """Every module `path` (a file under `root`, the folder of `package`) names; read once
+    per version of the file, like `parsed`. Shared: read it, never change it."""
+    stat = path.stat()
+    return _read_imports(path, package, root, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_imports(path: Path, package: str, root: Path, mtime_ns: int, size: int) -> Imports:
+    tree = _parsed(path, mtime_ns, size)
     parts = path.relative_to(root).with_suffix("").parts
     here = [*package.split("."), *parts[:-1]]
     tables = _module_level_dicts(tree)

@@ -22,6 +22,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from import_graph import parsed
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMBERS = {
@@ -53,7 +54,7 @@ def imported_modules(source_root: Path) -> dict[str, set[str]]:
     """Absolute imports under `source_root`: module name -> the files importing it."""
     found: dict[str, set[str]] = {}
     for path in sorted(source_root.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -28,16 +28,25 @@ WAIT_TIMEOUT = EVENT_WAIT
 """Seconds a wait for an event allows (tests/waits.py says why it is generous)."""
 
 
+POLL_FIRST = 0.005
+POLL_MOST = 0.1
+"""`wait_until` polls after 5 ms, then half as long again each time, at most every 100 ms:
+an event that comes at once is seen at once, and a long wait (a goal's rounds, a restart)
+costs the test and the server ~15 requests a second, not 50 (a poll is often an HTTP GET)."""
+
+
 def wait_until(check: Callable[[], T | None], timeout: float = WAIT_TIMEOUT, what: str = "") -> T:
     """Poll `check` until it returns something truthy; fail after `timeout` seconds."""
     deadline = time.monotonic() + timeout
+    pause = POLL_FIRST
     while True:
         value = check()
         if value:
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or check}")
-        time.sleep(0.02)
+        time.sleep(pause)
+        pause = min(pause * 1.5, POLL_MOST)
 
 
 def llm_spec(fake: FakeOpenAIServer, model: str, **extra: Any) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from import_graph import parsed
 from openhands.sdk.errors import (
     InvalidArgumentError,
     InvalidArgumentTypeError,
@@ -80,7 +81,7 @@ def _bare_raises(package: str, root: Path) -> list[tuple[str, str, int]]:
                         found.append((relative, qualname, child.lineno))
                 visit(child, scope)
 
-        visit(ast.parse(path.read_text(), filename=str(path)), [])
+        visit(parsed(path), [])
     return found
 
 
