@@ -10,7 +10,6 @@ with a message naming the variable and the folder, before it ever answers.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import sysconfig
 import time
@@ -21,6 +20,7 @@ import httpx
 import pytest
 from agent_server.harness import START_TIMEOUT, ServerProcess
 from sandbox_support import needs_bwrap
+from server_zygote import ServerChild, start_server
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -50,34 +50,37 @@ def _link(link: Path, target: str) -> str:
     return str(link)
 
 
-def _start(tmp_path: Path, writable: str) -> tuple[subprocess.Popen[str], str]:
+def _start(tmp_path: Path, writable: str) -> tuple[ServerChild, str, Path]:
+    """A server of the test's own, started in `tmp_path` (where a relative folder would be
+    found); its process, URL and log."""
     for folder in ("data/conversations", "data/settings", "a", "b", "projects"):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
     server = ServerProcess(
         tmp_path / "data" / "conversations",
         env={"OH_SANDBOX": "auto", "OH_SANDBOX_WRITABLE": writable},
     )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "openhands.agent_server", "--port", str(server.port)],
+    log = tmp_path / "server.log"
+    process = start_server(
+        sys.executable,
+        ["--port", str(server.port)],
         env=server.environment(),
-        cwd=tmp_path,  # where a relative folder would be found
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+        cwd=str(tmp_path),
+        log=log,
     )
-    return process, server.url
+    return process, server.url, log
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_an_unsafe_writable_folder_stops_the_server(tmp_path: Path, case: str) -> None:
     value = CASES[case](tmp_path)
-    process, url = _start(tmp_path, value)
+    process, url, log = _start(tmp_path, value)
     try:
         answered = _exits_or_answers(process, url)
     finally:
         if process.poll() is None:
             process.kill()
-        output = process.communicate(timeout=30)[0]
+        process.wait(timeout=30)
+    output = log.read_text()
 
     assert not answered, f"the server started with OH_SANDBOX_WRITABLE={value!r}"
     assert process.returncode != 0
@@ -110,7 +113,7 @@ def test_a_safe_writable_folder_is_writable_in_the_sandbox(tmp_path: Path) -> No
     assert (shared / "package.txt").read_text() == "installed\n"
 
 
-def _exits_or_answers(process: subprocess.Popen[str], url: str) -> bool:
+def _exits_or_answers(process: ServerChild, url: str) -> bool:
     """Wait until the server exits (False) or answers /health (True)."""
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
