@@ -1,7 +1,8 @@
 """The zygote of tests/server_zygote.py: imports the agent server once, then forks a server
 per request (read from stdin, one JSON line each) and reports on stdout each child's pid, and
 its exit status when it ends. Standard library only until it imports the server's modules: a
-forked server must hold no more than a fresh one would.
+forked server must hold no more than a fresh one would, except pydantic validators built
+ahead of their first use (`_build_deferred_validators`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def _serve_until_forked() -> dict[str, Any]:
         "uvicorn",
     ):
         importlib.import_module(name)
+    _build_deferred_validators()
     # Imported for what it imports; `runpy` runs it afresh in each child, and would warn if
     # it found the module already there.
     main_file = sys.modules.pop(f"{MODULE}.__main__").__file__
@@ -87,6 +89,27 @@ def _serve_until_forked() -> dict[str, Any]:
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 return {**request, "main_file": main_file}  # `_become` closes the pipes
             _write(reports, {"pid": pid})
+
+
+def _build_deferred_validators() -> None:
+    """Build the validators pydantic defers (`defer_build=True`, which keeps the server's
+    start-up short) for every model imported so far, once, here: each forked server would
+    otherwise build the same ones on its first requests (about a quarter of the CPU a small
+    goal costs a server). A model whose annotations cannot be resolved yet stays deferred and
+    is built where it is first used, as in a fresh server."""
+    import pydantic
+    from pydantic._internal._mock_val_ser import MockValSer
+
+    models: list[type[pydantic.BaseModel]] = []
+    pending = [pydantic.BaseModel]
+    while pending:
+        for model in pending.pop().__subclasses__():
+            models.append(model)
+            pending.append(model)
+    for model in models:
+        if isinstance(model.__dict__.get("__pydantic_validator__"), MockValSer):
+            with contextlib.suppress(pydantic.PydanticUserError, NameError):
+                model.model_rebuild()
 
 
 def _become(request: dict[str, Any]) -> None:
