@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -94,26 +94,52 @@ def browser() -> Iterator[Browser]:
         browser.close()
 
 
-KEEPER_URL = "http://127.0.0.1/renderer-keeper"
-"""A page kept open on the test servers' site (127.0.0.1, any port) for a context's life: it
-is answered by a route, no server behind it."""
+IDLE_URL = "http://127.0.0.1/idle-page"
+"""Where a page waits between tests: on the test servers' site (127.0.0.1, any port), so its
+renderer process stays up for the next test; answered by a route, no server behind it."""
+
+
+class PagePool:
+    """A module's browser context and its idle pages. A page in a fresh context costs ~1.1 s
+    of Chromium's CPU; a new page in an open context ~1.0 s, or ~0.5 s while a page of the
+    same site keeps its renderer up; an idle page sent to the next URL ~0.2 s. So a test's
+    pages come from here and go back after it, left as a new page would be: storage, routes,
+    listeners and cookies cleared, parked on IDLE_URL."""
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.context = context
+        self.idle: list[Page] = []
+        context.route(
+            IDLE_URL,
+            lambda route: route.fulfill(body="<title>idle</title>", content_type="text/html"),
+        )
+
+    def take(self) -> Page:
+        """An idle page, else a new one."""
+        while self.idle:
+            page = self.idle.pop()
+            if not page.is_closed():
+                return page
+        return self.context.new_page()
+
+    def give_back(self, page: Page) -> None:
+        """Clear what the test left on `page` and park it on IDLE_URL for the next test."""
+        with contextlib.suppress(PlaywrightError):
+            page.evaluate(CLEAR_STORAGE)
+        try:
+            page.unroute_all(behavior="ignoreErrors")
+            page.goto(IDLE_URL)
+        except PlaywrightError:
+            page.close()
+            return
+        self.idle.append(page)
 
 
 @pytest.fixture(scope="module")
-def browser_context(browser: Browser) -> Iterator[BrowserContext]:
-    """One browser context for a module's pages. A page in a fresh context costs ~1.1 s of
-    Chromium's CPU, a new page in this one ~1.0 s when the previous test closed its pages (a
-    new renderer process starts), ~0.5 s while a page of the same site stays open: the
-    keeper page (KEEPER_URL). `open_page` leaves no storage or cookie behind for the next
-    test."""
+def page_pool(browser: Browser) -> Iterator[PagePool]:
+    """One browser context for a module's pages, and its idle pages (`PagePool`)."""
     context = browser.new_context()
-    keeper = context.new_page()
-    keeper.route(
-        KEEPER_URL,
-        lambda route: route.fulfill(body="<title>keeper</title>", content_type="text/html"),
-    )
-    keeper.goto(KEEPER_URL)
-    yield context
+    yield PagePool(context)
     context.close()
 
 
@@ -123,35 +149,39 @@ CLEAR_STORAGE = """() => {
 
 
 @pytest.fixture
-def open_page(browser_context: BrowserContext) -> Iterator[OpenPage]:
-    """Opens a fresh page at a URL; the test fails if any page raised a JavaScript error."""
-    pages: list[Page] = []
+def open_page(page_pool: PagePool) -> Iterator[OpenPage]:
+    """Opens a page at a URL (an idle page of the pool, or a new one); the test fails if any
+    of its pages raised a JavaScript error."""
+    pages: list[tuple[Page, Callable[[PlaywrightError], None]]] = []
     errors: list[str] = []
 
     def open_at(
         url: str, width: int = 1280, height: int = 900, color_scheme: str = "light"
     ) -> Page:
-        page = browser_context.new_page()
-        pages.append(page)
+        page = page_pool.take()
         page.set_viewport_size({"width": width, "height": height})
         page.emulate_media(color_scheme="dark" if color_scheme == "dark" else "light")
-        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        def on_error(error: PlaywrightError) -> None:
+            errors.append(str(error))
+
+        page.on("pageerror", on_error)
+        pages.append((page, on_error))
         page.goto(url)
         return page
 
     yield open_at
-    for page in pages:  # what a test stored (the session key) must not reach the next one
+    for page, on_error in pages:  # what a test stored (the session key) must not reach the next one
         if not page.is_closed():
-            with contextlib.suppress(PlaywrightError):
-                page.evaluate(CLEAR_STORAGE)
-            page.close()
-    browser_context.clear_cookies()
+            page.remove_listener("pageerror", on_error)
+            page_pool.give_back(page)
+    page_pool.context.clear_cookies()
     assert errors == [], f"the page raised JavaScript errors: {errors}"
 
 
 @pytest.fixture
 def page(open_page: OpenPage, server_url: str) -> Page:
-    """A fresh browser page on the server's web page."""
+    """A page of the pool (`open_page`) on the server's web page."""
     return open_page(server_url + "/")
 
 
