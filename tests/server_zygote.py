@@ -8,8 +8,9 @@ pytest worker that starts a server gets one such process, the *zygote*
 takes the request's folder, environment, command line and log file, then runs
 `openhands.agent_server` as `python -m` would, and exits as that would (atexit handlers,
 non-daemon threads, the exit code). The zygote reports each child's pid, and its exit
-status once it ends. It also builds the pydantic validators the server defers to their first
-use, so the children share them (a small goal then costs a server ~0.10 s of CPU, not
+status once it ends. It also imports what most servers import soon after they start (the
+native LLM client, the terminal) and builds the pydantic validators the server defers to their
+first use, so the children share them (a small goal then costs a server ~0.10 s of CPU, not
 ~0.14 s).
 
 Not forked (a fresh process, as before): another interpreter, a `preexec_fn`, or an
