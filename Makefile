@@ -59,8 +59,12 @@ uv:
 				exit 1; }; \
 		fi; }
 
+# The venv's packages are compiled to bytecode at install, so no first run pays for it;
+# `COMPILE_BYTECODE=` skips that (a checkout used once, as the install tests make).
+COMPILE_BYTECODE ?= --compile-bytecode
+
 install: uv
-	$(UV) sync --frozen --compile-bytecode
+	$(UV) sync --frozen $(COMPILE_BYTECODE)
 
 serve: install
 	$(UV) run openhands-agent-server --host $(HOST) --port $(PORT)
