@@ -20,6 +20,10 @@ pytest_plugins = ["litellm_guard"]
 SLOW_DIRS = ("e2e", "cross", "interop", "reliability", "temporal", "conformance")
 """Test folders that start servers, browsers or clusters: every test in them is `slow`."""
 
+PER_WORKER_FIXTURES = frozenset({"browser_runtime"})
+"""Session fixtures each worker starts its own of (cheap next to what they save): they do not
+pull their area's modules onto one worker, as other session fixtures do."""
+
 SERVER_STARTERS = frozenset({"ServerProcess", "live_server", "TemporalDevServer", "Worker"})
 """Names of what starts a server process (the harnesses' classes): a test whose own code or
 any of whose fixtures names one is `slow`, wherever it lives."""
@@ -83,8 +87,11 @@ def session_home(item: pytest.Item) -> str | None:
         return None
     homes = sorted(
         definitions[-1].baseid
-        for definitions in info.name2fixturedefs.values()
-        if definitions and definitions[-1].scope == "session" and definitions[-1].baseid
+        for name, definitions in info.name2fixturedefs.items()
+        if definitions
+        and definitions[-1].scope == "session"
+        and definitions[-1].baseid
+        and name not in PER_WORKER_FIXTURES
     )
     return homes[0] if homes else None
 

@@ -6,6 +6,7 @@ how to install it (CI installs it; `make pytest` does too when it runs as root).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import uuid
@@ -78,20 +79,59 @@ def priced_llm() -> Iterator[FakeOpenAIServer]:
         yield server
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's headless chromium; fails (never skips) when it is not installed."""
+class BrowserRuntime:
+    """Playwright's driver and Debian's headless chromium, started once per pytest worker
+    (~0.9 s of CPU each time) and lent to one module at a time.
+
+    The sync API runs its event loop in a greenlet of this thread and leaves it set as the
+    thread's running loop between calls, which would make every asyncio test that runs after
+    it on this worker fail ("cannot be called from a running event loop"). So the loop is
+    set only while an e2e module uses the browser (`lent`), and unset in between."""
+
+    def __init__(self) -> None:
+        self._playwright = sync_playwright().start()
+        self._loop = asyncio.events._get_running_loop()
+        self.browser = self._playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        asyncio.events._set_running_loop(None)
+
+    @contextlib.contextmanager
+    def lent(self) -> Iterator[Browser]:
+        """The browser, with Playwright's loop set as this thread's running loop until the
+        block ends."""
+        asyncio.events._set_running_loop(self._loop)
+        try:
+            yield self.browser
+        finally:
+            asyncio.events._set_running_loop(None)
+
+    def stop(self) -> None:
+        asyncio.events._set_running_loop(self._loop)
+        try:
+            self.browser.close()
+        finally:
+            self._playwright.stop()  # ends Playwright's loop, which unsets it
+
+
+@pytest.fixture(scope="session")
+def browser_runtime() -> Iterator[BrowserRuntime]:
+    """This worker's `BrowserRuntime`; fails (never skips) when chromium is not installed."""
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(
             f"{CHROMIUM} is missing: the web page tests need Debian's chromium. "
             "Install it with `apt-get install chromium` (CI does this)."
         )
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-        )
+    runtime = BrowserRuntime()
+    yield runtime
+    runtime.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(browser_runtime: BrowserRuntime) -> Iterator[Browser]:
+    """Debian's headless chromium, lent to this module (`BrowserRuntime.lent`)."""
+    with browser_runtime.lent() as browser:
         yield browser
-        browser.close()
 
 
 IDLE_URL = "http://127.0.0.1/idle-page"
@@ -104,7 +144,7 @@ class PagePool:
     of Chromium's CPU; a new page in an open context ~1.0 s, or ~0.5 s while a page of the
     same site keeps its renderer up; an idle page sent to the next URL ~0.2 s. So a test's
     pages come from here and go back after it, left as a new page would be: storage, routes,
-    listeners and cookies cleared, parked on IDLE_URL."""
+    listeners and cookies cleared, parked on IDLE_URL; any other page it opened is closed."""
 
     def __init__(self, context: BrowserContext) -> None:
         self.context = context
@@ -119,8 +159,19 @@ class PagePool:
         while self.idle:
             page = self.idle.pop()
             if not page.is_closed():
+                # The tab in front: Chromium throttles the timers of a hidden one (to once a
+                # second, later once a minute), and the page's polling with them.
+                page.bring_to_front()
                 return page
         return self.context.new_page()
+
+    def close_others(self) -> None:
+        """Close the context's pages that are not idle here (a popup a test opened): left
+        open, a page of a stopped server keeps reconnecting in the renderer the pool's pages
+        share."""
+        for page in self.context.pages:
+            if page not in self.idle:
+                page.close()
 
     def give_back(self, page: Page) -> None:
         """Clear what the test left on `page` and park it on IDLE_URL for the next test."""
@@ -175,6 +226,7 @@ def open_page(page_pool: PagePool) -> Iterator[OpenPage]:
         if not page.is_closed():
             page.remove_listener("pageerror", on_error)
             page_pool.give_back(page)
+    page_pool.close_others()
     page_pool.context.clear_cookies()
     assert errors == [], f"the page raised JavaScript errors: {errors}"
 

@@ -5,7 +5,9 @@ and the judge's evidence in its row."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -38,15 +40,27 @@ def test_one_status_through_a_goals_life(
     workdir = tmp_path / "project"
     page = open_page(server_url + "/", *size)
     model = create_conversation(page, fake_llm, workdir, approval="always")
+    after_resume = FakeReply.tool_call("terminal", {"command": "echo second > two.txt"})
     agent = [
         FakeReply.tool_call("terminal", {"command": "echo first > one.txt"}),
         FakeReply.text("round one done"),
         FakeReply.tool_call("think", {"thought": "what round two needs"}).delayed(4.0),
-        FakeReply.tool_call("terminal", {"command": "echo second > two.txt"}),
+        after_resume,
         FakeReply.text("round two done"),
     ]
     judge = [verdict(1, 2, False, "two.txt is missing"), verdict(2, 2, True)]
-    fake_llm.set_responder(model, scripted(agent, judge))
+    # The resumed run's first reply waits until the page has shown it running: the rest of
+    # the goal is quick enough to end between two of the page's checks.
+    resumed_seen = threading.Event()
+    respond = scripted(agent, judge)
+
+    def held_after_resume(body: dict[str, Any]) -> FakeReply:
+        reply = respond(body)
+        if reply is after_resume:
+            resumed_seen.wait(WAIT_MS / 1000)
+        return reply
+
+    fake_llm.set_responder(model, held_after_resume)
     chip = page.locator("#goal-chip")
 
     start_goal(page, "write one.txt and two.txt", 5)
@@ -75,6 +89,7 @@ def test_one_status_through_a_goals_life(
 
     page.get_by_role("button", name="Resume").click()
     _status(page, "goal running")
+    resumed_seen.set()
     expect(chip).to_have_attribute("data-status", "complete", timeout=WAIT_MS)
     _status(page, "goal complete")
     # The second echo ran without a question: the standing approval.
