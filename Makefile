@@ -60,7 +60,7 @@ uv:
 		fi; }
 
 # The venv's packages are compiled to bytecode at install, so no first run pays for it;
-# `COMPILE_BYTECODE=` skips that (a checkout used once, as the install tests make).
+# `COMPILE_BYTECODE=` skips that (for a checkout used once, as the install tests do).
 COMPILE_BYTECODE ?= --compile-bytecode
 
 install: uv

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+import pytest
 from playwright.sync_api import Browser, ConsoleMessage, expect
 
 
@@ -34,3 +35,12 @@ def test_docs_render_offline_under_the_content_security_policy(
         context.close()
     assert hosts == {urlsplit(server_url).netloc}
     assert complaints == []
+
+
+def test_the_workers_browser_leaves_each_e2e_module_a_group_of_its_own(
+    request: pytest.FixtureRequest, browser: Browser
+) -> None:
+    # A session fixture of tests/e2e would send every e2e module to one worker (the rule for
+    # the reference's servers and Temporal); the browser is one per worker instead.
+    group = request.node.get_closest_marker("xdist_group")
+    assert group is not None and group.args[0] == "tests/e2e/test_api_docs.py"
