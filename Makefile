@@ -96,15 +96,20 @@ demo: install
 	echo "demo: Ctrl-C stops both servers."; \
 	wait -n $$fake $$server
 
-# Debian's chromium drives the web page test (tests/e2e); install it when we can.
+# Debian's chromium (the browser tool's tests) and chromium-headless-shell (the web page tests,
+# tests/e2e): installed when we can.
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v chromium-headless-shell >/dev/null 2>&1 || missing="$$missing chromium-headless-shell"; \
+	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing Debian's chromium for the browser tests"; \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+			echo "installing Debian's$$missing for the browser tests"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 		else \
-			echo "chromium is missing: run 'sudo apt-get install chromium' for the browser tests"; \
-		fi; }
+			echo "missing for the browser tests: run 'sudo apt-get install$$missing'"; \
+		fi; \
+	fi
 
 lint: install
 	$(UV) run ruff check .

@@ -15,9 +15,8 @@ from interop_env import (
     REFERENCE_VERSIONS,
     ReferenceRunner,
     ServerProcess,
-    ensure_reference_python,
     quiet_env,
-    reference_venv_root,
+    reference_python_at,
 )
 from interop_script import respond
 from openhands.sdk.testing import FakeOpenAIServer
@@ -27,9 +26,9 @@ MODEL = "openai/interop"
 
 
 @pytest.fixture(scope="session")
-def reference_python(pytestconfig: pytest.Config) -> Path:
+def reference_python() -> Path:
     """The Python of the venv holding the reference's packages from PyPI."""
-    return ensure_reference_python(reference_venv_root(pytestconfig))
+    return reference_python_at()
 
 
 @pytest.fixture(scope="session")
@@ -106,15 +105,15 @@ def client_config(fake_llm: FakeOpenAIServer, tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session", params=REFERENCE_VERSIONS)
-def any_reference_python(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> Path:
+def any_reference_python(request: pytest.FixtureRequest) -> Path:
     """The Python of the reference's venv at each of REFERENCE_VERSIONS in turn."""
-    return ensure_reference_python(reference_venv_root(pytestconfig), request.param)
+    return reference_python_at(request.param)
 
 
 @pytest.fixture(scope="session")
-def latest_reference_python(pytestconfig: pytest.Config) -> Path:
+def latest_reference_python() -> Path:
     """The Python of the venv holding the latest reference release."""
-    return ensure_reference_python(reference_venv_root(pytestconfig), REFERENCE_VERSIONS[-1])
+    return reference_python_at(REFERENCE_VERSIONS[-1])
 
 
 @pytest.fixture(scope="session")

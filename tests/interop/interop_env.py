@@ -2,20 +2,17 @@
 
 The reference's packages (`openhands-sdk`, `openhands-tools`, `openhands-agent-server`,
 below 1.58) share the `openhands` namespace with ours, so they are installed from PyPI into a
-separate venv, made once and reused (keyed by the version pin), never into this project's.
-They need Python >= 3.12: `OH_REFERENCE_PYTHON`, a `python3.13`/`python3.12` on PATH, or a
-pyenv version. Set `OH_REFERENCE_VENV_ROOT` to choose where the venv lives.
+separate venv (`reference_venv.py`: made once per machine and kept), never into this
+project's. They need Python >= 3.12: `OH_REFERENCE_PYTHON`, a `python3.13`/`python3.12` on
+PATH, or a pyenv version.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import queue
-import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -24,8 +21,8 @@ from typing import Any
 
 import httpx
 import pytest
-from child_processes import uv_command
 from ports import free_port, start_serving
+from reference_venv import ensure_reference_python, reference_venv_root
 from waits import EVENT_WAIT
 
 REFERENCE_VERSIONS = ("1.57.0", "1.58.2")
@@ -43,85 +40,12 @@ def requirements(pin: str) -> tuple[str, ...]:
 
 
 REQUIREMENTS = requirements(REFERENCE_PIN)
-INSTALL_TIMEOUT = 1200.0
 START_TIMEOUT = EVENT_WAIT
-MIN_VERSION = (3, 12)
 
 
-def _version(python: str) -> tuple[int, int] | None:
-    try:
-        out = subprocess.run(
-            [python, "-c", "import sys; print(sys.version_info[0], sys.version_info[1])"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if out.returncode != 0:
-        return None
-    major, minor = out.stdout.split()
-    return int(major), int(minor)
-
-
-def find_reference_python() -> str:
-    """A Python >= 3.12 to build the reference's venv with (fails the test if none)."""
-    candidates: list[str] = []
-    if os.environ.get("OH_REFERENCE_PYTHON"):
-        candidates.append(os.environ["OH_REFERENCE_PYTHON"])
-    candidates += [p for p in (shutil.which("python3.13"), shutil.which("python3.12")) if p]
-    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    candidates += sorted(str(p) for p in pyenv.glob("versions/3.1[2-9]*/bin/python3"))
-    for python in candidates:
-        version = _version(python)
-        if version is not None and version >= MIN_VERSION:
-            return python
-    pytest.fail(
-        "The interop tests need Python >= 3.12 for the reference SDK (set OH_REFERENCE_PYTHON); "
-        f"tried: {candidates or 'nothing found'}"
-    )
-
-
-def _run(command: list[str], env: dict[str, str] | None = None) -> None:
-    done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, env=env)
-    if done.returncode != 0:
-        pytest.fail(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
-
-
-def reference_venv_root(config: pytest.Config) -> Path:
-    """Where the reference's venv is kept between runs."""
-    if os.environ.get("OH_REFERENCE_VENV_ROOT"):
-        return Path(os.environ["OH_REFERENCE_VENV_ROOT"])
-    cache = getattr(config, "cache", None)
-    if cache is not None:
-        return Path(cache.mkdir("openhands-interop"))
-    return Path(tempfile.gettempdir()) / "openhands-interop"
-
-
-def ensure_reference_python(root: Path, pin: str = REFERENCE_PIN) -> Path:
-    """The Python of a venv holding the reference's packages at `pin` (made on first use,
-    then reused)."""
-    root.mkdir(parents=True, exist_ok=True)
-    venv = root / f"reference-{pin.replace('*', 'x')}"
-    python = venv / "bin" / "python"
-    marker = venv / ".openhands-interop.json"
-    wanted = json.dumps(list(requirements(pin)))
-    with open(root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs at once make it once
-        if marker.exists() and marker.read_text() == wanted and python.exists():
-            return python
-        shutil.rmtree(venv, ignore_errors=True)
-        base = find_reference_python()
-        uv = uv_command()
-        env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
-        if uv is not None:
-            _run([*uv, "venv", "--python", base, str(venv)], env=env)
-            _run([*uv, "pip", "install", "--python", str(python), *requirements(pin)], env=env)
-        else:
-            _run([base, "-m", "venv", str(venv)])
-            _run([str(python), "-m", "pip", "install", *requirements(pin)])
-        marker.write_text(wanted)
-    return python
+def reference_python_at(pin: str = REFERENCE_PIN) -> Path:
+    """The Python of the kept venv holding the reference's packages at `pin`."""
+    return ensure_reference_python(reference_venv_root(), requirements(pin), pin)
 
 
 class ServerProcess:
