@@ -67,13 +67,15 @@ def test_a_test_whose_fixture_makes_a_server_process_is_slow(
     assert _group(request) is None
 
 
-def _workers_of_a_loadgroup_run(tmp_path: Path, *modules: Path) -> list[str]:
-    """The worker each test of `modules` ran on, in a real `-n 2 --dist loadgroup` run."""
-    out = tmp_path / "workers"
+@pytest.fixture(scope="module")
+def loadgroup_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """The worker each test of the sample modules ran on, by module, in one real
+    `-n 2 --dist loadgroup` run of them all."""
+    out = tmp_path_factory.mktemp("loadgroup") / "workers"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "OH_"))}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2"]
     done = subprocess.run(
-        [*command, "--dist", "loadgroup", *map(str, modules)],
+        [*command, "--dist", "loadgroup", str(SAMPLE), *map(str, SESSION_SAMPLES)],
         env={**env, "OH_SAMPLE_WORKERS": str(out)},
         cwd=Path(__file__).parent.parent,
         capture_output=True,
@@ -81,18 +83,27 @@ def _workers_of_a_loadgroup_run(tmp_path: Path, *modules: Path) -> list[str]:
         timeout=300,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return out.read_text().split()
+    workers: dict[str, list[str]] = {}
+    for line in out.read_text().splitlines():
+        module, worker = line.split()
+        workers.setdefault(module, []).append(worker)
+    return workers
 
 
-def test_a_module_fixtures_tests_share_one_worker_under_loadgroup(tmp_path: Path) -> None:
+def test_a_module_fixtures_tests_share_one_worker_under_loadgroup(
+    loadgroup_run: dict[str, list[str]],
+) -> None:
     """The marks above only help if pytest-xdist honours them: a real `-n 2 --dist loadgroup`
     run of a sample module (pytest 9.2 with xdist 3.8 silently dropped every group)."""
-    workers = _workers_of_a_loadgroup_run(tmp_path, SAMPLE)
+    workers = loadgroup_run[SAMPLE.name]
     assert len(workers) == 6 and len(set(workers)) == 1, workers
 
 
-def test_modules_sharing_an_areas_session_fixture_share_one_worker(tmp_path: Path) -> None:
+def test_modules_sharing_an_areas_session_fixture_share_one_worker(
+    loadgroup_run: dict[str, list[str]],
+) -> None:
     """Two modules that use one session fixture of their folder's conftest (as the interop
     modules use the reference's servers) run on one worker, so the fixture starts once."""
-    workers = _workers_of_a_loadgroup_run(tmp_path, *SESSION_SAMPLES)
+    workers = [w for sample in SESSION_SAMPLES for w in loadgroup_run[sample.name]]
     assert len(workers) == 8 and len(set(workers)) == 1, workers
+    assert all(len(loadgroup_run[sample.name]) == 4 for sample in SESSION_SAMPLES)

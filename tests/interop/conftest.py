@@ -6,10 +6,14 @@ production (the key as the socket's first frame) and ours as it does (a header).
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from interop_env import (
     REFERENCE_VERSIONS,
@@ -20,6 +24,7 @@ from interop_env import (
 )
 from interop_script import respond
 from openhands.sdk.testing import FakeOpenAIServer
+from waits import EVENT_WAIT
 
 KEY = "interop-session-key"
 MODEL = "openai/interop"
@@ -117,16 +122,29 @@ def latest_reference_python() -> Path:
 
 
 @pytest.fixture(scope="session")
-def latest_reference_server(
+def latest_reference_openapi(
     latest_reference_python: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    """The latest reference's agent server, with a session key."""
+) -> dict[str, Any]:
+    """The OpenAPI description the latest reference's agent server serves. A pinned release
+    always serves the same one, so it is kept in that release's venv folder after its first
+    read: later runs do not start the reference's server (~6 s of CPU) for it."""
+    kept = latest_reference_python.parent.parent / "openapi.json"
+    if kept.is_file():
+        return json.loads(kept.read_text())
     root = tmp_path_factory.mktemp("latest-reference-server")
     env = quiet_env(root) | {
         "OH_SESSION_API_KEYS_0": KEY,
         "OH_CONVERSATIONS_PATH": str(root / "conversations"),
     }
     command = [str(latest_reference_python), "-m", "openhands.agent_server"]
-    server = ServerProcess(command, env, root, KEY)
-    yield server.start()
-    server.stop()
+    server = ServerProcess(command, env, root, KEY).start()
+    try:
+        answer = httpx.get(f"{server.url}/openapi.json", timeout=EVENT_WAIT)
+        answer.raise_for_status()
+        spec: dict[str, Any] = answer.json()
+    finally:
+        server.stop()
+    partial = kept.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(spec))
+    partial.replace(kept)  # whole or absent: another run may read it at any time
+    return spec

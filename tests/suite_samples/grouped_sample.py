@@ -18,4 +18,5 @@ def shared() -> str:
 @pytest.mark.parametrize("n", range(6))
 def test_records_its_worker(shared: str, n: int) -> None:
     with open(os.environ["OH_SAMPLE_WORKERS"], "a") as out:
-        out.write(os.environ.get("PYTEST_XDIST_WORKER", "no-worker") + "\n")
+        module = os.environ["PYTEST_CURRENT_TEST"].split("::")[0].rpartition("/")[2]
+        out.write(f"{module} {os.environ.get('PYTEST_XDIST_WORKER', 'no-worker')}\n")

@@ -12,4 +12,5 @@ import pytest
 @pytest.mark.parametrize("n", range(4))
 def test_records_its_worker(area_server: str, n: int) -> None:
     with open(os.environ["OH_SAMPLE_WORKERS"], "a") as out:
-        out.write(os.environ.get("PYTEST_XDIST_WORKER", "no-worker") + "\n")
+        module = os.environ["PYTEST_CURRENT_TEST"].split("::")[0].rpartition("/")[2]
+        out.write(f"{module} {os.environ.get('PYTEST_XDIST_WORKER', 'no-worker')}\n")
