@@ -1,8 +1,9 @@
 """Public behaviour, probed the same way in this project and in the reference SDK.
 
-`probe_behaviour.py` makes the calls scripts make (defaults, frozen models, reading a policy
-back by `kind`, MCP arguments, message serialization, hook loading, tool creation) and
-prints the answers; it runs once with this project's Python and once with the reference's.
+`reference_clients/probe.py` makes the calls scripts make (defaults, frozen models, reading a
+policy back by `kind`, MCP arguments, message serialization, hook loading, tool creation) and
+gives the answers: run once as a script with this project's Python, once as a flow of the
+reference's runner (the process the other interop tests use, its SDK imported already).
 Each probe must answer the same on both sides (deliberate differences are in
 docs/compatibility.md and are not probed here).
 """
@@ -12,20 +13,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from interop_env import quiet_env
+from interop_env import ReferenceRunner, quiet_env
 
 pytestmark = pytest.mark.timeout(600)  # the first test may make the reference's venv
 
-PROBE = Path(__file__).with_name("probe_behaviour.py")
+PROBE = Path(__file__).parent / "reference_clients" / "probe.py"
 
 
-def _answers(python: str, home: Path) -> dict[str, Any]:
+def _our_answers(home: Path) -> dict[str, Any]:
     done = subprocess.run(
-        [python, str(PROBE)],
+        [sys.executable, str(PROBE)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -37,9 +39,14 @@ def _answers(python: str, home: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def both(reference_python: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
+def both(
+    reference_python: Path,
+    reference_runner: Callable[[Path], ReferenceRunner],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[dict, dict]:
     home = tmp_path_factory.mktemp("probe-home")
-    return _answers(sys.executable, home), _answers(str(reference_python), home)
+    theirs = reference_runner(reference_python).run("answers", {}, home, script="probe.py")
+    return _our_answers(home), theirs
 
 
 def test_every_probe_runs_on_both_sides(both: tuple[dict, dict]) -> None:

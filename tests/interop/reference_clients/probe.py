@@ -1,8 +1,10 @@
-"""Probe public behaviour of whichever `openhands` SDK is installed; print one JSON object.
+"""Probe public behaviour of whichever `openhands` SDK is installed.
 
-Run with this project's Python and with the reference's: `test_public_surface.py` asserts
-that both print the same answer for every probe. Each probe is a call a script makes; a
-probe that raises answers `"error: <exception type>"`.
+Run as a script with this project's Python (it prints one JSON object), and as the flow
+`answers` in the reference's runner (`runner.py`, whose process has the reference SDK
+imported already): `test_public_surface.py` asserts that both give the same answer for every
+probe. Each probe is a call a script makes; a probe that raises answers
+`"error: <exception type>"`.
 """
 
 from __future__ import annotations
@@ -161,14 +163,19 @@ def default_agent_tools() -> Any:
     return [tool.name for tool in get_default_agent(LLM(model="openai/x"), cli_mode=True).tools]
 
 
-def main() -> None:
+def flow_answers(config: dict[str, Any]) -> dict[str, Any]:
+    """Every probe's answer, by name."""
     answers: dict[str, Any] = {}
     for name, function in PROBES.items():
         try:
             answers[name] = function()
         except Exception as exc:
             answers[name] = f"error: {type(exc).__name__}"
-    print(json.dumps(answers))
+    return answers
+
+
+def main() -> None:
+    print(json.dumps(flow_answers({})))
 
 
 if __name__ == "__main__":
