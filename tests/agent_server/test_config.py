@@ -145,3 +145,14 @@ def test_docs_describe_every_setting() -> None:
     docs = (Path(__file__).parents[2] / "docs" / "agent-server.md").read_text()
     undocumented = [env for env in ServerConfig.env_names().values() if f"`{env}`" not in docs]
     assert undocumented == []
+
+
+def test_a_temporal_task_timeout_no_longer_than_a_step_call_is_refused_naming_both() -> None:
+    with pytest.raises(ServerConfigError) as refused:
+        ServerConfig.from_env(
+            {"OH_TEMPORAL_STEP_WAIT_SECONDS": "3", "OH_TEMPORAL_TASK_TIMEOUT_SECONDS": "3"}
+        )
+    assert "OH_TEMPORAL_TASK_TIMEOUT_SECONDS" in str(refused.value)
+    assert "OH_TEMPORAL_STEP_WAIT_SECONDS (3)" in str(refused.value)
+    config = ServerConfig.from_env({"OH_TEMPORAL_TASK_TIMEOUT_SECONDS": "3"})
+    assert config.temporal_task_timeout_seconds == 3.0

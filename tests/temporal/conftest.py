@@ -59,11 +59,13 @@ def workers(
 def agent_server(
     temporal_server: TemporalDevServer, queue: str, tmp_path: Path
 ) -> Iterator[ServerProcess]:
-    """An agent server whose goals run on Temporal."""
+    """An agent server whose goals run on Temporal; a worker that dies is replaced after 3 s
+    (OH_TEMPORAL_TASK_TIMEOUT_SECONDS), not Temporal's default 10 s."""
     env = {
         "OH_GOAL_BACKEND": "temporal",
         "OH_TEMPORAL_ADDRESS": temporal_server.address,
         "OH_TEMPORAL_TASK_QUEUE": queue,
+        "OH_TEMPORAL_TASK_TIMEOUT_SECONDS": "3",
     }
     server = ServerProcess(tmp_path / "conversations", env=env).start()
     yield server

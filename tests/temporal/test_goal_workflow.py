@@ -150,7 +150,10 @@ def test_twenty_goals_over_two_servers_complete_with_each_message_once(
 
 
 def test_a_worker_killed_mid_round_is_replaced_and_nothing_is_sent_twice(
-    agent_server: ServerProcess, workers: Callable[..., Worker], fake_llm: FakeOpenAIServer
+    agent_server: ServerProcess,
+    workers: Callable[..., Worker],
+    fake_llm: FakeOpenAIServer,
+    temporal_server: TemporalDevServer,
 ) -> None:
     doomed = workers()
     agent_model, judge_model = unique("agent"), unique("judge")
@@ -174,6 +177,15 @@ def test_a_worker_killed_mid_round_is_replaced_and_nothing_is_sent_twice(
 
         assert ended["status"] == "complete"
         assert _user_texts(client, cid) == ["survive"]
+
+    async def task_timeout() -> float:
+        temporal = await Client.connect(temporal_server.address)
+        described = await temporal.get_workflow_handle(f"goal-{cid}").describe()
+        timeout = described.raw_description.execution_config.default_workflow_task_timeout
+        return timeout.ToTimedelta().total_seconds()
+
+    # The replacement took over after the server's OH_TEMPORAL_TASK_TIMEOUT_SECONDS (3 s here).
+    assert asyncio.run(task_timeout()) == 3.0
 
 
 def test_a_worker_killed_while_the_judge_decides_is_replaced_with_one_verdict(

@@ -369,6 +369,14 @@ class ServerConfig(BaseSettings):
         "(a local activity lasts seconds); a step that takes longer is signalled to its "
         "workflow when it ends.",
     )
+    temporal_task_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=120,
+        description="Temporal's workflow task timeout for goal workflows: how long a task a "
+        "worker took may go unanswered before another worker gets it (a worker that died "
+        "mid-step is replaced after this). Longer than OH_TEMPORAL_STEP_WAIT_SECONDS.",
+    )
     temporal_recheck_seconds: float = Field(
         default=60.0,
         gt=0,
@@ -546,6 +554,17 @@ class ServerConfig(BaseSettings):
     @classmethod
     def _valid_host(cls, host: str) -> str:
         return host.strip()
+
+    @field_validator("temporal_task_timeout_seconds")
+    @classmethod
+    def _task_outlasts_a_step_call(cls, timeout: float, info: ValidationInfo) -> float:
+        step_wait = info.data.get("temporal_step_wait_seconds")
+        if step_wait is not None and timeout <= step_wait:
+            raise ValueError(
+                f"must be longer than OH_TEMPORAL_STEP_WAIT_SECONDS ({step_wait:g}): a step call "
+                "holds its workflow task that long"
+            )
+        return timeout
 
     @classmethod
     def settings_customise_sources(

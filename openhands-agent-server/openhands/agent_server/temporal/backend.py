@@ -5,6 +5,7 @@ call, terminate it when the goal is abandoned."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from openhands.agent_server.temporal.models import STEP_ENDED, GoalRun, ServerRef, StepEnded
@@ -34,6 +35,7 @@ class TemporalGoalBackend:
         self._stop_wait = config.temporal_stop_seconds
         self._step_wait = config.temporal_step_wait_seconds
         self._recheck = config.temporal_recheck_seconds
+        self._task_timeout = timedelta(seconds=config.temporal_task_timeout_seconds)
         host = "127.0.0.1" if config.host in ("0.0.0.0", "::") else config.host
         self._public_url = (config.public_url or f"http://{host}:{config.port}").rstrip("/")
         self._client: Client | None = None
@@ -66,6 +68,7 @@ class TemporalGoalBackend:
             id=run_id_for(conversation_id),
             task_queue=self._queue,
             id_conflict_policy=WorkflowIDConflictPolicy.TERMINATE_EXISTING,
+            task_timeout=self._task_timeout,
         )
 
     async def step_ended(self, conversation_id: uuid.UUID, step_id: str) -> None:
