@@ -4,13 +4,14 @@ the cost and tokens of the agent and the judge."""
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 import httpx
 from openhands.sdk.testing import FakeOpenAIServer, FakeReply
 from page_actions import WAIT_MS, conversation_id, create_conversation, start_goal
 from playwright.sync_api import Page, expect
-from web_fakes import AGENT_MODEL, JUDGE_MODEL, REQUIREMENTS, in_turn, verdict, work
+from web_fakes import AGENT_MODEL, JUDGE_MODEL, REQUIREMENTS, held, in_turn, verdict, work
 
 
 def format_cost(usd: float) -> str:
@@ -132,12 +133,14 @@ def test_phase_line_says_the_agent_is_thinking_during_a_plain_run(
     page: Page, fake_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     model = create_conversation(page, fake_llm, tmp_path / "project")
-    fake_llm.script(model, [FakeReply.text("an answer after a while").delayed(3.0)])
+    shown = threading.Event()  # the answer comes once the page has shown the thinking
+    fake_llm.set_responder(model, held(FakeReply.text("an answer"), shown, WAIT_MS / 1000))
     page.get_by_label("Message").fill("think about it")
     page.get_by_role("button", name="Send").click()
     expect(page.locator("#phase")).to_have_attribute("data-phase", "thinking", timeout=WAIT_MS)
     expect(page.locator("#phase-text")).to_have_text("Agent thinking")
     expect(page.locator("#goal-progress")).to_be_hidden()  # no goal: the line shows anyway
+    shown.set()
     expect(page.locator(".event.from-agent")).to_be_visible(timeout=WAIT_MS)
     expect(page.locator("#phase")).to_be_hidden()
 
@@ -146,19 +149,24 @@ def test_phase_line_shows_verifying_then_judging(
     page: Page, priced_llm: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     priced_llm.set_responder(AGENT_MODEL, in_turn([FakeReply.text("done")]))
-    judge = verdict(1, 1, True).delayed(3.0)
-    priced_llm.set_responder(JUDGE_MODEL, in_turn([judge]))
-    create_conversation(page, priced_llm, tmp_path / "project", AGENT_MODEL)
+    judged = threading.Event()  # the verdict comes once the page has shown the judging
+    priced_llm.set_responder(JUDGE_MODEL, held(verdict(1, 1, True), judged, WAIT_MS / 1000))
+    project = tmp_path / "project"
+    create_conversation(page, priced_llm, project, AGENT_MODEL)
+    # The check runs until the test has seen it on the page and leaves the file it waits for.
+    check = "until [ -e verified ]; do sleep 0.05; done"
     start_goal(
         page,
         "finish",
         3,
-        "sleep 3",
+        check,
         judge_model=f"openai/{JUDGE_MODEL}",
         judge_base_url=priced_llm.base_url,
     )
-    expect(page.locator("#phase-text")).to_have_text("Verifying: sleep 3", timeout=WAIT_MS)
+    expect(page.locator("#phase-text")).to_have_text(f"Verifying: {check}", timeout=WAIT_MS)
+    (project / "verified").touch()
     expect(page.locator("#phase-text")).to_have_text("Judging round 1", timeout=WAIT_MS)
+    judged.set()
     expect(page.locator("#goal-chip")).to_have_attribute("data-status", "complete", timeout=WAIT_MS)
     expect(page.locator("#phase")).to_be_hidden()
 

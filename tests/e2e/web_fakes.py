@@ -83,6 +83,18 @@ def verdict(
     return FakeReply.text(json.dumps(body), prompt_tokens=1800, completion_tokens=160)
 
 
+def held(reply: FakeReply, release: threading.Event, timeout: float) -> Responder:
+    """A responder answering `reply` once `release` is set (at most `timeout` seconds): the
+    test sets it when the page has shown what it shows while the call is under way, so the
+    page is seen mid-call without guessing how long a call must last."""
+
+    def respond(body: dict[str, Any]) -> FakeReply:
+        release.wait(timeout)
+        return reply
+
+    return respond
+
+
 def in_turn(replies: Sequence[FakeReply]) -> Responder:
     """A responder giving `replies` one per call, then the last one again and again."""
     lock = threading.Lock()
