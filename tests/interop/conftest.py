@@ -7,7 +7,6 @@ production (the key as the socket's first frame) and ours as it does (a header).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from interop_env import (
     reference_python_at,
 )
 from interop_script import respond
+from openhands.sdk.io import write_atomic
 from openhands.sdk.testing import FakeOpenAIServer
 from waits import EVENT_WAIT
 
@@ -144,7 +144,5 @@ def latest_reference_openapi(
         spec: dict[str, Any] = answer.json()
     finally:
         server.stop()
-    partial = kept.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_text(json.dumps(spec))
-    partial.replace(kept)  # whole or absent: another run may read it at any time
+    write_atomic(kept, json.dumps(spec))  # whole or absent: another run may read it any time
     return spec
